@@ -1,0 +1,16 @@
+import { z } from 'zod'
+
+export const extractPdfOptions = z
+  .strictObject({
+    first_page: z.int().min(1).default(1).describe('First page to extract (1-based).'),
+    last_page: z.int().min(1).optional().describe('Last page to extract; defaults to the last page.'),
+    mode: z
+      .enum(['plain', 'layout'])
+      .default('plain')
+      .describe('plain: text in reading order; layout: keep the physical columns and spacing.'),
+  })
+  .refine((o) => o.last_page === undefined || o.last_page >= o.first_page, {
+    message: 'last_page must be at least first_page',
+    path: ['last_page'],
+  })
+export type ExtractPdfOptions = z.infer<typeof extractPdfOptions>
