@@ -1,0 +1,31 @@
+// The aggregates, each as a Decider for handleCommand.
+import type { AccountCommand } from '../domain/account/commands.ts'
+import { decideAccount } from '../domain/account/decide.ts'
+import type { AccountEvent } from '../domain/account/events.ts'
+import { type AccountState, evolveAccount, initialAccountState } from '../domain/account/state.ts'
+import type { JobCommand } from '../domain/job/commands.ts'
+import { decideJob } from '../domain/job/decide.ts'
+import type { JobEvent } from '../domain/job/events.ts'
+import { evolveJob, initialJobState, type JobState } from '../domain/job/state.ts'
+import { decideUpload, type UploadCommand } from '../domain/upload/decide.ts'
+import type { UploadEvent } from '../domain/upload/events.ts'
+import { evolveUpload, initialUploadState, type UploadState } from '../domain/upload/state.ts'
+import type { Decider } from './handle-command.ts'
+
+export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent> = {
+  initialState: initialAccountState,
+  evolve: evolveAccount,
+  decide: decideAccount,
+}
+
+export const jobDecider: Decider<JobState, JobCommand, JobEvent> = {
+  initialState: initialJobState,
+  evolve: evolveJob,
+  decide: decideJob,
+}
+
+export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
+  initialState: initialUploadState,
+  evolve: evolveUpload,
+  decide: decideUpload,
+}

@@ -1,0 +1,48 @@
+// Read the stream, fold it, decide, append with the expected revision; on a concurrent write,
+// read again and decide again. The one way every surface changes state.
+import { type EventStore, WrongExpectedVersionError } from '../domain/ports/event-store.ts'
+import { deterministicEventId } from './event-ids.ts'
+
+export interface Decider<State, Command, Event extends { type: string; data: unknown }> {
+  initialState(): State
+  evolve(state: State, event: Event): State
+  decide(command: Command, state: State): Event[]
+}
+
+export interface CommandOutcome<State, Event> {
+  /** The events this command appended (empty when it changed nothing). */
+  events: Event[]
+  /** The state after the command. */
+  state: State
+  /** Global position to wait for (read-your-writes); the stream's last position when nothing was appended. */
+  position: number
+}
+
+export async function handleCommand<State, Command, Event extends { type: string; data: unknown }>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+  { retries = 50 }: { retries?: number } = {},
+): Promise<CommandOutcome<State, Event>> {
+  for (let attempt = 0; ; attempt++) {
+    const recorded = await store.readStream(streamId)
+    let state = decider.initialState()
+    for (const event of recorded) state = decider.evolve(state, event as unknown as Event)
+    const events = decider.decide(command, state)
+    const lastPosition = recorded.at(-1)?.position ?? 0
+    if (events.length === 0) return { events, state, position: lastPosition }
+    try {
+      const { position } = await store.append(
+        streamId,
+        events.map((event) => ({ id: deterministicEventId(streamId, event.type, event.data), type: event.type, data: event.data })),
+        recorded.length === 0 ? 'no_stream' : recorded.length - 1,
+      )
+      for (const event of events) state = decider.evolve(state, event)
+      return { events, state, position }
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError) || attempt >= retries) throw error
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)))
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import type { JobOutcome, LotKind } from './events.ts'
+
+/** What admission needs to know of the tool (from the catalog and the account's plan). */
+export interface ToolPolicy {
+  id: string
+  minPrice: number
+  jobsPerDay: number
+  jobsPerDayBeforePurchase: number
+}
+
+export interface AdmissionPolicy {
+  maxActiveJobs: number
+  /** How long a deleted job's idempotency key keeps answering job_deleted. */
+  forgottenKeyMs: number
+}
+
+export interface KeyPolicy {
+  maxActiveKeys: number
+  maxNewKeysPerDay: number
+}
+
+type Command<T extends string, D> = { type: T; data: D & { now: number } }
+
+export type AccountCommand =
+  | Command<'OpenAccount', { accountId: string; login: string; email: string | null; signupLotId: string; signupCredits: number; signupExpiresAt: number }>
+  | Command<
+      'GrantCredits',
+      { lotId: string; kind: LotKind; credits: number; expiresAt: number; reason: string; paymentRef: string | null }
+    >
+  | Command<
+      'AdmitJob',
+      { jobId: string; tool: ToolPolicy; idempotencyKey: string | null; requestHash: string | null; policy: AdmissionPolicy }
+    >
+  | Command<'ChargeJob', { jobId: string; units: number; price: number }>
+  | Command<'FinishJob', { jobId: string; outcome: JobOutcome }>
+  | Command<'ForgetJob', { jobId: string }>
+  | Command<'ExpireLots', Record<string, never>>
+  | Command<'ClawBack', { paymentRef: string; amount: number | null; reason: string }>
+  | Command<'Freeze', { disputeId: string }>
+  | Command<'Unfreeze', { disputeId: string }>
+  | Command<'Disable', { reason: string }>
+  | Command<'Enable', Record<string, never>>
+  | Command<'CreateApiKey', { keyId: string; name: string; prefix: string; secretHash: string; policy: KeyPolicy }>
+  | Command<'RevokeApiKey', { keyId: string }>
+  | Command<'IssueConsoleToken', { tokenId: string; prefix: string; secretHash: string }>
+  | Command<'UpdateSubscription', { plan: string; status: string; renewsAt: string | null; endsAt: string | null }>
+  | Command<'LinkPaymentCustomer', { customerId: string }>

@@ -1,0 +1,333 @@
+// The account's rules. Each command is decided against the folded state and yields the events to
+// append, or throws a DomainError. Time comes with the command (`data.now`).
+import { DomainError } from '../errors.ts'
+import type { AccountCommand, AdmissionPolicy, KeyPolicy, ToolPolicy } from './commands.ts'
+import type { AccountEvent, Allocation, JobOutcome, LedgerEvent } from './events.ts'
+import { ledgerHash } from './ledger-hash.ts'
+import {
+  type AccountState,
+  balanceAt,
+  dayMs,
+  evolveAccount,
+  heldCredits,
+  initialAccountState,
+  isFrozen,
+  liveLots,
+} from './state.ts'
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** Seals ledger events into the hash chain, in order, starting from the state's last hash. */
+function chain(state: AccountState, events: AccountEvent[]): AccountEvent[] {
+  let prevHash = state.lastLedgerHash
+  return events.map((event) => {
+    if (!('prevHash' in event.data)) return event
+    const data = { ...event.data, prevHash, hash: '' }
+    data.hash = ledgerHash(event.type, { ...data, hash: undefined })
+    prevHash = data.hash
+    return { ...event, data } as LedgerEvent
+  })
+}
+
+const unsealed = { prevHash: '', hash: '' }
+
+function requireOpen(state: AccountState): void {
+  if (!state.exists) throw new DomainError('not_found', 'No such account.')
+}
+
+function requireActive(state: AccountState): void {
+  requireOpen(state)
+  if (state.disabled) throw new DomainError('account_disabled')
+  if (isFrozen(state)) throw new DomainError('account_frozen')
+}
+
+function admitJob(
+  state: AccountState,
+  d: { jobId: string; tool: ToolPolicy; idempotencyKey: string | null; requestHash: string | null; policy: AdmissionPolicy; now: number },
+): AccountEvent[] {
+  requireActive(state)
+  if (state.jobs.has(d.jobId)) return []
+  if (d.idempotencyKey !== null) {
+    const seen = state.idempotency.get(d.idempotencyKey)
+    if (seen) {
+      if (seen.forgottenAt !== null) {
+        if (d.now - seen.forgottenAt < d.policy.forgottenKeyMs) throw new DomainError('job_deleted')
+      } else if (seen.tool !== d.tool.id || seen.requestHash !== d.requestHash) {
+        throw new DomainError(
+          'idempotency_conflict',
+          `The idempotency key was used for a ${seen.tool === d.tool.id ? 'different request' : `${seen.tool} job`}; use a new key for a new request.`,
+        )
+      } else {
+        return []
+      }
+    }
+  }
+  const available = balanceAt(state, d.now) - heldCredits(state)
+  if (available < d.tool.minPrice) {
+    throw new DomainError(
+      'insufficient_credits',
+      `A ${d.tool.id} job costs at least ${d.tool.minPrice} credits; the available balance is ${Math.max(0, available)}.`,
+    )
+  }
+  if (state.activeJobIds.size >= d.policy.maxActiveJobs) {
+    throw new DomainError(
+      'too_many_active_jobs',
+      `At most ${d.policy.maxActiveJobs} active job${d.policy.maxActiveJobs === 1 ? '' : 's'} at a time; wait for the running job to finish.`,
+      { retryAfterSeconds: 5 },
+    )
+  }
+  const windowStart = d.now - dayMs
+  const recent = state.recentAdmissions.filter((a) => a.tool === d.tool.id && a.at > windowStart)
+  const cap = state.purchased ? d.tool.jobsPerDay : d.tool.jobsPerDayBeforePurchase
+  if (recent.length >= cap) {
+    const retryAfterSeconds = Math.max(1, Math.ceil((recent[0]!.at + dayMs - d.now) / 1000))
+    const lift = state.purchased
+      ? ''
+      : ` A credit purchase (any pack or monthly bundle) lifts it to ${d.tool.jobsPerDay} per day from the next request.`
+    throw new DomainError(
+      'quota_exceeded',
+      `The limit of ${cap} ${d.tool.id} jobs per rolling 24 hours is reached; retry in ${retryAfterSeconds} s.${lift}`,
+      { retryAfterSeconds },
+    )
+  }
+  return [
+    {
+      type: 'JobAdmitted',
+      data: {
+        accountId: state.accountId,
+        jobId: d.jobId,
+        tool: d.tool.id,
+        idempotencyKey: d.idempotencyKey,
+        requestHash: d.requestHash,
+        hold: d.tool.minPrice,
+        at: iso(d.now),
+      },
+    },
+  ]
+}
+
+/** Takes `amount` from the live lots in spending order. */
+function allocate(state: AccountState, amount: number, now: number): Allocation[] {
+  const allocations: Allocation[] = []
+  let left = amount
+  for (const lot of liveLots(state, now)) {
+    if (left === 0) break
+    const take = Math.min(lot.remaining, left)
+    if (take > 0) {
+      allocations.push({ lotId: lot.id, amount: take })
+      left -= take
+    }
+  }
+  return allocations
+}
+
+function chargeJob(state: AccountState, d: { jobId: string; units: number; price: number; now: number }): AccountEvent[] {
+  requireOpen(state)
+  const job = state.jobs.get(d.jobId)
+  if (!job) throw new DomainError('not_found', `Job ${d.jobId} was not admitted on this account.`)
+  if (job.charged !== null || job.released) return []
+  if (!Number.isSafeInteger(d.price) || d.price < 0) throw new DomainError('invalid_request', 'A price is a whole number of credits.')
+  const base = { accountId: state.accountId, jobId: d.jobId, tool: job.tool, at: iso(d.now) }
+  const available = balanceAt(state, d.now) - heldCredits(state, d.jobId)
+  if (d.price > available) {
+    return [
+      { type: 'JobChargeDeclined', data: { ...base, price: d.price, available: Math.max(0, available) } },
+      { type: 'JobReleased', data: { accountId: state.accountId, jobId: d.jobId, outcome: 'failed', at: base.at } },
+    ]
+  }
+  const allocations = allocate(state, d.price, d.now)
+  return chain(state, [{ type: 'JobCharged', data: { ...base, units: d.units, amount: d.price, allocations, ...unsealed } }])
+}
+
+function finishJob(state: AccountState, d: { jobId: string; outcome: JobOutcome; now: number }): AccountEvent[] {
+  requireOpen(state)
+  const job = state.jobs.get(d.jobId)
+  if (!job) throw new DomainError('not_found', `Job ${d.jobId} was not admitted on this account.`)
+  const events: AccountEvent[] = []
+  const at = iso(d.now)
+  if (d.outcome !== 'succeeded' && job.charged !== null && job.charged > 0 && !job.refunded) {
+    events.push({
+      type: 'JobRefunded',
+      data: {
+        accountId: state.accountId,
+        jobId: d.jobId,
+        tool: job.tool,
+        amount: job.charged,
+        allocations: job.allocations,
+        at,
+        ...unsealed,
+      },
+    })
+  }
+  if (!job.released) {
+    events.push({ type: 'JobReleased', data: { accountId: state.accountId, jobId: d.jobId, outcome: d.outcome, at } })
+  }
+  return chain(state, events)
+}
+
+function forgetJob(state: AccountState, d: { jobId: string; now: number }): AccountEvent[] {
+  requireOpen(state)
+  const job = state.jobs.get(d.jobId)
+  if (!job || job.forgotten) return []
+  const key = [...state.idempotency.entries()].find(([, r]) => r.jobId === d.jobId)
+  return [{ type: 'JobForgotten', data: { accountId: state.accountId, jobId: d.jobId, idempotencyKey: key?.[0] ?? null, at: iso(d.now) } }]
+}
+
+function expireLots(state: AccountState, now: number): AccountEvent[] {
+  requireOpen(state)
+  const due = [...state.lots.values()]
+    .filter((lot) => !lot.expired && lot.expiresAt <= now && lot.remaining > 0)
+    .sort((a, b) => a.expiresAt - b.expiresAt || (a.id < b.id ? -1 : 1))
+  return chain(
+    state,
+    due.map((lot) => ({
+      type: 'LotExpired' as const,
+      data: { accountId: state.accountId, lotId: lot.id, amount: lot.remaining, at: iso(now), ...unsealed },
+    })),
+  )
+}
+
+function clawBack(state: AccountState, d: { paymentRef: string; amount: number | null; reason: string; now: number }): AccountEvent[] {
+  requireOpen(state)
+  const events: AccountEvent[] = []
+  let wanted = d.amount ?? Number.POSITIVE_INFINITY
+  for (const lot of state.lots.values()) {
+    if (lot.paymentRef !== d.paymentRef || wanted <= 0) continue
+    const live = !lot.expired && lot.expiresAt > d.now
+    const take = live ? Math.min(lot.remaining, lot.credits - lot.clawedBack, wanted) : 0
+    if (take <= 0) continue
+    wanted -= take
+    events.push({
+      type: 'CreditsClawedBack',
+      data: { accountId: state.accountId, lotId: lot.id, amount: take, reverses: d.paymentRef, reason: d.reason, at: iso(d.now), ...unsealed },
+    })
+  }
+  return chain(state, events)
+}
+
+function createApiKey(
+  state: AccountState,
+  d: { keyId: string; name: string; prefix: string; secretHash: string; policy: KeyPolicy; now: number },
+): AccountEvent[] {
+  requireOpen(state)
+  if (state.disabled) throw new DomainError('account_disabled')
+  if (state.keys.has(d.keyId)) return []
+  if (d.name.length === 0 || d.name.length > 60) throw new DomainError('invalid_request', 'A key name has 1 to 60 characters.')
+  const keys = [...state.keys.values()]
+  const active = keys.filter((k) => !k.revoked).length
+  if (active >= d.policy.maxActiveKeys) {
+    throw new DomainError('key_limit', `At most ${d.policy.maxActiveKeys} active keys; revoke one first.`)
+  }
+  const createdToday = keys.filter((k) => k.createdAt > d.now - dayMs).length
+  if (createdToday >= d.policy.maxNewKeysPerDay) {
+    throw new DomainError('key_limit', `At most ${d.policy.maxNewKeysPerDay} new keys per 24 hours.`)
+  }
+  const { keyId, name, prefix, secretHash } = d
+  return [{ type: 'ApiKeyCreated', data: { accountId: state.accountId, keyId, name, prefix, secretHash, at: iso(d.now) } }]
+}
+
+export function decideAccount(command: AccountCommand, state: AccountState): AccountEvent[] {
+  const { now } = command.data
+  const at = iso(now)
+  const accountId = state.accountId
+  switch (command.type) {
+    case 'OpenAccount': {
+      if (state.exists) return []
+      const d = command.data
+      const opened: AccountEvent = { type: 'AccountOpened', data: { accountId: d.accountId, login: d.login, email: d.email, at } }
+      if (d.signupCredits <= 0) return [opened]
+      const openedState = evolveAccount(initialAccountState(), opened)
+      const grant: AccountEvent = {
+        type: 'CreditsGranted',
+        data: {
+          accountId: d.accountId,
+          lotId: d.signupLotId,
+          lotKind: 'signup',
+          credits: d.signupCredits,
+          expiresAt: iso(d.signupExpiresAt),
+          reason: 'signup',
+          paymentRef: null,
+          at,
+          ...unsealed,
+        },
+      }
+      return [opened, ...chain(openedState, [grant])]
+    }
+    case 'GrantCredits': {
+      requireOpen(state)
+      const d = command.data
+      if (state.lots.has(d.lotId)) return []
+      if (!Number.isSafeInteger(d.credits) || d.credits <= 0) {
+        throw new DomainError('invalid_request', 'A grant is a positive whole number of credits.')
+      }
+      if (d.expiresAt <= now) throw new DomainError('invalid_request', 'A lot must expire in the future.')
+      return chain(state, [
+        {
+          type: 'CreditsGranted',
+          data: {
+            accountId,
+            lotId: d.lotId,
+            lotKind: d.kind,
+            credits: d.credits,
+            expiresAt: iso(d.expiresAt),
+            reason: d.reason,
+            paymentRef: d.paymentRef,
+            at,
+            ...unsealed,
+          },
+        },
+      ])
+    }
+    case 'AdmitJob':
+      return admitJob(state, command.data)
+    case 'ChargeJob':
+      return chargeJob(state, command.data)
+    case 'FinishJob':
+      return finishJob(state, command.data)
+    case 'ForgetJob':
+      return forgetJob(state, command.data)
+    case 'ExpireLots':
+      return expireLots(state, now)
+    case 'ClawBack':
+      return clawBack(state, command.data)
+    case 'Freeze':
+      requireOpen(state)
+      if (state.openDisputes.has(command.data.disputeId)) return []
+      return [{ type: 'AccountFrozen', data: { accountId, disputeId: command.data.disputeId, at } }]
+    case 'Unfreeze':
+      requireOpen(state)
+      if (!state.openDisputes.has(command.data.disputeId)) return []
+      return [{ type: 'AccountUnfrozen', data: { accountId, disputeId: command.data.disputeId, at } }]
+    case 'Disable':
+      requireOpen(state)
+      return state.disabled ? [] : [{ type: 'AccountDisabled', data: { accountId, reason: command.data.reason, at } }]
+    case 'Enable':
+      requireOpen(state)
+      return state.disabled ? [{ type: 'AccountEnabled', data: { accountId, at } }] : []
+    case 'CreateApiKey':
+      return createApiKey(state, command.data)
+    case 'RevokeApiKey': {
+      requireOpen(state)
+      const key = state.keys.get(command.data.keyId)
+      if (!key) throw new DomainError('not_found', 'No such key.')
+      return key.revoked ? [] : [{ type: 'ApiKeyRevoked', data: { accountId, keyId: key.keyId, at } }]
+    }
+    case 'IssueConsoleToken': {
+      requireOpen(state)
+      const { tokenId, prefix, secretHash } = command.data
+      if (state.consoleTokens.has(tokenId)) return []
+      return [{ type: 'ConsoleTokenIssued', data: { accountId, tokenId, prefix, secretHash, at } }]
+    }
+    case 'UpdateSubscription': {
+      requireOpen(state)
+      const { plan, status, renewsAt, endsAt } = command.data
+      const s = state.subscription
+      if (s && s.plan === plan && s.status === status && s.renewsAt === renewsAt && s.endsAt === endsAt) return []
+      return [{ type: 'SubscriptionUpdated', data: { accountId, plan, status, renewsAt, endsAt, at } }]
+    }
+    case 'LinkPaymentCustomer':
+      requireOpen(state)
+      if (state.customerId === command.data.customerId) return []
+      return [{ type: 'PaymentCustomerLinked', data: { accountId, customerId: command.data.customerId, at } }]
+  }
+}

@@ -1,0 +1,258 @@
+// The account's state, folded from its events. Times are epoch milliseconds.
+import type { AccountEvent, Allocation, LotKind } from './events.ts'
+import { genesisHash } from './ledger-hash.ts'
+
+export interface Lot {
+  id: string
+  kind: LotKind
+  credits: number
+  remaining: number
+  expiresAt: number
+  createdAt: number
+  paymentRef: string | null
+  /** Set once its expiry is recorded; what is refunded into it afterwards stays out of the balance. */
+  expired: boolean
+  clawedBack: number
+}
+
+export interface AdmittedJob {
+  jobId: string
+  tool: string
+  hold: number
+  admittedAt: number
+  charged: number | null
+  allocations: Allocation[]
+  refunded: boolean
+  released: boolean
+  forgotten: boolean
+}
+
+export interface IdempotencyRecord {
+  jobId: string
+  tool: string
+  requestHash: string | null
+  forgottenAt: number | null
+}
+
+export interface KeyRecord {
+  keyId: string
+  createdAt: number
+  revoked: boolean
+}
+
+export interface AccountState {
+  exists: boolean
+  accountId: string
+  login: string
+  email: string | null
+  disabled: boolean
+  openDisputes: Set<string>
+  lots: Map<string, Lot>
+  lastLedgerHash: string
+  /** Bought at least once: lifts the pre-purchase quotas and opens the customer portal. */
+  purchased: boolean
+  jobs: Map<string, AdmittedJob>
+  activeJobIds: Set<string>
+  /** Admission times per tool inside the rolling 24 h window (pruned as events arrive). */
+  recentAdmissions: { tool: string; at: number }[]
+  idempotency: Map<string, IdempotencyRecord>
+  keys: Map<string, KeyRecord>
+  consoleTokens: Set<string>
+  subscription: { plan: string; status: string; renewsAt: string | null; endsAt: string | null } | null
+  customerId: string | null
+}
+
+export const dayMs = 24 * 60 * 60 * 1000
+
+export const initialAccountState = (): AccountState => ({
+  exists: false,
+  accountId: '',
+  login: '',
+  email: null,
+  disabled: false,
+  openDisputes: new Set(),
+  lots: new Map(),
+  lastLedgerHash: genesisHash,
+  purchased: false,
+  jobs: new Map(),
+  activeJobIds: new Set(),
+  recentAdmissions: [],
+  idempotency: new Map(),
+  keys: new Map(),
+  consoleTokens: new Set(),
+  subscription: null,
+  customerId: null,
+})
+
+const ms = (iso: string) => Date.parse(iso)
+
+function addToLots(state: AccountState, allocations: Allocation[], sign: 1 | -1): void {
+  for (const { lotId, amount } of allocations) {
+    const lot = state.lots.get(lotId)
+    if (lot) lot.remaining += sign * amount
+  }
+}
+
+/** Folds one event into the state. Mutates and returns `state` (a fresh fold per command). */
+export function evolveAccount(state: AccountState, event: AccountEvent): AccountState {
+  switch (event.type) {
+    case 'AccountOpened':
+      state.exists = true
+      state.accountId = event.data.accountId
+      state.login = event.data.login
+      state.email = event.data.email
+      break
+    case 'CreditsGranted': {
+      const d = event.data
+      state.lots.set(d.lotId, {
+        id: d.lotId,
+        kind: d.lotKind,
+        credits: d.credits,
+        remaining: d.credits,
+        expiresAt: ms(d.expiresAt),
+        createdAt: ms(d.at),
+        paymentRef: d.paymentRef,
+        expired: false,
+        clawedBack: 0,
+      })
+      if (d.lotKind === 'pack' || d.lotKind === 'subscription') state.purchased = true
+      state.lastLedgerHash = d.hash
+      break
+    }
+    case 'JobAdmitted': {
+      const d = event.data
+      const at = ms(d.at)
+      state.jobs.set(d.jobId, {
+        jobId: d.jobId,
+        tool: d.tool,
+        hold: d.hold,
+        admittedAt: at,
+        charged: null,
+        allocations: [],
+        refunded: false,
+        released: false,
+        forgotten: false,
+      })
+      state.activeJobIds.add(d.jobId)
+      state.recentAdmissions = state.recentAdmissions.filter((a) => a.at > at - dayMs)
+      state.recentAdmissions.push({ tool: d.tool, at })
+      if (d.idempotencyKey !== null) {
+        state.idempotency.set(d.idempotencyKey, {
+          jobId: d.jobId,
+          tool: d.tool,
+          requestHash: d.requestHash,
+          forgottenAt: null,
+        })
+      }
+      break
+    }
+    case 'JobCharged': {
+      const job = state.jobs.get(event.data.jobId)
+      if (job) {
+        job.charged = event.data.amount
+        job.allocations = event.data.allocations
+      }
+      addToLots(state, event.data.allocations, -1)
+      state.lastLedgerHash = event.data.hash
+      break
+    }
+    case 'JobChargeDeclined':
+      break
+    case 'JobRefunded': {
+      const job = state.jobs.get(event.data.jobId)
+      if (job) job.refunded = true
+      addToLots(state, event.data.allocations, 1)
+      state.lastLedgerHash = event.data.hash
+      break
+    }
+    case 'JobReleased': {
+      const job = state.jobs.get(event.data.jobId)
+      if (job) job.released = true
+      state.activeJobIds.delete(event.data.jobId)
+      break
+    }
+    case 'JobForgotten': {
+      const job = state.jobs.get(event.data.jobId)
+      if (job) job.forgotten = true
+      const key = event.data.idempotencyKey
+      const record = key === null ? undefined : state.idempotency.get(key)
+      if (record) record.forgottenAt = ms(event.data.at)
+      break
+    }
+    case 'LotExpired': {
+      const lot = state.lots.get(event.data.lotId)
+      if (lot) {
+        lot.remaining -= event.data.amount
+        lot.expired = true
+      }
+      state.lastLedgerHash = event.data.hash
+      break
+    }
+    case 'CreditsClawedBack': {
+      const lot = state.lots.get(event.data.lotId)
+      if (lot) {
+        lot.remaining -= event.data.amount
+        lot.clawedBack += event.data.amount
+      }
+      state.lastLedgerHash = event.data.hash
+      break
+    }
+    case 'AccountFrozen':
+      state.openDisputes.add(event.data.disputeId)
+      break
+    case 'AccountUnfrozen':
+      state.openDisputes.delete(event.data.disputeId)
+      break
+    case 'AccountDisabled':
+      state.disabled = true
+      break
+    case 'AccountEnabled':
+      state.disabled = false
+      break
+    case 'ApiKeyCreated':
+      state.keys.set(event.data.keyId, { keyId: event.data.keyId, createdAt: ms(event.data.at), revoked: false })
+      break
+    case 'ApiKeyRevoked': {
+      const key = state.keys.get(event.data.keyId)
+      if (key) key.revoked = true
+      break
+    }
+    case 'ConsoleTokenIssued':
+      state.consoleTokens.add(event.data.tokenId)
+      break
+    case 'SubscriptionUpdated': {
+      const { plan, status, renewsAt, endsAt } = event.data
+      state.subscription = { plan, status, renewsAt, endsAt }
+      break
+    }
+    case 'PaymentCustomerLinked':
+      state.customerId = event.data.customerId
+      break
+  }
+  return state
+}
+
+export const foldAccount = (events: AccountEvent[]): AccountState =>
+  events.reduce(evolveAccount, initialAccountState())
+
+/** Lots that count at `now`, in spending order: expires first, then granted first, then lot id. */
+export function liveLots(state: AccountState, now: number): Lot[] {
+  return [...state.lots.values()]
+    .filter((lot) => !lot.expired && lot.expiresAt > now)
+    .sort((a, b) => a.expiresAt - b.expiresAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}
+
+export const balanceAt = (state: AccountState, now: number): number =>
+  liveLots(state, now).reduce((sum, lot) => sum + lot.remaining, 0)
+
+/** Credits held for admitted jobs whose exact price is not known yet. */
+export function heldCredits(state: AccountState, exceptJobId?: string): number {
+  let held = 0
+  for (const jobId of state.activeJobIds) {
+    const job = state.jobs.get(jobId)
+    if (job && job.charged === null && jobId !== exceptJobId) held += job.hold
+  }
+  return held
+}
+
+export const isFrozen = (state: AccountState) => state.openDisputes.size > 0

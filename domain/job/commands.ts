@@ -1,0 +1,18 @@
+import type { JobError } from '../errors.ts'
+import type { JobInput, JobResult } from './events.ts'
+
+type Command<T extends string, D> = { type: T; data: D & { now: number } }
+
+export type JobCommand =
+  | Command<
+      'CreateJob',
+      { jobId: string; accountId: string; tool: string; input: JobInput; options: Record<string, unknown>; idempotencyKey: string | null }
+    >
+  | Command<'StartJob', { attempt: number; worker: string }>
+  | Command<'RecordMeasurement', { units: number; credits: number }>
+  | Command<'ReportProgress', { fraction: number; message: string | null }>
+  | Command<'CompleteJob', { result: JobResult; computeMs: number; retentionMs: number }>
+  | Command<'FailJob', { error: JobError; computeMs: number | null; retentionMs: number }>
+  | Command<'CancelJob', { retentionMs: number }>
+  | Command<'ExpireJob', Record<string, never>>
+  | Command<'DeleteJob', Record<string, never>>

@@ -1,0 +1,57 @@
+// A job's life: created (queued) → started (running) → measured and charged → progress →
+// succeeded | failed; queued → canceled; finished → expired (outputs gone) → deleted.
+import type { JobError } from '../errors.ts'
+
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'expired'
+
+export interface JobInput {
+  name: string
+  bytes: number
+  source: 'upload' | 'url' | 'body' | 'job_file' | 'none'
+  /** Where the worker finds the input in the blob store; null for parameter tools. */
+  blobKey: string | null
+  sha256: string | null
+}
+
+export interface JobFile {
+  name: string
+  bytes: number
+  sha256: string
+}
+
+export interface JobResult {
+  [field: string]: unknown
+  files: JobFile[]
+}
+
+export type JobEvent =
+  | {
+      type: 'JobCreated'
+      data: {
+        jobId: string
+        accountId: string
+        tool: string
+        input: JobInput
+        options: Record<string, unknown>
+        idempotencyKey: string | null
+        at: string
+      }
+    }
+  | { type: 'JobStarted'; data: { jobId: string; attempt: number; worker: string; at: string } }
+  | { type: 'JobMeasured'; data: { jobId: string; units: number; credits: number; at: string } }
+  | { type: 'JobProgressed'; data: { jobId: string; fraction: number; message: string | null; at: string } }
+  | {
+      type: 'JobSucceeded'
+      data: { jobId: string; result: JobResult; computeMs: number; outputsExpireAt: string; at: string }
+    }
+  | {
+      type: 'JobFailed'
+      data: { jobId: string; error: JobError; computeMs: number | null; outputsExpireAt: string; at: string }
+    }
+  | { type: 'JobCanceled'; data: { jobId: string; outputsExpireAt: string; at: string } }
+  | { type: 'JobExpired'; data: { jobId: string; at: string } }
+  | { type: 'JobDeleted'; data: { jobId: string; at: string } }
+
+export const jobStream = (jobId: string) => `job-${jobId}`
+
+export const finalStatuses: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'canceled', 'expired'])
