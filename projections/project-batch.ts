@@ -1,0 +1,42 @@
+// One batch of events into one generation of a model: load every document the batch touches,
+// apply the events in order, write the changed documents (each guarded by its position), then
+// move the checkpoint. A crash between the writes and the checkpoint replays the batch later,
+// and the position guard makes that replay a no-op.
+import type { RecordedEvent } from '../domain/ports/event-store.ts'
+import { checkpointKey, generationCollection } from './generations.ts'
+import type { Projector } from './projector.ts'
+import type { ReadStore } from './read-store.ts'
+import { Workspace } from './workspace.ts'
+
+export async function projectBatch(
+  reads: ReadStore,
+  projector: Projector,
+  generation: number,
+  events: readonly RecordedEvent[],
+): Promise<void> {
+  const last = events.at(-1)
+  if (!last) return
+  const wanted = new Map<string, Set<string>>()
+  for (const event of events) {
+    for (const { collection, id } of projector.touches(event)) {
+      let ids = wanted.get(collection)
+      if (!ids) {
+        ids = new Set()
+        wanted.set(collection, ids)
+      }
+      ids.add(id)
+    }
+  }
+  const workspace = new Workspace()
+  for (const [collection, ids] of wanted) {
+    workspace.load(
+      collection,
+      await reads.collection(generationCollection(collection, generation)).getMany([...ids]),
+    )
+  }
+  for (const event of events) projector.apply(event, workspace)
+  for (const [collection, docs] of workspace.changes()) {
+    await reads.collection(generationCollection(collection, generation)).putGuarded(docs)
+  }
+  await reads.setCounter(checkpointKey(projector.model, generation), last.position)
+}

@@ -1,0 +1,41 @@
+// All read models kept live together: what a server starts, and the read-your-writes wait a
+// surface uses after appending (every model has passed the append's position).
+import type { EventStore } from '../domain/ports/event-store.ts'
+import { projectors as allProjectors } from './models.ts'
+import type { Projector } from './projector.ts'
+import type { ReadStore } from './read-store.ts'
+import { ProjectionRunner, type RunnerOptions } from './runner.ts'
+
+export interface RunningProjections {
+  readonly runners: readonly ProjectionRunner[]
+  /** Resolves true once every model has applied `position`, false when `timeoutMs` ran out first. */
+  waitForPosition(position: number, timeoutMs: number): Promise<boolean>
+  /** Per model: how many positions it is behind the store's head. */
+  lag(): Promise<Record<string, number>>
+  stop(): Promise<void>
+}
+
+export async function startProjections(
+  store: EventStore,
+  reads: ReadStore,
+  options: RunnerOptions & { projectors?: readonly Projector[] } = {},
+): Promise<RunningProjections> {
+  const runners = (options.projectors ?? allProjectors).map(
+    (projector) => new ProjectionRunner(store, reads, projector, options),
+  )
+  for (const runner of runners) await runner.start()
+  return {
+    runners,
+    async waitForPosition(position, timeoutMs) {
+      const passed = await Promise.all(runners.map((runner) => runner.waitForPosition(position, timeoutMs)))
+      return passed.every(Boolean)
+    },
+    async lag() {
+      const head = await store.headPosition()
+      return Object.fromEntries(runners.map((runner) => [runner.model, Math.max(0, head - runner.position)]))
+    },
+    async stop() {
+      for (const runner of runners) await runner.stop()
+    },
+  }
+}

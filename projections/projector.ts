@@ -1,0 +1,23 @@
+// A projector turns events into documents of one read model. It names the documents an event
+// touches (so a batch loads them in one round trip) and changes them through a Workspace, which
+// skips any document that already applied the event.
+import type { RecordedEvent } from '../domain/ports/event-store.ts'
+import type { Doc, IndexSpec } from './read-store.ts'
+import type { Workspace } from './workspace.ts'
+
+export interface DocRef {
+  collection: string
+  id: string
+}
+
+export interface Projector {
+  /** The read model's name: checkpoints, generations and the rebuild CLI use it. */
+  readonly model: string
+  /** The model's collections and their indexes. */
+  readonly collections: Readonly<Record<string, readonly IndexSpec[]>>
+  touches(event: RecordedEvent): DocRef[]
+  apply(event: RecordedEvent, workspace: Workspace): void
+}
+
+/** A document's content without the bookkeeping the workspace fills in. */
+export type Content<T extends Doc> = Omit<T, 'id' | 'position'>

@@ -1,0 +1,61 @@
+// The read side's storage port: named collections of JSON documents, each document carrying the
+// global position of the last event that changed it. Writes are guarded by that position, so
+// replaying events a document has already seen changes nothing, and no write ever needs a
+// transaction across documents. Adapters: SQLite (embedded) and MongoDB.
+
+export interface Doc {
+  id: string
+  /** Global position of the last event applied to this document. */
+  position: number
+}
+
+export type Scalar = string | number | boolean | null
+
+export interface Query {
+  /** Equality on top-level fields. */
+  where?: Record<string, Scalar>
+  /** Only documents whose numeric `field` is strictly below `value`. */
+  below?: { field: string; value: number }
+  /** Only documents whose numeric `field` is strictly above `value`. */
+  above?: { field: string; value: number }
+  orderBy?: { field: string; direction: 'asc' | 'desc' }
+  limit?: number
+}
+
+/** Top-level fields of a compound ascending index. */
+export type IndexSpec = readonly string[]
+
+export interface DocumentCollection<T extends Doc = Doc> {
+  get(id: string): Promise<T | null>
+  getMany(ids: readonly string[]): Promise<T[]>
+  /** Stores each document unless the stored one has the same or a higher position. */
+  putGuarded(docs: readonly T[]): Promise<void>
+  find(query: Query): Promise<T[]>
+}
+
+export interface ReadStore {
+  collection<T extends Doc>(name: string): DocumentCollection<T>
+  /** Creates the collection's indexes if missing (idempotent). */
+  ensureIndexes(name: string, indexes: readonly IndexSpec[]): Promise<void>
+  dropCollection(name: string): Promise<void>
+  listCollections(): Promise<string[]>
+  /** Small named numbers kept with the read models: checkpoints and active generations. */
+  getCounter(key: string): Promise<number | null>
+  setCounter(key: string, value: number): Promise<void>
+  close(): Promise<void>
+}
+
+const namePattern = /^[a-z][a-z0-9_]*$/
+
+/** Collection and field names end up in SQL identifiers; only plain lowercase names are accepted. */
+export function checkName(name: string): string {
+  if (!namePattern.test(name)) throw new Error(`Invalid read-store name: ${name}`)
+  return name
+}
+
+const fieldPattern = /^[a-zA-Z][a-zA-Z0-9_]*$/
+
+export function checkField(field: string): string {
+  if (!fieldPattern.test(field)) throw new Error(`Invalid read-store field: ${field}`)
+  return field
+}

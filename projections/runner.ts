@@ -1,0 +1,176 @@
+// Keeps one read model up to date: a catch-up subscription from the model's stored checkpoint,
+// then live. Events are projected in batches (a full batch, or whatever arrived before the event
+// loop turns). When the model's active generation changes under it (a rebuild switched over), or
+// a write fails, it resubscribes from the checkpoint of the generation it should write to.
+import type { EventStore, RecordedEvent, Subscription } from '../domain/ports/event-store.ts'
+import { activeGeneration, prepareGeneration, readCheckpoint } from './generations.ts'
+import { projectBatch } from './project-batch.ts'
+import type { Projector } from './projector.ts'
+import type { ReadStore } from './read-store.ts'
+
+export interface RunnerOptions {
+  batchSize?: number
+  /** Wait before resubscribing after a failed batch. */
+  retryDelayMs?: number
+  onError?(error: unknown): void
+}
+
+interface Waiter {
+  position: number
+  resolve(passed: boolean): void
+}
+
+export class ProjectionRunner {
+  readonly #store: EventStore
+  readonly #reads: ReadStore
+  readonly #projector: Projector
+  readonly #batchSize: number
+  readonly #retryDelayMs: number
+  readonly #onError: (error: unknown) => void
+  #generation = 0
+  #position = 0
+  #subscription: Subscription | null = null
+  #buffer: RecordedEvent[] = []
+  #flushing: Promise<void> = Promise.resolve()
+  #flushScheduled = false
+  /** Set while the subscription is being replaced: events still arriving from the old one are dropped. */
+  #restarting = false
+  #stopped = false
+  readonly #waiters = new Set<Waiter>()
+
+  constructor(store: EventStore, reads: ReadStore, projector: Projector, options: RunnerOptions = {}) {
+    this.#store = store
+    this.#reads = reads
+    this.#projector = projector
+    this.#batchSize = options.batchSize ?? 500
+    this.#retryDelayMs = options.retryDelayMs ?? 1000
+    this.#onError = options.onError ?? ((error) => console.error(`projection ${projector.model}:`, error))
+  }
+
+  get model(): string {
+    return this.#projector.model
+  }
+
+  /** The position up to which the model is written and checkpointed. */
+  get position(): number {
+    return this.#position
+  }
+
+  async start(): Promise<void> {
+    await this.#attach()
+    this.#subscribe()
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true
+    await this.#subscription?.stop()
+    await this.#flush()
+    for (const waiter of this.#waiters) waiter.resolve(this.#position >= waiter.position)
+    this.#waiters.clear()
+  }
+
+  /** How many positions the model is behind the event store's head. */
+  async lag(): Promise<number> {
+    return Math.max(0, (await this.#store.headPosition()) - this.#position)
+  }
+
+  /** Resolves true once the model has applied everything up to `position`, false after `timeoutMs`. */
+  waitForPosition(position: number, timeoutMs: number): Promise<boolean> {
+    if (this.#position >= position) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter)
+        resolve(false)
+      }, timeoutMs)
+      const waiter: Waiter = {
+        position,
+        resolve: (passed) => {
+          clearTimeout(timer)
+          resolve(passed)
+        },
+      }
+      this.#waiters.add(waiter)
+    })
+  }
+
+  async #attach(): Promise<void> {
+    this.#generation = await activeGeneration(this.#reads, this.#projector.model)
+    await prepareGeneration(this.#reads, this.#projector, this.#generation)
+    this.#position = await readCheckpoint(this.#reads, this.#projector.model, this.#generation)
+    this.#buffer = []
+    this.#notify()
+  }
+
+  #subscribe(): void {
+    this.#restarting = false
+    this.#subscription = this.#store.subscribeToAll({
+      fromPosition: this.#position,
+      onEvent: (event) => this.#onEvent(event),
+      onError: this.#onError,
+    })
+  }
+
+  async #onEvent(event: RecordedEvent): Promise<void> {
+    if (this.#restarting || event.position <= this.#position) return
+    this.#buffer.push(event)
+    if (this.#buffer.length >= this.#batchSize) {
+      await this.#flush()
+    } else if (!this.#flushScheduled) {
+      this.#flushScheduled = true
+      setImmediate(() => {
+        this.#flushScheduled = false
+        void this.#flush()
+      })
+    }
+  }
+
+  #flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(() => this.#flushBuffer())
+    return this.#flushing
+  }
+
+  async #flushBuffer(): Promise<void> {
+    const events = this.#buffer
+    this.#buffer = []
+    if (events.length === 0 || this.#restarting) return
+    try {
+      const active = await activeGeneration(this.#reads, this.#projector.model)
+      if (active !== this.#generation) {
+        this.#restart(0)
+        return
+      }
+      await projectBatch(this.#reads, this.#projector, this.#generation, events)
+      this.#position = events.at(-1)!.position
+      this.#notify()
+    } catch (error) {
+      this.#onError(error)
+      this.#restart(this.#retryDelayMs)
+    }
+  }
+
+  /** Replaces the subscription from outside its delivery chain (stopping it waits for that chain). */
+  #restart(delayMs: number): void {
+    if (this.#stopped) return
+    this.#restarting = true
+    setTimeout(async () => {
+      try {
+        await this.#subscription?.stop()
+        if (this.#stopped) return
+        await this.#attach()
+        this.#subscribe()
+      } catch (error) {
+        this.#onError(error)
+        this.#restart(this.#retryDelayMs)
+      }
+    }, delayMs)
+  }
+
+  #notify(): void {
+    for (const waiter of this.#waiters) {
+      if (this.#position >= waiter.position) {
+        this.#waiters.delete(waiter)
+        waiter.resolve(true)
+      }
+    }
+  }
+}

@@ -1,0 +1,217 @@
+// The contract every ReadStore adapter honours, and the projection guarantees built on it: the
+// same suite runs against SQLite and MongoDB.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { SqliteEventStore } from '../../../adapters/eventstore/sqlite.ts'
+import type { EventStore, RecordedEvent } from '../../../domain/ports/event-store.ts'
+import { activeGeneration, generationCollection } from '../../../projections/generations.ts'
+import { projectors } from '../../../projections/models.ts'
+import { projectBatch } from '../../../projections/project-batch.ts'
+import type { Projector } from '../../../projections/projector.ts'
+import type { Doc, ReadStore } from '../../../projections/read-store.ts'
+import { rebuildModel } from '../../../projections/rebuild.ts'
+import { ProjectionRunner } from '../../../projections/runner.ts'
+import { appendHistory, generateHistory } from './history.ts'
+
+export interface OpenedReadStore {
+  reads: ReadStore
+  close(): Promise<void>
+}
+
+interface Item extends Doc {
+  account: string
+  seq: number
+  kind: string
+  flag: boolean
+  note: string | null
+}
+
+const item = (id: string, position: number, fields: Partial<Item> = {}): Item => ({
+  id,
+  position,
+  account: 'a',
+  seq: position,
+  kind: 'x',
+  flag: false,
+  note: null,
+  ...fields,
+})
+
+/** Every document of every collection of the model's generation, sorted: comparable as a whole. */
+export async function dumpModel(reads: ReadStore, projector: Projector, generation: number) {
+  const out: Record<string, Doc[]> = {}
+  for (const name of Object.keys(projector.collections)) {
+    const docs = await reads.collection(generationCollection(name, generation)).find({})
+    out[name] = docs.sort((a, b) => (a.id < b.id ? -1 : 1))
+  }
+  return out
+}
+
+export function readStoreContract(label: string, open: () => Promise<OpenedReadStore>): void {
+  describe(`${label} read store`, () => {
+    let opened: OpenedReadStore
+    let reads: ReadStore
+    beforeEach(async () => {
+      opened = await open()
+      reads = opened.reads
+    })
+    afterEach(async () => {
+      await opened.close()
+    })
+
+    it('writes a document only when its position is higher than the stored one', async () => {
+      const items = reads.collection<Item>('items')
+      await items.putGuarded([item('i1', 5, { kind: 'first' })])
+      await items.putGuarded([item('i1', 5, { kind: 'same position' }), item('i1', 3, { kind: 'older' })])
+      expect(await items.get('i1')).toEqual(item('i1', 5, { kind: 'first' }))
+      await items.putGuarded([item('i1', 6, { kind: 'newer' })])
+      expect((await items.get('i1'))?.kind).toBe('newer')
+      expect(await items.get('missing')).toBeNull()
+    })
+
+    it('reads many by id and finds by equality, range, order and limit', async () => {
+      const items = reads.collection<Item>('items')
+      await reads.ensureIndexes('items', [['account', 'seq'], ['kind']])
+      await reads.ensureIndexes('items', [['account', 'seq'], ['kind']])
+      await items.putGuarded([
+        item('i1', 1, { kind: 'x', flag: true }),
+        item('i2', 2, { kind: 'y', note: 'n' }),
+        item('i3', 3, { kind: 'x' }),
+        item('i4', 4, { account: 'b' }),
+      ])
+      expect((await items.getMany(['i3', 'i1', 'nope'])).map((d) => d.id).sort()).toEqual(['i1', 'i3'])
+      const ids = async (query: Parameters<typeof items.find>[0]) =>
+        (await items.find(query)).map((d) => d.id)
+      expect(await ids({ where: { account: 'a' }, orderBy: { field: 'seq', direction: 'desc' } })).toEqual([
+        'i3',
+        'i2',
+        'i1',
+      ])
+      expect(
+        await ids({
+          where: { account: 'a' },
+          orderBy: { field: 'seq', direction: 'desc' },
+          below: { field: 'seq', value: 3 },
+          limit: 1,
+        }),
+      ).toEqual(['i2'])
+      expect(await ids({ where: { account: 'a', kind: 'x' }, above: { field: 'seq', value: 1 } })).toEqual([
+        'i3',
+      ])
+      expect(await ids({ where: { flag: true } })).toEqual(['i1'])
+      expect(
+        await ids({ where: { account: 'a', note: null }, orderBy: { field: 'seq', direction: 'asc' } }),
+      ).toEqual(['i1', 'i3'])
+    })
+
+    it('keeps counters, lists and drops collections', async () => {
+      expect(await reads.getCounter('checkpoint:x')).toBeNull()
+      await reads.setCounter('checkpoint:x', 7)
+      await reads.setCounter('checkpoint:x', 9)
+      expect(await reads.getCounter('checkpoint:x')).toBe(9)
+      await reads.collection<Item>('gone_g1').putGuarded([item('i1', 1)])
+      expect(await reads.listCollections()).toContain('gone_g1')
+      await reads.dropCollection('gone_g1')
+      expect(await reads.listCollections()).not.toContain('gone_g1')
+      expect(await reads.collection<Item>('gone_g1').get('i1')).toBeNull()
+    })
+
+    describe('projections', () => {
+      let store: EventStore
+      let events: RecordedEvent[]
+      beforeEach(async () => {
+        store = new SqliteEventStore(':memory:')
+        await appendHistory(store, generateHistory({ accounts: 4, jobsPerAccount: 12, seed: 7 }))
+        events = await store.readAll(0, 100_000)
+      })
+      afterEach(async () => {
+        await store.close()
+      })
+
+      for (const projector of projectors) {
+        it(`${projector.model}: replaying the same events twice changes nothing`, async () => {
+          await projectBatch(reads, projector, 1, events)
+          const once = await dumpModel(reads, projector, 1)
+          expect(Object.values(once).some((docs) => docs.length > 0)).toBe(true)
+          await projectBatch(reads, projector, 1, events)
+          for (const event of events) await projectBatch(reads, projector, 1, [event])
+          expect(await dumpModel(reads, projector, 1)).toEqual(once)
+        })
+      }
+
+      it('a model rebuilt from zero equals the live one, and readers follow the switch', async () => {
+        const appends = [...generateHistory({ accounts: 3, jobsPerAccount: 8, seed: 9 })]
+        const live = new SqliteEventStore(':memory:')
+        try {
+          const revisions = new Map<string, number>()
+          await appendHistory(live, appends.slice(0, appends.length / 2), revisions)
+          const runners = projectors.map((p) => new ProjectionRunner(live, reads, p, { batchSize: 37 }))
+          for (const runner of runners) await runner.start()
+          // The second half arrives while the runners are live.
+          const head = await appendHistory(live, appends.slice(appends.length / 2), revisions)
+          for (const runner of runners) {
+            expect(await runner.waitForPosition(head, 5000)).toBe(true)
+            expect(await runner.lag()).toBe(0)
+            await runner.stop()
+          }
+          for (const projector of projectors) {
+            const rebuilt = await rebuildModel(live, reads, projector, { batchSize: 101 })
+            expect(rebuilt).toMatchObject({ generation: 2, position: head })
+            expect(await activeGeneration(reads, projector.model)).toBe(2)
+            const fresh = await dumpModel(reads, projector, 2)
+            expect(Object.values(fresh).some((docs) => docs.length > 0)).toBe(true)
+            expect(fresh).toEqual(await dumpModel(reads, projector, 1))
+          }
+        } finally {
+          await live.close()
+        }
+      })
+
+      it('a projector that died between the document writes and the checkpoint is consistent after restart', async () => {
+        for (const projector of projectors) {
+          await projectBatch(reads, projector, 1, events)
+        }
+        const expected = await Promise.all(projectors.map((p) => dumpModel(reads, p, 1)))
+        for (const projector of projectors)
+          for (const name of Object.keys(projector.collections))
+            await reads.dropCollection(generationCollection(name, 1))
+
+        const cut = events[Math.floor(events.length * 0.6)]!.position
+        for (const projector of projectors) {
+          await projectBatch(
+            reads,
+            projector,
+            1,
+            events.filter((e) => e.position <= cut),
+          )
+          // The next batch's documents reach the store, then the process dies before its checkpoint.
+          const dying = checkpointFails(reads)
+          await expect(
+            projectBatch(
+              dying,
+              projector,
+              1,
+              events.filter((e) => e.position > cut),
+            ),
+          ).rejects.toThrow('killed')
+          expect(await reads.getCounter(`checkpoint:${projector.model}:1`)).toBe(cut)
+          const restarted = new ProjectionRunner(store, reads, projector, { batchSize: 50 })
+          await restarted.start()
+          expect(await restarted.waitForPosition(events.at(-1)!.position, 5000)).toBe(true)
+          await restarted.stop()
+        }
+        expect(await Promise.all(projectors.map((p) => dumpModel(reads, p, 1)))).toEqual(expected)
+      })
+    })
+  })
+}
+
+/** The read store as a process sees it when it is killed right before writing its checkpoint. */
+function checkpointFails(reads: ReadStore): ReadStore {
+  return new Proxy(reads, {
+    get(target, property, receiver) {
+      if (property === 'setCounter') return async () => Promise.reject(new Error('killed'))
+      const value = Reflect.get(target, property, receiver)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
