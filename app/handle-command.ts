@@ -46,3 +46,15 @@ export async function handleCommand<State, Command, Event extends { type: string
     }
   }
 }
+
+/** The current state of a stream, folded; with the position of its last event. */
+export async function readState<State, Command, Event extends { type: string; data: unknown }>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<State, Command, Event>,
+): Promise<{ state: State; position: number }> {
+  const recorded = await store.readStream(streamId)
+  let state = decider.initialState()
+  for (const event of recorded) state = decider.evolve(state, event as unknown as Event)
+  return { state, position: recorded.at(-1)?.position ?? 0 }
+}

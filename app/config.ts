@@ -1,0 +1,57 @@
+// Service configuration, from the environment. One place that knows every variable.
+import { availableParallelism } from 'node:os'
+import { resolve } from 'node:path'
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  publicUrl: string
+  /** HMAC secret for signed upload and download URLs. */
+  signingSecret: string
+  kurrentDbUrl: string | null
+  mongoDbUrl: string | null
+  natsUrl: string | null
+  workerConcurrency: number
+  /** 503 busy above this many jobs waiting. */
+  maxQueuedJobs: number
+  maxActiveJobsPerAccount: number
+  uploadMaxBytes: number
+  uploadUrlValidMs: number
+  outputRetentionMs: number
+  signupCredits: number
+  signupCreditsValidMs: number
+  forgottenKeyMs: number
+  maxJobAttempts: number
+  /** How long past its time limit a running job may stay silent before it is considered lost. */
+  stuckJobGraceMs: number
+}
+
+const day = 86_400_000
+const int = (value: string | undefined, fallback: number) => (value === undefined || value === '' ? fallback : Number.parseInt(value, 10))
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env.PORT, 8080)
+  const dataDir = resolve(env.DATA_DIR ?? './data')
+  return {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    dataDir,
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),
+    signingSecret: env.SIGNING_SECRET ?? '',
+    kurrentDbUrl: env.KURRENTDB_URL || null,
+    mongoDbUrl: env.MONGODB_URL || null,
+    natsUrl: env.NATS_URL || null,
+    workerConcurrency: int(env.WORKER_CONCURRENCY, availableParallelism()),
+    maxQueuedJobs: int(env.MAX_QUEUED_JOBS, 200),
+    maxActiveJobsPerAccount: int(env.MAX_ACTIVE_JOBS, 1),
+    uploadMaxBytes: int(env.UPLOAD_MAX_BYTES, 50 * 1024 * 1024),
+    uploadUrlValidMs: 3_600_000,
+    outputRetentionMs: int(env.OUTPUT_RETENTION_MS, day),
+    signupCredits: int(env.SIGNUP_CREDITS, 100),
+    signupCreditsValidMs: 365 * day,
+    forgottenKeyMs: 30 * day,
+    maxJobAttempts: int(env.MAX_JOB_ATTEMPTS, 3),
+    stuckJobGraceMs: int(env.STUCK_JOB_GRACE_MS, 60_000),
+  }
+}

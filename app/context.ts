@@ -1,0 +1,19 @@
+// What the application services need from the outside world, wired once at start-up.
+import type { RandomSource } from '../domain/ids.ts'
+import type { BlobStore } from '../domain/ports/blob-store.ts'
+import type { Dispatcher } from '../domain/ports/dispatcher.ts'
+import type { EventStore } from '../domain/ports/event-store.ts'
+import type { Config } from './config.ts'
+
+export interface ServiceContext {
+  config: Config
+  store: EventStore
+  blobs: BlobStore
+  dispatcher: Dispatcher
+  now(): number
+  random: RandomSource
+}
+
+export const jobBlobPrefix = (jobId: string) => `jobs/${jobId}`
+export const jobInputKey = (jobId: string, name: string) => `jobs/${jobId}/input/${name}`
+export const jobOutputKey = (jobId: string, name: string) => `jobs/${jobId}/out/${name}`

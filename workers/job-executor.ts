@@ -1,0 +1,128 @@
+// One delivery of a job: start it, measure the input in the isolated child, charge the exact price
+// (or fail with insufficient_credits, charging nothing), run, store the outputs, finish, and settle
+// the account (release the slot; refund a failed job). Every step is idempotent, so a duplicated
+// publish, a redelivery after a crash or a late ack still gives one charge, one result, one status.
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { extname, join, relative } from 'node:path'
+import { accountStream } from '../domain/account/events.ts'
+import type { JobError } from '../domain/errors.ts'
+import type { JobFile } from '../domain/job/events.ts'
+import { jobStream } from '../domain/job/events.ts'
+import { isFinished } from '../domain/job/state.ts'
+import type { Delivery, JobMessage } from '../domain/ports/dispatcher.ts'
+import type { ToolInputFile } from '../domain/ports/tool-runner.ts'
+import { getTool, isToolId } from '../domain/tools/catalog.ts'
+import { priceFor } from '../domain/tools/pricing.ts'
+import { type ServiceContext, jobOutputKey } from '../app/context.ts'
+import { accountDecider, jobDecider } from '../app/deciders.ts'
+import { handleCommand, readState } from '../app/handle-command.ts'
+import { runIsolated } from './runtime/isolated-run.ts'
+
+const progressIntervalMs = 1000
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/')).sort()
+}
+
+export async function settleAccount(ctx: ServiceContext, accountId: string, jobId: string, outcome: 'succeeded' | 'failed' | 'canceled') {
+  await handleCommand(ctx.store, accountStream(accountId), accountDecider, { type: 'FinishJob', data: { jobId, outcome, now: ctx.now() } })
+}
+
+export async function failJob(ctx: ServiceContext, jobId: string, error: JobError, computeMs: number | null) {
+  const { state } = await handleCommand(ctx.store, jobStream(jobId), jobDecider, {
+    type: 'FailJob',
+    data: { error, computeMs, retentionMs: ctx.config.outputRetentionMs, now: ctx.now() },
+  })
+  if (state.status === 'failed') await settleAccount(ctx, state.accountId, jobId, 'failed')
+}
+
+export async function executeJob(ctx: ServiceContext, message: JobMessage, delivery: Delivery, workerName: string): Promise<void> {
+  const stream = jobStream(message.jobId)
+  const { state: job } = await readState(ctx.store, stream, jobDecider)
+  if (!job.exists || job.deleted || isFinished(job)) return
+  if (job.attempt >= ctx.config.maxJobAttempts) {
+    await failJob(ctx, job.jobId, { code: 'internal', message: `The job failed ${job.attempt} times in a row.`, hint: 'Retry later; failed jobs cost nothing.' }, null)
+    return
+  }
+  const started = await handleCommand(ctx.store, stream, jobDecider, {
+    type: 'StartJob',
+    data: { attempt: job.attempt + 1, worker: workerName, now: ctx.now() },
+  })
+  // Another worker started this attempt first: it owns the job.
+  if (started.events.length === 0) return
+  if (!isToolId(job.tool)) {
+    await failJob(ctx, job.jobId, { code: 'invalid_request', message: `Unknown tool ${job.tool}.`, hint: null }, null)
+    return
+  }
+  const tool = getTool(job.tool)
+  const outDir = await mkdtemp(join(tmpdir(), `kiln-${job.jobId}-`))
+  let input: ToolInputFile | null = null
+  if (job.input?.blobKey) {
+    const path = ctx.blobs.localPath(job.input.blobKey)
+    if (!path || (await ctx.blobs.size(job.input.blobKey)) === null) {
+      await failJob(ctx, job.jobId, { code: 'upload_not_found', message: 'The input file is no longer available.', hint: 'Start a new job with the file.' }, null)
+      return
+    }
+    input = { path, name: job.input.name, bytes: job.input.bytes, extension: extname(job.input.name).slice(1).toLowerCase() }
+  }
+
+  let lastProgress = 0
+  const outcome = await runIsolated({
+    tool: job.tool,
+    input,
+    options: job.options,
+    outDir,
+    timeoutMs: tool.limits.timeoutMs,
+    memoryMb: tool.limits.memoryMb,
+    afterMeasure: async (units) => {
+      if (tool.limits.maxUnits !== null && units > tool.limits.maxUnits) {
+        const unit = tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'units')
+        return { code: 'limit_exceeded', message: `${job.tool} takes up to ${tool.limits.maxUnits} ${unit}; this input has ${units}.`, hint: 'Simplify or split the input first.' }
+      }
+      const price = priceFor(tool.pricing, units)
+      const charged = await handleCommand(ctx.store, accountStream(job.accountId), accountDecider, {
+        type: 'ChargeJob',
+        data: { jobId: job.jobId, units, price, now: ctx.now() },
+      })
+      const declined = charged.events.find((e) => e.type === 'JobChargeDeclined')
+      if (declined?.type === 'JobChargeDeclined') {
+        return {
+          code: 'insufficient_credits',
+          message: `This job costs ${price} credits (${units} ${tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'jobs')}); the available balance is ${declined.data.available}. Nothing was charged.`,
+          hint: 'Buy credits in the console, then start the job again.',
+        }
+      }
+      const credits = charged.state.jobs.get(job.jobId)?.charged ?? price
+      await handleCommand(ctx.store, stream, jobDecider, { type: 'RecordMeasurement', data: { units, credits, now: ctx.now() } })
+      return null
+    },
+    onProgress: (fraction, progressMessage) => {
+      delivery.working()
+      const now = ctx.now()
+      if (now - lastProgress < progressIntervalMs) return
+      lastProgress = now
+      void handleCommand(ctx.store, stream, jobDecider, { type: 'ReportProgress', data: { fraction, message: progressMessage, now } }).catch(() => {})
+    },
+  })
+
+  try {
+    if (!outcome.ok) {
+      await failJob(ctx, job.jobId, outcome.error, outcome.computeMs)
+      return
+    }
+    const files: JobFile[] = []
+    for (const name of await listFiles(outDir)) {
+      const stored = await ctx.blobs.putFile(jobOutputKey(job.jobId, name), join(outDir, name))
+      files.push({ name, bytes: stored.bytes, sha256: stored.sha256 })
+    }
+    const { state } = await handleCommand(ctx.store, stream, jobDecider, {
+      type: 'CompleteJob',
+      data: { result: { ...outcome.summary, files }, computeMs: outcome.computeMs, retentionMs: ctx.config.outputRetentionMs, now: ctx.now() },
+    })
+    if (state.status === 'succeeded') await settleAccount(ctx, state.accountId, job.jobId, 'succeeded')
+  } finally {
+    await rm(outDir, { recursive: true, force: true })
+  }
+}

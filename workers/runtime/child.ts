@@ -1,0 +1,51 @@
+// The isolated process for one job: measure the input, wait for the go-ahead (the charge), run.
+// Anything thrown becomes a job error; a crash or a kill is reported by the parent.
+import { randomBytes } from 'node:crypto'
+import { DomainError, isDomainError } from '../../domain/errors.ts'
+import type { ToolRunner } from '../../domain/ports/tool-runner.ts'
+import type { ToolId } from '../../domain/tools/catalog.ts'
+import { runnerModules } from '../tools/registry.ts'
+import type { ChildMessage, ParentMessage } from './protocol.ts'
+
+const send = (message: ChildMessage) =>
+  new Promise<void>((resolve) => {
+    process.send!(message, () => resolve())
+  })
+
+function toJobError(error: unknown) {
+  if (isDomainError(error)) return { code: error.code, message: error.message, hint: error.hint }
+  const message = error instanceof Error ? error.message : String(error)
+  return { code: 'internal', message: `The tool failed unexpectedly: ${message.slice(0, 300)}`, hint: 'Retry later; failed jobs cost nothing.' }
+}
+
+const nextMessage = () => new Promise<ParentMessage>((resolve) => process.once('message', (m) => resolve(m as ParentMessage)))
+
+async function main() {
+  const job = await nextMessage()
+  if (job.type !== 'measure') throw new Error('expected a measure message first')
+  const controller = new AbortController()
+  process.once('SIGTERM', () => controller.abort())
+  try {
+    const modulePath = runnerModules[job.tool as ToolId]
+    if (!modulePath) throw new DomainError('invalid_request', `No runner for ${job.tool}`)
+    const { runner } = (await import(new URL(`../tools/${modulePath.slice(2)}`, import.meta.url).href)) as { runner: ToolRunner }
+    const { units } = await runner.measure(job.input, job.options)
+    await send({ type: 'measured', units })
+    const go = await nextMessage()
+    if (go.type !== 'run') return
+    const { summary } = await runner.run(job.input, job.options, {
+      outDir: job.outDir,
+      signal: controller.signal,
+      randomBytes: (size) => randomBytes(size),
+      progress: (fraction, message) => {
+        process.send!({ type: 'progress', fraction, message: message ?? null } satisfies ChildMessage)
+      },
+    })
+    await send({ type: 'done', summary })
+  } catch (error) {
+    await send({ type: 'failed', error: toJobError(error) })
+  }
+  process.disconnect()
+}
+
+await main()

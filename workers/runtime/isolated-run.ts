@@ -1,0 +1,117 @@
+// Runs one job's work in a child process with a wall-clock limit and a memory limit. The child is
+// killed (SIGKILL) when it overruns either; its death never takes this process down. The V8 heap is
+// capped with --max-old-space-size; native memory is watched through the child's resident set size.
+import { fork } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import type { JobError } from '../../domain/errors.ts'
+import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
+import type { ChildMessage, ParentMessage } from './protocol.ts'
+
+export interface IsolatedJob {
+  tool: string
+  input: ToolInputFile | null
+  options: Record<string, unknown>
+  outDir: string
+  timeoutMs: number
+  memoryMb: number
+  /** Decides whether to go on after measuring (the charge); returning an error stops the job. */
+  afterMeasure(units: number): Promise<JobError | null>
+  onProgress(fraction: number, message: string | null): void
+}
+
+export type IsolatedOutcome =
+  | { ok: true; units: number; summary: Record<string, unknown>; computeMs: number }
+  | { ok: false; units: number | null; error: JobError; computeMs: number }
+
+const childScript = new URL('./child.ts', import.meta.url)
+
+async function residentMb(pid: number): Promise<number> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8')
+    const match = /VmRSS:\s+(\d+) kB/.exec(status)
+    return match ? Number(match[1]) / 1024 : 0
+  } catch {
+    return 0
+  }
+}
+
+export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
+  const started = performance.now()
+  const child = fork(childScript, [], {
+    execArgv: [`--max-old-space-size=${job.memoryMb}`],
+    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    serialization: 'advanced',
+  })
+  let stderrTail = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString()).slice(-4000)
+  })
+
+  return new Promise<IsolatedOutcome>((resolve) => {
+    let units: number | null = null
+    let settled = false
+    let killedFor: 'timeout' | 'out_of_memory' | null = null
+    const elapsed = () => Math.round(performance.now() - started)
+    const finish = (outcome: IsolatedOutcome) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      clearInterval(memoryWatch)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      resolve(outcome)
+    }
+    const fail = (error: JobError) => finish({ ok: false, units, error, computeMs: elapsed() })
+
+    const timer = setTimeout(() => {
+      killedFor = 'timeout'
+      child.kill('SIGKILL')
+    }, job.timeoutMs)
+    const memoryWatch = setInterval(async () => {
+      if (child.pid && (await residentMb(child.pid)) > job.memoryMb * 1.5) {
+        killedFor = 'out_of_memory'
+        child.kill('SIGKILL')
+      }
+    }, 100)
+
+    child.on('message', async (raw) => {
+      const message = raw as ChildMessage
+      switch (message.type) {
+        case 'measured': {
+          units = message.units
+          const refusal = await job.afterMeasure(message.units).catch((error: unknown) => ({
+            code: 'internal',
+            message: `Could not charge the job: ${String(error)}`,
+            hint: 'Retry later; nothing was charged.',
+          }))
+          if (refusal) return fail(refusal)
+          child.send({ type: 'run' } satisfies ParentMessage)
+          return
+        }
+        case 'progress':
+          job.onProgress(message.fraction, message.message)
+          return
+        case 'done':
+          return finish({ ok: true, units: units ?? 0, summary: message.summary, computeMs: elapsed() })
+        case 'failed':
+          return fail(message.error)
+      }
+    })
+
+    child.on('exit', (code, signal) => {
+      if (settled) return
+      if (killedFor === 'timeout') {
+        return fail({ code: 'timeout', message: `The job did not finish within ${Math.round(job.timeoutMs / 1000)} s.`, hint: 'Try a smaller input or lighter options.' })
+      }
+      if (killedFor === 'out_of_memory' || /heap out of memory|Allocation failed/i.test(stderrTail)) {
+        return fail({ code: 'out_of_memory', message: `The job needed more than ${job.memoryMb} MB of memory.`, hint: 'Try a smaller input.' })
+      }
+      fail({
+        code: 'internal',
+        message: `The tool process ended unexpectedly (${signal ?? `exit code ${code}`}).`,
+        hint: 'Retry later; failed jobs cost nothing.',
+      })
+    })
+    child.on('error', (error) => fail({ code: 'internal', message: `Could not start the tool process: ${error.message}`, hint: null }))
+    child.send({ type: 'measure', tool: job.tool, input: job.input, options: job.options, outDir: job.outDir } satisfies ParentMessage)
+  })
+}

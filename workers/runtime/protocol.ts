@@ -1,0 +1,13 @@
+// Messages between the worker and the isolated child process that runs one job's work.
+import type { JobError } from '../../domain/errors.ts'
+import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
+
+export type ParentMessage =
+  | { type: 'measure'; tool: string; input: ToolInputFile | null; options: Record<string, unknown>; outDir: string }
+  | { type: 'run' }
+
+export type ChildMessage =
+  | { type: 'measured'; units: number }
+  | { type: 'progress'; fraction: number; message: string | null }
+  | { type: 'done'; summary: Record<string, unknown> }
+  | { type: 'failed'; error: JobError }
