@@ -1,0 +1,73 @@
+// The JetStream objects kiln dispatches through, created or brought up to date at start. Any number of
+// workers may run this at the same moment: every step converges on the same configuration.
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  type JetStreamManager,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+} from '@nats-io/jetstream'
+import { nanos } from '@nats-io/transport-node'
+import { deadLetterRetries, type RetryPolicy } from './retry-policy.ts'
+
+export interface NatsTopology {
+  stream: string
+  deadStream: string
+  consumer: string
+  /** Subjects are `<prefix>.jobs.<tool>` and `<prefix>.dead.<tool>`. */
+  subjectPrefix: string
+  ackWaitMs: number
+  policy: RetryPolicy
+}
+
+/** Longer than any restart of the publisher, so a job re-fed from the event store is not queued twice. */
+const duplicateWindowMs = 10 * 60_000
+/** Dead jobs are already failed and refunded by the handler; the copy is for operators to inspect. */
+const deadLetterMaxAgeMs = 14 * 24 * 3_600_000
+/** "stream name already in use with a different configuration" */
+const streamNameInUse = 10058
+
+export const jobSubject = (topology: NatsTopology, tool: string) => `${topology.subjectPrefix}.jobs.${tool}`
+export const deadSubject = (topology: NatsTopology, tool: string) => `${topology.subjectPrefix}.dead.${tool}`
+
+export async function ensureTopology(jsm: JetStreamManager, topology: NatsTopology): Promise<void> {
+  await ensureStream(jsm, {
+    name: topology.stream,
+    subjects: [jobSubject(topology, '>')],
+    // A job leaves the stream when a worker acknowledges (or terminates) it.
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    duplicate_window: nanos(duplicateWindowMs),
+  })
+  await ensureStream(jsm, {
+    name: topology.deadStream,
+    subjects: [deadSubject(topology, '>')],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(deadLetterMaxAgeMs),
+    duplicate_window: nanos(duplicateWindowMs),
+  })
+  // Creating a durable with the same name is create-or-update on the server, so concurrent starts agree.
+  await jsm.consumers.add(topology.stream, {
+    durable_name: topology.consumer,
+    filter_subject: jobSubject(topology, '>'),
+    deliver_policy: DeliverPolicy.All,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(topology.ackWaitMs),
+    // Deliveries past maxDeliver only dead-letter the job (see runDelivery), so a worker that died during
+    // the last attempt still ends in the dead letter instead of leaving the job stuck in the stream.
+    max_deliver: topology.policy.maxDeliver + deadLetterRetries,
+  })
+}
+
+async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+  try {
+    await jsm.streams.add(config)
+  } catch (error) {
+    if (!(error instanceof JetStreamApiError && error.code === streamNameInUse)) throw error
+    // An older configuration: update what may change; the server refuses what may not (e.g. retention).
+    await jsm.streams.update(config.name, config)
+  }
+}
