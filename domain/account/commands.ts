@@ -34,12 +34,12 @@ export type AccountCommand =
   | Command<'ChargeJob', { jobId: string; units: number; price: number }>
   | Command<'FinishJob', { jobId: string; outcome: JobOutcome }>
   | Command<'ForgetJob', { jobId: string }>
-  | Command<'ExpireLots', Record<string, never>>
+  | Command<'ExpireLots', Record<never, never>>
   | Command<'ClawBack', { paymentRef: string; amount: number | null; reason: string }>
   | Command<'Freeze', { disputeId: string }>
   | Command<'Unfreeze', { disputeId: string }>
   | Command<'Disable', { reason: string }>
-  | Command<'Enable', Record<string, never>>
+  | Command<'Enable', Record<never, never>>
   | Command<'CreateApiKey', { keyId: string; name: string; prefix: string; secretHash: string; policy: KeyPolicy }>
   | Command<'RevokeApiKey', { keyId: string }>
   | Command<'IssueConsoleToken', { tokenId: string; prefix: string; secretHash: string }>

@@ -14,5 +14,5 @@ export type JobCommand =
   | Command<'CompleteJob', { result: JobResult; computeMs: number; retentionMs: number }>
   | Command<'FailJob', { error: JobError; computeMs: number | null; retentionMs: number }>
   | Command<'CancelJob', { retentionMs: number }>
-  | Command<'ExpireJob', Record<string, never>>
-  | Command<'DeleteJob', Record<string, never>>
+  | Command<'ExpireJob', Record<never, never>>
+  | Command<'DeleteJob', Record<never, never>>

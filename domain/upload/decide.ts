@@ -8,7 +8,7 @@ export type UploadCommand =
   | Command<'CreateUpload', { uploadId: string; accountId: string; filename: string; maxBytes: number; urlValidMs: number }>
   | Command<'ReceiveUpload', { bytes: number; sha256: string; blobKey: string; retentionMs: number }>
   | Command<'UseUpload', { jobId: string; accountId: string }>
-  | Command<'ExpireUpload', Record<string, never>>
+  | Command<'ExpireUpload', Record<never, never>>
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
