@@ -1,0 +1,207 @@
+// Downloads a caller-supplied URL into the blob store without letting the caller reach anything but the
+// public internet (SSRF). Every hop is parsed and vetted, the host is resolved here, every address it
+// resolves to is checked, and the connection goes to those vetted addresses only: the socket's lookup
+// returns them instead of asking DNS again, so a rebinding DNS server cannot swap in 127.0.0.1 between
+// the check and the connect. TLS still verifies the certificate against the original host name.
+import { lookup as dnsLookup } from 'node:dns/promises'
+import type { IncomingMessage } from 'node:http'
+import { request } from 'node:https'
+import { isIP, type LookupFunction } from 'node:net'
+import { DomainError, isDomainError } from '../../domain/errors.ts'
+import type { BlobStore } from '../../domain/ports/blob-store.ts'
+import { type AllowedUrl, addressRefusal, parseAllowedUrl, type UrlPolicy } from './allowed-url.ts'
+import { downloadFilename } from './download-filename.ts'
+
+export interface ResolvedAddress {
+  address: string
+  family: number
+}
+
+export type Resolver = (host: string) => Promise<ResolvedAddress[]>
+
+/**
+ * Server configuration, never request fields: only the URL comes from the caller. `allowedPorts`,
+ * `allowAddresses` and `ca` exist so tests can fetch from a local HTTPS server.
+ */
+export interface FetchOptions extends UrlPolicy {
+  maxBytes: number
+  /** For the whole download: resolution, every redirect, and the body. */
+  timeoutMs: number
+  /** At most 5. */
+  maxRedirects?: number
+  resolver?: Resolver
+  /** Certificates trusted instead of the system roots. */
+  ca?: string | Buffer
+}
+
+export interface FetchedFile {
+  bytes: number
+  sha256: string
+  filename: string
+  contentType: string | null
+}
+
+const redirectLimit = 5
+const redirectStatuses = new Set([301, 302, 303, 307, 308])
+const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, order: 'verbatim' })
+
+export async function fetchToBlob(
+  url: string,
+  blobs: BlobStore,
+  key: string,
+  options: FetchOptions,
+): Promise<FetchedFile> {
+  const deadline = new AbortController()
+  const timer = setTimeout(
+    () => deadline.abort(fetchFailed(`The download did not finish within ${options.timeoutMs} ms.`)),
+    options.timeoutMs,
+  )
+  try {
+    const { response, target } = await openFollowingRedirects(url, options, deadline.signal)
+    return await store(response, target, blobs, key, options.maxBytes, deadline.signal)
+  } catch (error) {
+    if (deadline.signal.aborted) throw deadline.signal.reason
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function openFollowingRedirects(url: string, options: FetchOptions, signal: AbortSignal) {
+  const maxRedirects = Math.min(options.maxRedirects ?? redirectLimit, redirectLimit)
+  let target = parseAllowedUrl(url, options)
+  for (let redirects = 0; ; redirects++) {
+    const addresses = await vettedAddresses(target, options, signal)
+    const response = await connect(target, addresses, options, signal)
+    const status = response.statusCode ?? 0
+    const location = response.headers.location
+    if (redirectStatuses.has(status) && location !== undefined) {
+      response.destroy()
+      if (redirects >= maxRedirects) throw fetchFailed(`The URL redirected more than ${maxRedirects} times.`)
+      target = redirectTarget(location, target, options)
+      continue
+    }
+    if (status < 200 || status > 299) {
+      response.destroy()
+      throw fetchFailed(`${target.host} answered HTTP ${status}.`)
+    }
+    return { response, target }
+  }
+}
+
+function redirectTarget(location: string, from: AllowedUrl, options: FetchOptions): AllowedUrl {
+  let next: URL
+  try {
+    next = new URL(location, from.url)
+  } catch {
+    throw fetchFailed(`${from.host} redirected to an invalid location.`)
+  }
+  try {
+    return parseAllowedUrl(next.href, options)
+  } catch (error) {
+    if (isDomainError(error))
+      throw new DomainError('url_not_allowed', `A redirect was refused: ${error.message}`)
+    throw error
+  }
+}
+
+async function vettedAddresses(target: AllowedUrl, options: FetchOptions, signal: AbortSignal) {
+  if (target.literalAddress !== null)
+    return [{ address: target.literalAddress, family: isIP(target.literalAddress) }]
+  let found: ResolvedAddress[]
+  try {
+    found = await abortable((options.resolver ?? systemResolver)(target.host), signal)
+  } catch (error) {
+    throw fetchFailed(`The DNS lookup of ${target.host} failed (${errorCode(error)}).`)
+  }
+  if (found.length === 0) throw fetchFailed(`The DNS lookup of ${target.host} found no address.`)
+  // Every address, not just the first: the connection may fall back to any of them.
+  for (const { address } of found) {
+    const reason = addressRefusal(address, options.allowAddresses)
+    if (reason)
+      throw new DomainError(
+        'url_not_allowed',
+        `The host ${target.host} resolves to ${address}, which is ${reason}.`,
+      )
+  }
+  return found.map(({ address }) => ({ address, family: isIP(address) }))
+}
+
+function connect(
+  target: AllowedUrl,
+  addresses: ResolvedAddress[],
+  options: FetchOptions,
+  signal: AbortSignal,
+) {
+  const pinnedLookup: LookupFunction = (_host, lookupOptions, callback) => {
+    if (lookupOptions.all) return callback(null, addresses)
+    const [first] = addresses
+    callback(null, first?.address ?? '', first?.family)
+  }
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const outgoing = request({
+      host: target.host,
+      port: target.port,
+      path: target.url.pathname + target.url.search,
+      method: 'GET',
+      headers: { 'accept-encoding': 'identity', 'user-agent': 'kiln-fetch/1' },
+      // A private agent: no pooled socket from another request, and no proxy that would do its own DNS.
+      agent: false,
+      lookup: pinnedLookup,
+      ca: options.ca,
+      signal,
+    })
+    outgoing.on('response', resolve)
+    outgoing.on('error', (error) => reject(connectionFailure(error, target.host)))
+    outgoing.end()
+  })
+}
+
+async function store(
+  response: IncomingMessage,
+  target: AllowedUrl,
+  blobs: BlobStore,
+  key: string,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<FetchedFile> {
+  const stopOnDeadline = () => response.destroy(signal.reason)
+  signal.addEventListener('abort', stopOnDeadline, { once: true })
+  try {
+    const declared = Number(response.headers['content-length'])
+    if (declared > maxBytes)
+      throw new DomainError('too_large', `The file is ${declared} bytes; the limit is ${maxBytes}.`)
+    const stored = await blobs.put(key, response, { maxBytes })
+    return {
+      ...stored,
+      filename: downloadFilename(response.headers['content-disposition'], target.url),
+      contentType: response.headers['content-type']?.split(';')[0]?.trim().toLowerCase() || null,
+    }
+  } catch (error) {
+    if (isDomainError(error)) throw error
+    throw fetchFailed(`The connection to ${target.host} broke during the download (${errorCode(error)}).`)
+  } finally {
+    signal.removeEventListener('abort', stopOnDeadline)
+    response.destroy()
+  }
+}
+
+function connectionFailure(error: Error, host: string): DomainError {
+  const code = errorCode(error)
+  if (/CERT|SSL|TLS|EPROTO/.test(code)) return fetchFailed(`The TLS handshake with ${host} failed (${code}).`)
+  return fetchFailed(`Could not connect to ${host} (${code}).`)
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    if (signal.aborted) return onAbort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
+const errorCode = (error: unknown) =>
+  (error as { code?: unknown })?.code?.toString() ?? (error instanceof Error ? error.message : String(error))
+
+const fetchFailed = (message: string) => new DomainError('fetch_failed', message)
