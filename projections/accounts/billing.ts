@@ -41,22 +41,18 @@ export async function getBilling(
   )
   if (!account) return null
   const at = now.getTime()
-  const [spends, entries] = await Promise.all([
-    models
-      .collection<JobSpendDoc>(accountsModel, collections.spend)
-      .then((c) =>
-        c.find({ where: { accountId }, above: { field: 'chargedAt', value: at - spendWindowMs } }),
-      ),
-    models
-      .collection<LedgerEntryDoc>(accountsModel, collections.ledger)
-      .then((c) =>
-        c.find({
-          where: { accountId },
-          orderBy: { field: 'position', direction: 'desc' },
-          limit: billingEntryCount,
-        }),
-      ),
-  ])
+  const spendCollection = await models.collection<JobSpendDoc>(accountsModel, collections.spend)
+  const ledgerCollection = await models.collection<LedgerEntryDoc>(accountsModel, collections.ledger)
+  const spends = await spendCollection.find({
+    where: { accountId },
+    above: { field: 'chargedAt', value: at - spendWindowMs },
+  })
+  const newest = { field: 'position', direction: 'desc' } as const
+  const entries = await ledgerCollection.find({
+    where: { accountId },
+    orderBy: newest,
+    limit: billingEntryCount,
+  })
   const spent: Record<string, number> = {}
   for (const spend of spends) {
     // A charge is counted at the time it was made, less what its job got back.

@@ -1,0 +1,162 @@
+// Read models in MongoDB: a collection per read-model collection (`doc_` prefix), the document id
+// as `_id`, indexes declared by the projectors. A guarded write is a replace-or-insert filtered on
+// a lower position: when the stored document is as new or newer, the filter matches nothing, the
+// upsert's insert collides on `_id`, and that duplicate-key error means "already applied". No write
+// spans documents, so no transaction is needed (FerretDB has none).
+import { type AnyBulkWriteOperation, type Db, type Document, MongoBulkWriteError, MongoClient } from 'mongodb'
+import {
+  checkField,
+  checkName,
+  type Doc,
+  type DocumentCollection,
+  type IndexSpec,
+  type Query,
+  type ReadStore,
+} from './read-store.ts'
+
+const duplicateKey = 11000
+const namespaceNotFound = 26
+const prefix = 'doc_'
+
+type Stored = Document & { _id: string; position: number }
+
+const toDoc = <T extends Doc>({ _id, ...rest }: Stored): T => ({ id: _id, ...rest }) as unknown as T
+
+function toStored(doc: Doc): Stored {
+  const { id, ...rest } = doc
+  return { _id: id, ...rest }
+}
+
+class MongoCollection<T extends Doc> implements DocumentCollection<T> {
+  readonly #db: Db
+  readonly #name: string
+
+  constructor(db: Db, name: string) {
+    this.#db = db
+    this.#name = prefix + checkName(name)
+  }
+
+  get #collection() {
+    return this.#db.collection<Stored>(this.#name)
+  }
+
+  async get(id: string): Promise<T | null> {
+    const found = await this.#collection.findOne({ _id: id })
+    return found ? toDoc<T>(found) : null
+  }
+
+  async getMany(ids: readonly string[]): Promise<T[]> {
+    if (ids.length === 0) return []
+    const found = await this.#collection.find({ _id: { $in: [...ids] } }).toArray()
+    return found.map((stored) => toDoc<T>(stored))
+  }
+
+  async putGuarded(docs: readonly T[]): Promise<void> {
+    if (docs.length === 0) return
+    const operations: AnyBulkWriteOperation<Stored>[] = docs.map((doc) => {
+      const stored = toStored(doc)
+      return {
+        replaceOne: {
+          filter: { _id: stored._id, position: { $lt: stored.position } },
+          replacement: stored,
+          upsert: true,
+        },
+      }
+    })
+    try {
+      await this.#collection.bulkWrite(operations, { ordered: false })
+    } catch (error) {
+      const alreadyApplied =
+        error instanceof MongoBulkWriteError &&
+        Array.isArray(error.writeErrors) &&
+        error.writeErrors.length > 0 &&
+        error.writeErrors.every((e) => e.code === duplicateKey)
+      if (!alreadyApplied) throw error
+    }
+  }
+
+  async find(query: Query): Promise<T[]> {
+    const filter: Document = {}
+    for (const [name, value] of Object.entries(query.where ?? {})) filter[checkField(name)] = value
+    if (query.below)
+      filter[checkField(query.below.field)] = { ...filter[query.below.field], $lt: query.below.value }
+    if (query.above)
+      filter[checkField(query.above.field)] = { ...filter[query.above.field], $gt: query.above.value }
+    let cursor = this.#collection.find(filter)
+    if (query.orderBy)
+      cursor = cursor.sort({ [checkField(query.orderBy.field)]: query.orderBy.direction === 'desc' ? -1 : 1 })
+    if (query.limit !== undefined) cursor = cursor.limit(query.limit)
+    return (await cursor.toArray()).map((stored) => toDoc<T>(stored))
+  }
+}
+
+export class MongoReadStore implements ReadStore {
+  readonly #client: MongoClient
+  readonly #db: Db
+
+  constructor(client: MongoClient, databaseName?: string) {
+    this.#client = client
+    this.#db = client.db(databaseName)
+  }
+
+  /** Connects to `url`; the database is the URL's, or `databaseName` when given. */
+  static async connect(url: string, databaseName?: string): Promise<MongoReadStore> {
+    const client = new MongoClient(url)
+    await client.connect()
+    return new MongoReadStore(client, databaseName)
+  }
+
+  collection<T extends Doc>(name: string): DocumentCollection<T> {
+    return new MongoCollection<T>(this.#db, name)
+  }
+
+  async ensureIndexes(name: string, indexes: readonly IndexSpec[]): Promise<void> {
+    const collection = this.#db.collection(prefix + checkName(name))
+    if (indexes.length === 0) {
+      // Creates the collection, so it is listed like the SQLite adapter's tables.
+      await collection.createIndex({ position: 1 }, { name: 'position' })
+      return
+    }
+    for (const fields of indexes) {
+      const keys = Object.fromEntries(fields.map((field) => [checkField(field), 1]))
+      await collection.createIndex(keys, { name: fields.join('_') })
+    }
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    try {
+      await this.#db.collection(prefix + checkName(name)).drop()
+    } catch (error) {
+      if ((error as { code?: number }).code !== namespaceNotFound) throw error
+    }
+  }
+
+  async listCollections(): Promise<string[]> {
+    const collections = await this.#db.listCollections({}, { nameOnly: true }).toArray()
+    return collections
+      .map((c) => c.name)
+      .filter((name) => name.startsWith(prefix))
+      .map((name) => name.slice(prefix.length))
+      .sort()
+  }
+
+  async getCounter(key: string): Promise<number | null> {
+    const found = await this.#db.collection<{ _id: string; value: number }>('counters').findOne({ _id: key })
+    return found?.value ?? null
+  }
+
+  async setCounter(key: string, value: number): Promise<void> {
+    await this.#db
+      .collection<{ _id: string; value: number }>('counters')
+      .updateOne({ _id: key }, { $set: { value } }, { upsert: true })
+  }
+
+  /** Drops the whole database: for tests and throw-away rebuild targets. */
+  async dropDatabase(): Promise<void> {
+    await this.#db.dropDatabase()
+  }
+
+  async close(): Promise<void> {
+    await this.#client.close()
+  }
+}
