@@ -14,7 +14,7 @@ export function specFor<State, Command, Event>(decider: Spec<State, Command, Eve
       const state = given.reduce(decider.evolve, decider.initialState())
       const run = () => decider.decide(command, state)
       return {
-        then(expected: Partial<Event>[] | ((events: Event[]) => void)) {
+        then(expected: { type: string; data?: Record<string, unknown> }[] | ((events: Event[]) => void)) {
           const events = run()
           if (typeof expected === 'function') expected(events)
           else expect(events).toMatchObject(expected)
