@@ -1,0 +1,207 @@
+// Keeps the system moving from the event log alone, so nothing is lost when a process dies:
+// - queued jobs are (re)published to the dispatcher; jobs left running past their time limit plus a
+//   grace period (their node died) are published again, to be re-run or failed by the executor;
+// - finished jobs whose account was not settled get settled (slot released, failed jobs refunded);
+// - admissions whose job stream was never created are released;
+// - job outputs, uploads and credit lots expire when their time comes.
+// It folds every event once from position 0 and keeps only what is still pending in memory.
+import { accountStream } from '../domain/account/events.ts'
+import type { RecordedEvent, Subscription } from '../domain/ports/event-store.ts'
+import { jobStream } from '../domain/job/events.ts'
+import { uploadStream } from '../domain/upload/events.ts'
+import { getTool, isToolId } from '../domain/tools/catalog.ts'
+import { type ServiceContext, jobBlobPrefix } from '../app/context.ts'
+import { accountDecider, jobDecider, uploadDecider } from '../app/deciders.ts'
+import { handleCommand } from '../app/handle-command.ts'
+import { settleAccount } from './job-executor.ts'
+
+interface TrackedJob {
+  accountId: string
+  tool: string
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'expired' | 'deleted'
+  startedAt: number
+  outputsExpireAt: number | null
+  outcome: 'succeeded' | 'failed' | 'canceled' | null
+  released: boolean
+  publishedAt: number
+}
+
+export interface HousekeeperOptions {
+  intervalMs?: number
+  /** Admissions older than this with no job stream are released. */
+  orphanAdmissionMs?: number
+  /** In the embedded mode every running job found at start-up was orphaned by the last process. */
+  runningJobsAreOrphansAtStart?: boolean
+}
+
+export class Housekeeper {
+  readonly #ctx: ServiceContext
+  readonly #options: Required<HousekeeperOptions>
+  readonly #jobs = new Map<string, TrackedJob>()
+  readonly #admissions = new Map<string, { accountId: string; at: number }>()
+  readonly #releasedBeforeCreation = new Set<string>()
+  readonly #uploads = new Map<string, { endsAt: number; blobKey: string | null }>()
+  readonly #lots = new Map<string, { accountId: string; expiresAt: number }>()
+  #subscription: Subscription | null = null
+  #timer: NodeJS.Timeout | null = null
+  #caughtUpAt = 0
+  #position = 0
+  #ticking = false
+  #startedAt = 0
+
+  constructor(ctx: ServiceContext, options: HousekeeperOptions = {}) {
+    this.#ctx = ctx
+    this.#options = { intervalMs: 2000, orphanAdmissionMs: 60_000, runningJobsAreOrphansAtStart: true, ...options }
+  }
+
+  async start(): Promise<void> {
+    this.#startedAt = this.#ctx.now()
+    this.#caughtUpAt = await this.#ctx.store.headPosition()
+    this.#subscription = this.#ctx.store.subscribeToAll({
+      fromPosition: 0,
+      onEvent: (event) => this.#apply(event),
+      onError: (error) => console.error('[housekeeper] subscription error', error),
+    })
+    this.#timer = setInterval(() => void this.tick(), this.#options.intervalMs)
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer)
+    await this.#subscription?.stop()
+  }
+
+  get caughtUp(): boolean {
+    return this.#position >= this.#caughtUpAt
+  }
+
+  #apply(event: RecordedEvent): void {
+    this.#position = event.position
+    const data = event.data as Record<string, unknown> & { jobId?: string; accountId?: string; at?: string }
+    const at = typeof data.at === 'string' ? Date.parse(data.at) : 0
+    const job = data.jobId ? this.#jobs.get(data.jobId) : undefined
+    switch (event.type) {
+      case 'JobAdmitted':
+        this.#admissions.set(data.jobId!, { accountId: data.accountId!, at })
+        break
+      case 'JobReleased':
+        this.#admissions.delete(data.jobId!)
+        if (job) job.released = true
+        else this.#releasedBeforeCreation.add(data.jobId!)
+        break
+      case 'JobCreated':
+        this.#admissions.delete(data.jobId!)
+        this.#jobs.set(data.jobId!, {
+          accountId: data.accountId!,
+          tool: data.tool as string,
+          status: 'queued',
+          startedAt: 0,
+          outputsExpireAt: null,
+          outcome: null,
+          released: this.#releasedBeforeCreation.delete(data.jobId!),
+          publishedAt: 0,
+        })
+        break
+      case 'JobStarted':
+        if (job) Object.assign(job, { status: 'running', startedAt: at })
+        break
+      case 'JobSucceeded':
+      case 'JobFailed':
+      case 'JobCanceled':
+        if (job) {
+          job.status = event.type === 'JobSucceeded' ? 'succeeded' : event.type === 'JobFailed' ? 'failed' : 'canceled'
+          job.outcome = job.status
+          job.outputsExpireAt = Date.parse(data.outputsExpireAt as string)
+        }
+        break
+      case 'JobExpired':
+      case 'JobDeleted':
+        if (job) job.status = event.type === 'JobExpired' ? 'expired' : 'deleted'
+        break
+      case 'UploadCreated':
+        this.#uploads.set(data.uploadId as string, { endsAt: Date.parse(data.urlExpiresAt as string), blobKey: null })
+        break
+      case 'UploadReceived':
+        this.#uploads.set(data.uploadId as string, { endsAt: Date.parse(data.retainUntil as string), blobKey: data.blobKey as string })
+        break
+      case 'UploadExpired':
+        this.#uploads.delete(data.uploadId as string)
+        break
+      case 'CreditsGranted':
+        this.#lots.set(data.lotId as string, { accountId: data.accountId!, expiresAt: Date.parse(data.expiresAt as string) })
+        break
+      case 'LotExpired':
+        this.#lots.delete(data.lotId as string)
+        break
+    }
+  }
+
+  /** One pass over everything pending. Safe to run concurrently with the live system: every action is idempotent. */
+  async tick(): Promise<void> {
+    if (!this.caughtUp || this.#ticking) return
+    this.#ticking = true
+    try {
+      const now = this.#ctx.now()
+      for (const [jobId, job] of this.#jobs) await this.#tendJob(jobId, job, now).catch((error) => console.error(`[housekeeper] job ${jobId}`, error))
+      for (const [jobId, admission] of this.#admissions) {
+        if (now - admission.at < this.#options.orphanAdmissionMs) continue
+        await settleAccount(this.#ctx, admission.accountId, jobId, 'canceled').catch(() => {})
+        this.#admissions.delete(jobId)
+      }
+      for (const [uploadId, upload] of this.#uploads) {
+        if (now < upload.endsAt) continue
+        await handleCommand(this.#ctx.store, uploadStream(uploadId), uploadDecider, { type: 'ExpireUpload', data: { now } })
+        if (upload.blobKey) await this.#ctx.blobs.deletePrefix(upload.blobKey)
+        this.#uploads.delete(uploadId)
+      }
+      const dueAccounts = new Set([...this.#lots.values()].filter((lot) => lot.expiresAt <= now).map((lot) => lot.accountId))
+      for (const accountId of dueAccounts) {
+        await handleCommand(this.#ctx.store, accountStream(accountId), accountDecider, { type: 'ExpireLots', data: { now } })
+        for (const [lotId, lot] of this.#lots) if (lot.accountId === accountId && lot.expiresAt <= now) this.#lots.delete(lotId)
+      }
+    } finally {
+      this.#ticking = false
+    }
+  }
+
+  async #tendJob(jobId: string, job: TrackedJob, now: number): Promise<void> {
+    switch (job.status) {
+      case 'queued':
+        if (job.publishedAt === 0) {
+          job.publishedAt = now
+          await this.#ctx.dispatcher.publish({ jobId, tool: job.tool })
+        }
+        return
+      case 'running': {
+        const limit = isToolId(job.tool) ? getTool(job.tool).limits.timeoutMs : 600_000
+        const orphanedAtStart = this.#options.runningJobsAreOrphansAtStart && job.startedAt < this.#startedAt
+        const overdue = now - Math.max(job.startedAt, job.publishedAt) > limit + this.#ctx.config.stuckJobGraceMs
+        if (orphanedAtStart ? job.publishedAt === 0 : overdue) {
+          job.publishedAt = now
+          await this.#ctx.dispatcher.publish({ jobId, tool: job.tool })
+        }
+        return
+      }
+      case 'succeeded':
+      case 'failed':
+      case 'canceled':
+        await this.#settle(jobId, job)
+        if (job.outputsExpireAt !== null && now >= job.outputsExpireAt) {
+          await handleCommand(this.#ctx.store, jobStream(jobId), jobDecider, { type: 'ExpireJob', data: { now } })
+          await this.#ctx.blobs.deletePrefix(jobBlobPrefix(jobId))
+          job.status = 'expired'
+        }
+        return
+      case 'expired':
+      case 'deleted':
+        await this.#settle(jobId, job)
+        this.#jobs.delete(jobId)
+        return
+    }
+  }
+
+  async #settle(jobId: string, job: TrackedJob): Promise<void> {
+    if (job.released || job.outcome === null) return
+    await settleAccount(this.#ctx, job.accountId, jobId, job.outcome)
+    job.released = true
+  }
+}
