@@ -75,7 +75,7 @@ export class NatsPullConsumer {
     try {
       job = decodeJob(msg.data)
     } catch {
-      bestEffort(() => msg.term('not a job message'))
+      bestEffort(() => msg.term())
       return
     }
     const { policy, ackWaitMs } = this.#settings
@@ -95,7 +95,8 @@ export class NatsPullConsumer {
       })
       if (outcome === 'done') bestEffort(() => msg.ack())
       else if (outcome === 'retry') bestEffort(() => msg.nak(redeliveryDelayMs(policy, deliveryCount)))
-      else bestEffort(() => msg.term(outcome))
+      // No reason text: servers before 2.11 (Debian's 2.9) do not recognise a reasoned term and redeliver.
+      else bestEffort(() => msg.term())
     } finally {
       clearInterval(heartbeat)
     }

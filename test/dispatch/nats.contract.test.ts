@@ -1,0 +1,26 @@
+import { afterAll, beforeAll, describe, it } from 'vitest'
+import { NatsDispatcher } from '../../workers/dispatch/nats.ts'
+import { dispatcherContract } from './contract.ts'
+import { type NatsServer, natsUnavailableReason, startNatsServer } from './nats-server.ts'
+import { uniqueTopology } from './nats-topology-names.ts'
+
+const unavailable = natsUnavailableReason()
+
+if (unavailable) {
+  describe('dispatcher contract: NATS JetStream', () => {
+    it.skip(`SKIPPED: ${unavailable}`, () => {})
+  })
+  console.warn(`[nats] dispatcher contract SKIPPED: ${unavailable}`)
+} else {
+  let server: NatsServer
+  beforeAll(async () => {
+    server = await startNatsServer()
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+  dispatcherContract(
+    'NATS JetStream',
+    async (settings) => new NatsDispatcher({ servers: server.url, ...uniqueTopology(), ...settings }),
+  )
+}
