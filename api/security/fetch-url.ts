@@ -70,8 +70,8 @@ export async function fetchToBlob(
 async function openFollowingRedirects(url: string, options: FetchOptions, signal: AbortSignal) {
   const maxRedirects = Math.min(options.maxRedirects ?? redirectLimit, redirectLimit)
   let target = parseAllowedUrl(url, options)
+  let addresses = await vettedAddresses(target, options, signal)
   for (let redirects = 0; ; redirects++) {
-    const addresses = await vettedAddresses(target, options, signal)
     const response = await connect(target, addresses, options, signal)
     const status = response.statusCode ?? 0
     const location = response.headers.location
@@ -79,6 +79,7 @@ async function openFollowingRedirects(url: string, options: FetchOptions, signal
       response.destroy()
       if (redirects >= maxRedirects) throw fetchFailed(`The URL redirected more than ${maxRedirects} times.`)
       target = redirectTarget(location, target, options)
+      addresses = await vettedAddresses(target, options, signal).catch(asRedirectRefusal)
       continue
     }
     if (status < 200 || status > 299) {
@@ -99,10 +100,16 @@ function redirectTarget(location: string, from: AllowedUrl, options: FetchOption
   try {
     return parseAllowedUrl(next.href, options)
   } catch (error) {
-    if (isDomainError(error))
-      throw new DomainError('url_not_allowed', `A redirect was refused: ${error.message}`)
-    throw error
+    return asRedirectRefusal(error)
   }
+}
+
+/** The caller gave a fine URL; say that it was where it led that was refused. */
+function asRedirectRefusal(error: unknown): never {
+  if (isDomainError(error) && error.code === 'url_not_allowed') {
+    throw new DomainError('url_not_allowed', `A redirect was refused: ${error.message}`)
+  }
+  throw error
 }
 
 async function vettedAddresses(target: AllowedUrl, options: FetchOptions, signal: AbortSignal) {
