@@ -1,0 +1,117 @@
+// The composition root: builds the event store, read models, blob store, dispatcher, projection
+// runners, housekeeper and job consumer from the configuration. The embedded default needs nothing
+// but a data folder; KURRENTDB_URL, MONGODB_URL and NATS_URL switch each part to its server.
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { join } from 'node:path'
+import { KurrentDbEventStore } from '../adapters/eventstore/kurrentdb.ts'
+import { SqliteEventStore } from '../adapters/eventstore/sqlite.ts'
+import { LocalBlobStore } from '../adapters/blobs/local.ts'
+import type { Consumer, Dispatcher } from '../domain/ports/dispatcher.ts'
+import type { EventStore } from '../domain/ports/event-store.ts'
+import { MongoReadStore } from '../projections/mongo-read-store.ts'
+import { projectors } from '../projections/models.ts'
+import { ReadModels } from '../projections/read-models.ts'
+import type { ReadStore } from '../projections/read-store.ts'
+import { ProjectionRunner } from '../projections/runner.ts'
+import { SqliteReadStore } from '../projections/sqlite-read-store.ts'
+import { InProcessDispatcher } from '../workers/dispatch/in-process.ts'
+import { NatsDispatcher } from '../workers/dispatch/nats.ts'
+import { Housekeeper } from '../workers/housekeeper.ts'
+import { executeJob, failJob } from '../workers/job-executor.ts'
+import type { Config } from './config.ts'
+import type { ServiceContext } from './context.ts'
+
+export interface Services {
+  ctx: ServiceContext
+  models: ReadModels
+  runners: ProjectionRunner[]
+  /** Resolves once every read model has passed the position (read-your-writes), or after the timeout. */
+  waitForPosition(position: number, timeoutMs?: number): Promise<boolean>
+  close(): Promise<void>
+}
+
+export interface StartOptions {
+  /** Run jobs in this process (the embedded default, and `npm run worker`). */
+  consumeJobs?: boolean
+  /** Run projections and the housekeeper (the API process). */
+  project?: boolean
+  now?: () => number
+}
+
+/** The signing secret: from the environment, or generated once and kept in the data folder. */
+function signingSecret(config: Config): string {
+  if (config.signingSecret) return config.signingSecret
+  const path = join(config.dataDir, 'signing.secret')
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim()
+  const secret = randomBytes(32).toString('base64url')
+  writeFileSync(path, secret, { mode: 0o600 })
+  return secret
+}
+
+export async function openEventStore(config: Config): Promise<EventStore> {
+  mkdirSync(config.dataDir, { recursive: true })
+  return config.kurrentDbUrl ? new KurrentDbEventStore(config.kurrentDbUrl) : new SqliteEventStore(join(config.dataDir, 'events.db'))
+}
+
+export async function openReadStore(config: Config): Promise<ReadStore> {
+  return config.mongoDbUrl ? MongoReadStore.connect(config.mongoDbUrl) : new SqliteReadStore(join(config.dataDir, 'read.db'))
+}
+
+function openDispatcher(config: Config): Dispatcher {
+  return config.natsUrl
+    ? new NatsDispatcher({ servers: config.natsUrl, maxDeliver: config.maxJobAttempts })
+    : new InProcessDispatcher({ maxDeliver: config.maxJobAttempts })
+}
+
+export async function startServices(config: Config, options: StartOptions = {}): Promise<Services> {
+  const { consumeJobs = true, project = true, now = Date.now } = options
+  mkdirSync(config.dataDir, { recursive: true })
+  const resolvedConfig = { ...config, signingSecret: signingSecret(config) }
+  const store = await openEventStore(resolvedConfig)
+  const readStore = await openReadStore(resolvedConfig)
+  const dispatcher = openDispatcher(resolvedConfig)
+  const ctx: ServiceContext = {
+    config: resolvedConfig,
+    store,
+    blobs: new LocalBlobStore(join(config.dataDir, 'blobs')),
+    dispatcher,
+    now,
+    random: (size) => randomBytes(size),
+  }
+  const models = new ReadModels(readStore)
+  const runners = project ? projectors.map((projector) => new ProjectionRunner(store, readStore, projector)) : []
+  for (const runner of runners) await runner.start()
+  const housekeeper = project ? new Housekeeper(ctx, { runningJobsAreOrphansAtStart: !config.natsUrl }) : null
+  await housekeeper?.start()
+
+  let consumer: Consumer | null = null
+  if (consumeJobs) {
+    const workerName = `${hostname()}:${process.pid}`
+    consumer = await dispatcher.consume({
+      concurrency: config.workerConcurrency,
+      handle: (job, delivery) => executeJob(ctx, job, delivery, workerName),
+      deadLetter: (job, attempts) =>
+        failJob(ctx, job.jobId, { code: 'internal', message: `The job could not be run after ${attempts} attempts.`, hint: 'Retry later; failed jobs cost nothing.' }, null),
+    })
+  }
+
+  return {
+    ctx,
+    models,
+    runners,
+    async waitForPosition(position, timeoutMs = 5000) {
+      const results = await Promise.all(runners.map((runner) => runner.waitForPosition(position, timeoutMs)))
+      return results.every(Boolean)
+    },
+    async close() {
+      await consumer?.stop()
+      await housekeeper?.stop()
+      for (const runner of runners) await runner.stop()
+      await dispatcher.close()
+      await readStore.close()
+      await store.close()
+    },
+  }
+}
