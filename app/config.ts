@@ -25,6 +25,10 @@ export interface Config {
   maxJobAttempts: number
   /** How long past its time limit a running job may stay silent before it is considered lost. */
   stuckJobGraceMs: number
+  /** OAuth access tokens (JWT) are accepted when an issuer, audience and JWKS URL are configured. */
+  oauth: { issuer: string; audience: string; jwksUrl: string; accountClaim: string } | null
+  /** Requests per second per credential, and the burst allowed above it. */
+  rateLimit: { perSecond: number; burst: number }
 }
 
 const day = 86_400_000
@@ -53,5 +57,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     forgottenKeyMs: 30 * day,
     maxJobAttempts: int(env.MAX_JOB_ATTEMPTS, 3),
     stuckJobGraceMs: int(env.STUCK_JOB_GRACE_MS, 60_000),
+    oauth:
+      env.OAUTH_ISSUER && env.OAUTH_AUDIENCE && env.OAUTH_JWKS_URL
+        ? { issuer: env.OAUTH_ISSUER, audience: env.OAUTH_AUDIENCE, jwksUrl: env.OAUTH_JWKS_URL, accountClaim: env.OAUTH_ACCOUNT_CLAIM ?? 'sub' }
+        : null,
+    rateLimit: { perSecond: int(env.RATE_LIMIT_PER_SECOND, 20), burst: int(env.RATE_LIMIT_BURST, 60) },
   }
 }

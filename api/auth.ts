@@ -1,0 +1,65 @@
+// Who is calling: an API key, a console session token (a credential of its own kind), or an OAuth
+// access token (a JWT verified against the configured issuer, audience and JWKS). Secrets are looked
+// up by hash; the lookup is an indexed equality on a SHA-256 of a 256-bit secret, so response time
+// says nothing about the secret.
+import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose'
+import type { AccountDoc } from '../projections/accounts/account-docs.ts'
+import { accountsModel, collections } from '../projections/accounts/account-docs.ts'
+import { findCredentialBySecretHash, recordKeyUse } from '../projections/keys/queries.ts'
+import type { Services } from '../app/services.ts'
+import { DomainError } from '../domain/errors.ts'
+import { secretShape } from '../domain/ids.ts'
+import { hashSecret } from './security/secrets.ts'
+
+export interface Principal {
+  accountId: string
+  kind: 'key' | 'oauth' | 'console'
+  credentialId: string
+}
+
+const jwksCache = new Map<string, JWTVerifyGetKey>()
+
+async function verifyOAuth(services: Services, token: string): Promise<Principal> {
+  const oauth = services.ctx.config.oauth
+  if (!oauth) throw new DomainError('unauthorized', 'Invalid API key.')
+  let jwks = jwksCache.get(oauth.jwksUrl)
+  if (!jwks) {
+    jwks = createRemoteJWKSet(new URL(oauth.jwksUrl))
+    jwksCache.set(oauth.jwksUrl, jwks)
+  }
+  try {
+    const { payload } = await jwtVerify(token, jwks, { issuer: oauth.issuer, audience: oauth.audience })
+    const accountId = payload[oauth.accountClaim]
+    if (typeof accountId !== 'string') throw new Error('no account claim')
+    return { accountId, kind: 'oauth', credentialId: `oauth:${payload.sub ?? accountId}` }
+  } catch {
+    throw new DomainError('unauthorized', 'The access token is invalid or expired.')
+  }
+}
+
+export function bearerToken(header: string | undefined): string {
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+  if (!match) throw new DomainError('unauthorized', 'Send Authorization: Bearer <API key>.')
+  return match[1]!
+}
+
+export async function authenticate(services: Services, authorization: string | undefined): Promise<Principal> {
+  const token = bearerToken(authorization)
+  let principal: Principal
+  if (secretShape.test(token)) {
+    const credential = await findCredentialBySecretHash(services.models, hashSecret(token))
+    if (!credential || credential.revoked) throw new DomainError('unauthorized', 'The API key is invalid or revoked.')
+    principal = { accountId: credential.accountId, kind: credential.kind === 'console_token' ? 'console' : 'key', credentialId: credential.id }
+    if (principal.kind === 'key') void recordKeyUse(services.models, credential.id, new Date(services.ctx.now())).catch(() => {})
+  } else {
+    principal = await verifyOAuth(services, token)
+  }
+  const account = await (await services.models.collection<AccountDoc>(accountsModel, collections.accounts)).get(principal.accountId)
+  if (!account) throw new DomainError('unauthorized', 'No account for these credentials.')
+  if (account.disabled) throw new DomainError('account_disabled')
+  return principal
+}
+
+export function requireConsole(principal: Principal): void {
+  if (principal.kind !== 'console') throw new DomainError('forbidden', 'This endpoint is for console sessions only; API keys and OAuth tokens cannot use it.')
+}
