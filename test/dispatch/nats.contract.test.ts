@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest'
 import { NatsDispatcher } from '../../workers/dispatch/nats.ts'
 import { dispatcherContract } from './contract.ts'
 import { type NatsServer, natsUnavailableReason, startNatsServer } from './nats-server.ts'
-import { uniqueTopology } from './nats-topology-names.ts'
+import { deleteTestStreams, uniqueTopology } from './nats-test-topology.ts'
 
 const unavailable = natsUnavailableReason()
 
@@ -17,6 +17,7 @@ if (unavailable) {
     server = await startNatsServer()
   })
   afterAll(async () => {
+    if (server) await deleteTestStreams(server.url)
     await server?.stop()
   })
   dispatcherContract(

@@ -1,0 +1,123 @@
+// What only the NATS adapter can show: a worker process dying mid-job, the dead-letter stream, and many
+// workers creating the same stream and consumer at once.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { connect } from '@nats-io/transport-node'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { NatsDispatcher, type NatsDispatcherOptions } from '../../workers/dispatch/nats.ts'
+import { contractSettings, newJob, recorder } from './contract.ts'
+import { type NatsServer, natsUnavailableReason, startNatsServer } from './nats-server.ts'
+import { deleteTestStreams, uniqueTopology } from './nats-test-topology.ts'
+
+const unavailable = natsUnavailableReason()
+const stallingWorker = fileURLToPath(new URL('./fixtures/stalling-worker.ts', import.meta.url))
+const eventually = { timeout: 10_000, interval: 20 }
+
+describe.skipIf(unavailable)('NATS dispatcher', () => {
+  let server: NatsServer
+  const dispatchers: NatsDispatcher[] = []
+  const dispatcher = (options: NatsDispatcherOptions) => {
+    const d = new NatsDispatcher(options)
+    dispatchers.push(d)
+    return d
+  }
+
+  beforeAll(async () => {
+    server = await startNatsServer()
+  })
+  afterAll(async () => {
+    await Promise.all(dispatchers.map((d) => d.close()))
+    if (server) await deleteTestStreams(server.url)
+    await server?.stop()
+  })
+
+  it('redelivers the job of a worker killed mid-job to another worker, which completes it once', async () => {
+    const options = { servers: server.url, ...uniqueTopology(), ...contractSettings }
+    const d = dispatcher(options)
+    const job = newJob()
+    await d.publish(job)
+
+    const child = spawn(process.execPath, [stallingWorker], {
+      env: { ...process.env, KILN_TEST_NATS_OPTIONS: JSON.stringify(options) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const [firstLine] = (await once(createInterface({ input: child.stdout }), 'line')) as [string]
+    expect(JSON.parse(firstLine)).toEqual({ jobId: job.jobId, attempt: 1 })
+    child.kill('SIGKILL')
+    await once(child, 'exit')
+
+    const survivor = recorder()
+    let completions = 0
+    const consumer = await d.consume(
+      survivor.options(async () => {
+        completions += 1
+      }),
+    )
+    // The dead worker's heartbeats stopped, so the job comes back once ack_wait has passed.
+    await vi.waitFor(() => expect(survivor.deliveries).toEqual([{ ...job, attempt: 2 }]), eventually)
+    await vi.waitFor(async () => expect(await d.pending()).toBe(0), eventually)
+    await consumer.stop()
+    expect(completions).toBe(1)
+    expect(survivor.deadLetters).toEqual([])
+  })
+
+  it('keeps a copy of a dead-lettered job on the dead-letter stream and removes it from the work queue', async () => {
+    const topology = uniqueTopology()
+    const d = dispatcher({ servers: server.url, ...topology, ...contractSettings, maxDeliver: 2 })
+    const seen = recorder()
+    const job = newJob('extract_pdf')
+    await d.publish(job)
+    const consumer = await d.consume(
+      seen.options(async () => {
+        throw new Error('always fails')
+      }),
+    )
+    await vi.waitFor(() => expect(seen.deadLetters).toEqual([{ jobId: job.jobId, attempts: 2 }]), eventually)
+    await consumer.stop()
+
+    const nc = await connect({ servers: server.url })
+    try {
+      const jsm = await jetstreamManager(nc)
+      await vi.waitFor(async () => {
+        expect((await jsm.streams.info(topology.stream)).state.messages).toBe(0)
+      }, eventually)
+      const dead = await jsm.streams.getMessage(`${topology.stream}_DEAD`, {
+        last_by_subj: `${topology.subjectPrefix}.dead.extract_pdf`,
+      })
+      expect(dead?.json()).toEqual(job)
+    } finally {
+      await nc.close()
+    }
+  })
+
+  it('lets several workers create the same stream and consumer at once, and applies a changed setting', async () => {
+    const topology = uniqueTopology()
+    const starting = Array.from({ length: 4 }, () => dispatcher({ servers: server.url, ...topology }))
+    expect(await Promise.all(starting.map((d) => d.pending()))).toEqual([0, 0, 0, 0])
+
+    const reconfigured = dispatcher({ servers: server.url, ...topology, maxDeliver: 5, ackWaitMs: 20_000 })
+    await reconfigured.publish(newJob())
+    expect(await reconfigured.pending()).toBe(1)
+
+    const nc = await connect({ servers: server.url })
+    try {
+      const info = await (await jetstreamManager(nc)).consumers.info(topology.stream, topology.consumer)
+      // maxDeliver handler runs plus the deliveries reserved for retrying the dead letter.
+      expect(info.config.max_deliver).toBe(8)
+      expect(info.config.ack_wait).toBe(20_000_000_000)
+    } finally {
+      await nc.close()
+    }
+  })
+
+  it('refuses a tool name that would break the subject', async () => {
+    const d = dispatcher({ servers: server.url, ...uniqueTopology() })
+    await expect(d.publish({ jobId: 'j1', tool: 'a.b' })).rejects.toThrow(RangeError)
+    await expect(d.publish({ jobId: 'j2', tool: 'kiln.>' })).rejects.toThrow(RangeError)
+  })
+})
+
+if (unavailable) console.warn(`[nats] NATS dispatcher tests SKIPPED: ${unavailable}`)
