@@ -7,6 +7,7 @@ import { lookup as dnsLookup } from 'node:dns/promises'
 import type { IncomingMessage } from 'node:http'
 import { request } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
+import { pipeline, Transform } from 'node:stream'
 import { DomainError, isDomainError } from '../../domain/errors.ts'
 import type { BlobStore } from '../../domain/ports/blob-store.ts'
 import { type AllowedUrl, addressRefusal, parseAllowedUrl, type UrlPolicy } from './allowed-url.ts'
@@ -178,7 +179,8 @@ async function store(
     const declared = Number(response.headers['content-length'])
     if (declared > maxBytes)
       throw new DomainError('too_large', `The file is ${declared} bytes; the limit is ${maxBytes}.`)
-    const stored = await blobs.put(key, response, { maxBytes })
+    // The store enforces maxBytes too, but this boundary should not depend on every adapter doing so.
+    const stored = await blobs.put(key, pipeline(response, byteLimit(maxBytes), ignore), { maxBytes })
     return {
       ...stored,
       filename: downloadFilename(response.headers['content-disposition'], target.url),
@@ -192,6 +194,21 @@ async function store(
     response.destroy()
   }
 }
+
+function byteLimit(maxBytes: number): Transform {
+  let received = 0
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      received += chunk.length
+      if (received > maxBytes)
+        return callback(new DomainError('too_large', `The file is larger than ${maxBytes} bytes.`))
+      callback(null, chunk)
+    },
+  })
+}
+
+// Errors travel on to the blob store through the returned stream; pipeline still wants a callback.
+const ignore = () => {}
 
 function connectionFailure(error: Error, host: string): DomainError {
   const code = errorCode(error)

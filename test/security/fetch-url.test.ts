@@ -287,6 +287,21 @@ describe('limits and failures', () => {
     expect(written).toBeLessThan(1_000_000)
   })
 
+  it('enforces the limit itself, even with a blob store that would take everything', async () => {
+    server.routes.set('/chunked', (_request, response) => {
+      response.write(Buffer.alloc(8000))
+      response.end(Buffer.alloc(8000))
+    })
+    const lenient = new LocalBlobStore(root)
+    const put = lenient.put.bind(lenient)
+    lenient.put = (key, body) => put(key, body)
+    const error = await failure(
+      fetchToBlob(local('/chunked'), lenient, 'in/chunked', trusting({ maxBytes: 10_000 })),
+    )
+    expect(error.code).toBe('too_large')
+    expect(await storedFiles()).toEqual([])
+  })
+
   it('enforces the total time limit, while waiting for headers and while reading the body (fetch_failed)', async () => {
     server.routes.set('/silent', () => {})
     server.routes.set('/trickle', (_request, response) => {
