@@ -258,6 +258,13 @@ export function dispatcherContract(name: string, open: (settings: ContractSettin
       expect(seen.deliveries).toHaveLength(3)
     })
 
+    it('refuses to publish once closed', async () => {
+      const d = await dispatcher()
+      await d.pending()
+      await d.close()
+      await expect(d.publish(newJob())).rejects.toThrow(/closed/)
+    })
+
     it('shares the work between two consumers', async () => {
       const d = await dispatcher()
       const a = recorder()

@@ -10,6 +10,8 @@ import { setTimeout as delay } from 'node:timers/promises'
 
 export interface NatsServer {
   url: string
+  /** Stops and starts the server on the same port and store; undefined for a server given by NATS_URL. */
+  restart?: () => Promise<void>
   stop(): Promise<void>
 }
 
@@ -27,6 +29,21 @@ export async function startNatsServer(): Promise<NatsServer> {
 
   const storeDir = await mkdtemp(join(tmpdir(), 'kiln-nats-'))
   const port = await freePort()
+  let child = await launch(storeDir, port)
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    restart: async () => {
+      await terminate(child)
+      child = await launch(storeDir, port)
+    },
+    stop: async () => {
+      await terminate(child)
+      await rm(storeDir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function launch(storeDir: string, port: number): Promise<ChildProcess> {
   const child = spawn(serverBinary, ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], {
     stdio: ['ignore', 'ignore', 'pipe'],
   })
@@ -34,17 +51,13 @@ export async function startNatsServer(): Promise<NatsServer> {
   child.stderr?.on('data', (chunk: Buffer) => {
     log += chunk.toString()
   })
-  const stop = async () => {
-    await terminate(child)
-    await rm(storeDir, { recursive: true, force: true })
-  }
   try {
     await waitUntilAccepting(port, child)
+    return child
   } catch (error) {
-    await stop()
+    await terminate(child)
     throw new Error(`nats-server did not start: ${(error as Error).message}\n${log}`)
   }
-  return { url: `nats://127.0.0.1:${port}`, stop }
 }
 
 function freePort(): Promise<number> {

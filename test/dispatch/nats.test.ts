@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
+import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
@@ -111,6 +112,30 @@ describe.skipIf(unavailable)('NATS dispatcher', () => {
     } finally {
       await nc.close()
     }
+  })
+
+  it('loses no job when the server restarts while workers are consuming', async (context) => {
+    if (!server.restart) context.skip('the server given by NATS_URL cannot be restarted by the test')
+    const d = dispatcher({ servers: server.url, ...uniqueTopology(), ...contractSettings })
+    const seen = recorder()
+    const before = Array.from({ length: 4 }, () => newJob())
+    const after = Array.from({ length: 4 }, () => newJob())
+    const consumer = await d.consume(seen.options(() => delay(50), 2))
+    for (const job of before) await d.publish(job)
+    await vi.waitFor(() => expect(seen.deliveries.length).toBeGreaterThan(0), eventually)
+
+    await server.restart!()
+    // Publishing is the caller's to retry (the event store feeds jobs again); consuming resumes by itself.
+    for (const job of after) await vi.waitFor(() => d.publish(job), eventually)
+
+    const all = [...before, ...after].map((job) => job.jobId)
+    await vi.waitFor(() => expect(new Set(seen.deliveries.map((x) => x.jobId))).toEqual(new Set(all)), {
+      ...eventually,
+      timeout: 30_000,
+    })
+    await vi.waitFor(async () => expect(await d.pending()).toBe(0), eventually)
+    await consumer.stop()
+    expect(seen.deadLetters).toEqual([])
   })
 
   it('refuses a tool name that would break the subject', async () => {

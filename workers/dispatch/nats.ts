@@ -36,6 +36,7 @@ export class NatsDispatcher implements Dispatcher {
   readonly #topology: NatsTopology
   readonly #consumers = new Set<NatsPullConsumer>()
   #connected: Promise<Connected> | undefined
+  #closed = false
 
   constructor(options: NatsDispatcherOptions) {
     const stream = options.stream ?? 'KILN_JOBS'
@@ -89,15 +90,18 @@ export class NatsDispatcher implements Dispatcher {
   }
 
   async close(): Promise<void> {
+    this.#closed = true
     await Promise.all([...this.#consumers].map((pull) => pull.stop()))
     this.#consumers.clear()
-    const connected = this.#connected
+    // A connection that never opened has nothing to flush.
+    const connected = await this.#connected?.catch(() => undefined)
     this.#connected = undefined
     // Draining flushes the acks of the jobs that just finished before the socket goes.
-    if (connected) await (await connected).nc.drain()
+    await connected?.nc.drain()
   }
 
   #connect(): Promise<Connected> {
+    if (this.#closed) return Promise.reject(new Error('dispatcher is closed'))
     this.#connected ??= this.#open().catch((error: unknown) => {
       this.#connected = undefined
       throw error
