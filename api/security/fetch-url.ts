@@ -126,11 +126,12 @@ async function vettedAddresses(target: AllowedUrl, options: FetchOptions, signal
   // Every address, not just the first: the connection may fall back to any of them.
   for (const { address } of found) {
     const reason = addressRefusal(address, options.allowAddresses)
-    if (reason)
+    if (reason) {
       throw new DomainError(
         'url_not_allowed',
         `The host ${target.host} resolves to ${address}, which is ${reason}.`,
       )
+    }
   }
   return found.map(({ address }) => ({ address, family: isIP(address) }))
 }
