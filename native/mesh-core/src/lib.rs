@@ -1,1 +1,12 @@
-//! placeholder
+//! Mesh processing core of kiln: format readers and writers, and the inspect, simplify, optimize
+//! and split tools. Pure Rust with no Node types, so it is tested and fuzzed with cargo alone.
+pub mod error;
+pub mod math;
+pub mod model;
+pub mod png_image;
+pub mod read;
+
+pub use error::{ErrorCode, MeshError, Result};
+pub use model::Model;
+pub mod bake;
+pub mod write;

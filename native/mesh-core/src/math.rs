@@ -1,0 +1,150 @@
+//! Small column-major 4x4 matrix and vector helpers (glTF conventions).
+
+pub fn mul(a: &[f32; 16], b: &[f32; 16]) -> [f32; 16] {
+    let mut out = [0.0f32; 16];
+    for col in 0..4 {
+        for row in 0..4 {
+            out[col * 4 + row] = (0..4).map(|k| a[k * 4 + row] * b[col * 4 + k]).sum();
+        }
+    }
+    out
+}
+
+pub fn transform_point(m: &[f32; 16], p: [f32; 3]) -> [f32; 3] {
+    [
+        m[0] * p[0] + m[4] * p[1] + m[8] * p[2] + m[12],
+        m[1] * p[0] + m[5] * p[1] + m[9] * p[2] + m[13],
+        m[2] * p[0] + m[6] * p[1] + m[10] * p[2] + m[14],
+    ]
+}
+
+/// The 3x3 cofactor matrix of the upper-left block: transforms normals (inverse transpose up to scale).
+pub fn normal_matrix(m: &[f32; 16]) -> [[f32; 3]; 3] {
+    let c = |i: usize, j: usize| m[j * 4 + i];
+    let mut out = [[0.0f32; 3]; 3];
+    for (i, row) in out.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            *v = c(i1, j1) * c(i2, j2) - c(i1, j2) * c(i2, j1);
+        }
+    }
+    out
+}
+
+pub fn determinant3(m: &[f32; 16]) -> f32 {
+    m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) + m[8] * (m[1] * m[6] - m[5] * m[2])
+}
+
+pub fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+pub fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+pub fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+pub fn length(a: [f32; 3]) -> f32 {
+    dot(a, a).sqrt()
+}
+
+pub fn normalize(a: [f32; 3]) -> Option<[f32; 3]> {
+    let len = length(a);
+    (len > 0.0 && len.is_finite()).then(|| [a[0] / len, a[1] / len, a[2] / len])
+}
+
+/// Twice the triangle's area vector (its normal scaled by area).
+pub fn face_normal(a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> [f32; 3] {
+    cross(sub(b, a), sub(c, a))
+}
+
+/// Builds the matrix of translation * rotation (unit quaternion xyzw) * scale.
+pub fn compose(t: [f32; 3], q: [f32; 4], s: [f32; 3]) -> [f32; 16] {
+    let [x, y, z, w] = q;
+    let r = [
+        1.0 - 2.0 * (y * y + z * z),
+        2.0 * (x * y + z * w),
+        2.0 * (x * z - y * w),
+        2.0 * (x * y - z * w),
+        1.0 - 2.0 * (x * x + z * z),
+        2.0 * (y * z + x * w),
+        2.0 * (x * z + y * w),
+        2.0 * (y * z - x * w),
+        1.0 - 2.0 * (x * x + y * y),
+    ];
+    [
+        r[0] * s[0], r[1] * s[0], r[2] * s[0], 0.0,
+        r[3] * s[1], r[4] * s[1], r[5] * s[1], 0.0,
+        r[6] * s[2], r[7] * s[2], r[8] * s[2], 0.0,
+        t[0], t[1], t[2], 1.0,
+    ]
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub min: [f32; 3],
+    pub max: [f32; 3],
+}
+
+impl Bounds {
+    pub fn empty() -> Self {
+        Bounds { min: [f32::INFINITY; 3], max: [f32::NEG_INFINITY; 3] }
+    }
+
+    pub fn add(&mut self, p: [f32; 3]) {
+        for k in 0..3 {
+            self.min[k] = self.min[k].min(p[k]);
+            self.max[k] = self.max[k].max(p[k]);
+        }
+    }
+
+    pub fn of(points: &[[f32; 3]]) -> Self {
+        let mut b = Bounds::empty();
+        points.iter().for_each(|&p| b.add(p));
+        b
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.min[0] > self.max[0]
+    }
+
+    /// Largest side; 0 for an empty box.
+    pub fn extent(&self) -> f32 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        (0..3).map(|k| self.max[k] - self.min[k]).fold(0.0, f32::max)
+    }
+
+    pub fn center(&self) -> [f32; 3] {
+        [0, 1, 2].map(|k| (self.min[k] + self.max[k]) * 0.5)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compose_then_transform_applies_scale_rotation_translation() {
+        let half = std::f32::consts::FRAC_1_SQRT_2;
+        let m = compose([1.0, 2.0, 3.0], [0.0, 0.0, half, half], [2.0, 2.0, 2.0]);
+        let p = transform_point(&m, [1.0, 0.0, 0.0]);
+        assert!((p[0] - 1.0).abs() < 1e-5 && (p[1] - 4.0).abs() < 1e-5 && (p[2] - 3.0).abs() < 1e-5);
+        assert!((determinant3(&m) - 8.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn normal_matrix_keeps_normals_perpendicular_under_non_uniform_scale() {
+        let m = compose([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0, 4.0, 1.0]);
+        let nm = normal_matrix(&m);
+        let n = [1.0f32, 1.0, 0.0];
+        let t = [nm[0][0] * n[0] + nm[0][1] * n[1], nm[1][0] * n[0] + nm[1][1] * n[1], 0.0];
+        let tangent = transform_point(&m, [1.0, -1.0, 0.0]);
+        assert!(dot(t, tangent).abs() < 1e-5);
+    }
+}

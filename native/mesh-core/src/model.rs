@@ -1,0 +1,162 @@
+//! The in-memory scene every reader produces and every writer and tool consumes:
+//! glTF-shaped (meshes of triangle primitives placed by a node tree), with materials and
+//! textures kept as glTF JSON so they pass through untouched.
+use serde_json::Value;
+
+/// A per-vertex attribute other than the position, decoded to floats.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attribute {
+    /// glTF semantic: NORMAL, TEXCOORD_n or COLOR_n.
+    pub semantic: String,
+    pub components: usize,
+    /// `components` floats per vertex.
+    pub data: Vec<f32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Primitive {
+    pub positions: Vec<[f32; 3]>,
+    pub attributes: Vec<Attribute>,
+    /// Triangle list.
+    pub indices: Vec<u32>,
+    pub material: Option<usize>,
+}
+
+impl Primitive {
+    pub fn face_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    pub fn attribute(&self, semantic: &str) -> Option<&Attribute> {
+        self.attributes.iter().find(|a| a.semantic == semantic)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mesh {
+    pub name: Option<String>,
+    pub primitives: Vec<Primitive>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub name: Option<String>,
+    pub mesh: Option<usize>,
+    /// Local transform, column-major 4x4 as in glTF.
+    pub matrix: [f32; 16],
+    pub children: Vec<usize>,
+}
+
+pub const IDENTITY: [f32; 16] = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+
+impl Node {
+    pub fn with_mesh(name: Option<String>, mesh: usize) -> Self {
+        Node { name, mesh: Some(mesh), matrix: IDENTITY, children: Vec::new() }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    pub name: Option<String>,
+    pub mime_type: String,
+    pub data: Vec<u8>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceFormat {
+    Glb,
+    Gltf,
+    Obj,
+    Ply,
+    Stl,
+    Off,
+}
+
+impl SourceFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            SourceFormat::Glb => "glb",
+            SourceFormat::Gltf => "gltf",
+            SourceFormat::Obj => "obj",
+            SourceFormat::Ply => "ply",
+            SourceFormat::Stl => "stl",
+            SourceFormat::Off => "off",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    pub format: SourceFormat,
+    pub meshes: Vec<Mesh>,
+    pub nodes: Vec<Node>,
+    /// Root nodes of the scene that is shown.
+    pub roots: Vec<usize>,
+    /// glTF material, texture and sampler objects, kept verbatim; texture sources index `images`.
+    pub materials: Vec<Value>,
+    pub textures: Vec<Value>,
+    pub samplers: Vec<Value>,
+    pub images: Vec<Image>,
+    /// The original glTF document (for inspection of scenes, skins and animations), if any.
+    pub gltf_json: Option<Value>,
+    /// Things the reader changed or left out, told to the user.
+    pub notes: Vec<String>,
+}
+
+impl Model {
+    pub fn new(format: SourceFormat) -> Self {
+        Model {
+            format,
+            meshes: Vec::new(),
+            nodes: Vec::new(),
+            roots: Vec::new(),
+            materials: Vec::new(),
+            textures: Vec::new(),
+            samplers: Vec::new(),
+            images: Vec::new(),
+            gltf_json: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Adds a mesh placed once at the origin as a root.
+    pub fn push_root_mesh(&mut self, mesh: Mesh) {
+        let node = self.nodes.len();
+        self.nodes.push(Node::with_mesh(mesh.name.clone(), self.meshes.len()));
+        self.meshes.push(mesh);
+        self.roots.push(node);
+    }
+
+    /// Triangles stored in the file (a mesh used by several nodes counts once): the pricing measure.
+    pub fn face_count(&self) -> usize {
+        self.meshes.iter().flat_map(|m| &m.primitives).map(Primitive::face_count).sum()
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        self.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).sum()
+    }
+
+    /// Every (node, mesh, world matrix) reachable from the roots, depth first.
+    pub fn instances(&self) -> Vec<Instance> {
+        let mut out = Vec::new();
+        let mut stack: Vec<(usize, [f32; 16])> = self.roots.iter().rev().map(|&n| (n, IDENTITY)).collect();
+        while let Some((index, parent)) = stack.pop() {
+            let node = &self.nodes[index];
+            let world = crate::math::mul(&parent, &node.matrix);
+            if let Some(mesh) = node.mesh {
+                out.push(Instance { node: index, mesh, world });
+            }
+            for &child in node.children.iter().rev() {
+                stack.push((child, world));
+            }
+        }
+        out
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Instance {
+    pub node: usize,
+    pub mesh: usize,
+    pub world: [f32; 16],
+}

@@ -1,0 +1,309 @@
+//! glTF 2.0 (JSON with embedded or neighbouring buffers, or GLB) into the Model.
+//! Geometry is decoded (quantized and meshopt-compressed data included); materials, textures and
+//! samplers are kept as JSON; skins, morph targets and animations are reported but not carried.
+use super::accessor::{read_floats, read_indices, Views};
+use super::{meshopt_ext, ReadOptions};
+use crate::error::{MeshError, Result};
+use crate::math::compose;
+use crate::model::{Attribute, Image, Mesh, Model, Node, Primitive, SourceFormat, IDENTITY};
+use base64::Engine;
+use serde_json::Value;
+use std::borrow::Cow;
+
+const DRACO: &str = "KHR_draco_mesh_compression";
+const MESHOPT: &str = "EXT_meshopt_compression";
+
+fn array<'v>(root: &'v Value, key: &str) -> &'v [Value] {
+    root.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+}
+
+fn index(value: &Value, key: &str) -> Option<usize> {
+    value.get(key).and_then(Value::as_u64).map(|v| v as usize)
+}
+
+fn uses_extension(root: &Value, name: &str) -> bool {
+    ["extensionsUsed", "extensionsRequired"].iter().any(|k| array(root, k).iter().any(|e| e.as_str() == Some(name)))
+}
+
+pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &ReadOptions) -> Result<Model> {
+    let root: Value = serde_json::from_slice(json).map_err(|e| MeshError::invalid(format!("glTF JSON does not parse: {e}")))?;
+    if !root.is_object() {
+        return Err(MeshError::invalid("glTF JSON is not an object"));
+    }
+    let version = root.pointer("/asset/version").and_then(Value::as_str).unwrap_or("");
+    if !version.starts_with('2') {
+        return Err(MeshError::unsupported(
+            format!("glTF version {version:?} is not supported"),
+            "Convert the model to glTF 2.0 (for example with Blender) and upload it again.",
+        ));
+    }
+    if uses_extension(&root, DRACO) {
+        return Err(MeshError::unsupported(
+            "Draco-compressed meshes (KHR_draco_mesh_compression) are not supported",
+            "Decompress it first, e.g. `npx @gltf-transform/cli copy in.glb out.glb`, or export with meshopt compression (EXT_meshopt_compression) instead.",
+        ));
+    }
+    let buffers = load_buffers(&root, bin, options)?;
+    let views = load_views(&root, &buffers)?;
+    let mut model = Model::new(format);
+    read_meshes(&root, &views, &mut model)?;
+    read_nodes(&root, &mut model)?;
+    model.materials = array(&root, "materials").to_vec();
+    model.textures = array(&root, "textures").to_vec();
+    model.samplers = array(&root, "samplers").to_vec();
+    model.images = read_images(&root, &views, &buffers, options, &mut model.notes)?;
+    for (what, key) in [("skins", "skins"), ("animations", "animations")] {
+        if !array(&root, key).is_empty() {
+            model.notes.push(format!("The model's {what} are listed in the inspection but not carried into outputs."));
+        }
+    }
+    model.gltf_json = Some(root);
+    Ok(model)
+}
+
+fn decode_data_uri(uri: &str) -> Result<Vec<u8>> {
+    let (_, payload) = uri.split_once(";base64,").ok_or_else(|| MeshError::invalid("data: URI is not base64"))?;
+    base64::engine::general_purpose::STANDARD
+        .decode(payload.trim_end())
+        .map_err(|_| MeshError::invalid("data: URI holds invalid base64"))
+}
+
+/// Reads a file named by a relative URI from the resource folder, refusing anything that leaves it.
+fn read_neighbour(uri: &str, options: &ReadOptions) -> Option<Vec<u8>> {
+    let dir = options.resource_dir.as_ref()?;
+    let name = uri.replace("%20", " ");
+    let safe = !name.is_empty() && !name.contains("..") && !name.starts_with('/') && !name.contains('\\') && !name.contains(':');
+    safe.then(|| std::fs::read(dir.join(&name)).ok()).flatten()
+}
+
+fn load_buffers<'a>(root: &Value, bin: Option<&'a [u8]>, options: &ReadOptions) -> Result<Vec<Option<Cow<'a, [u8]>>>> {
+    let mut out = Vec::new();
+    for (i, buffer) in array(root, "buffers").iter().enumerate() {
+        let declared = index(buffer, "byteLength").unwrap_or(0);
+        let data: Option<Cow<[u8]>> = match buffer.get("uri").and_then(Value::as_str) {
+            Some(uri) if uri.starts_with("data:") => Some(Cow::Owned(decode_data_uri(uri)?)),
+            Some(uri) => Some(Cow::Owned(read_neighbour(uri, options).ok_or_else(|| {
+                MeshError::unsupported(
+                    format!("the model needs the separate file {uri:?}, which was not uploaded"),
+                    "Upload a .glb, or a .gltf whose buffers are embedded as data: URIs.",
+                )
+            })?)),
+            None if buffer.pointer(&format!("/extensions/{MESHOPT}/fallback")).and_then(Value::as_bool) == Some(true) => None,
+            None if i == 0 => Some(Cow::Borrowed(bin.ok_or_else(|| MeshError::invalid("buffer 0 has no data (no GLB BIN chunk)"))?)),
+            None => return Err(MeshError::invalid(format!("buffer {i} has no data"))),
+        };
+        if let Some(d) = &data {
+            if d.len() < declared {
+                return Err(MeshError::invalid(format!("buffer {i} is shorter than its byteLength")));
+            }
+        }
+        out.push(data);
+    }
+    Ok(out)
+}
+
+fn load_views<'a>(root: &Value, buffers: &'a [Option<Cow<'a, [u8]>>]) -> Result<Views<'a>> {
+    let mut data = Vec::new();
+    let mut strides = Vec::new();
+    let mut budget = usize::MAX >> 1;
+    budget = budget.min(1 << 30);
+    for (i, view) in array(root, "bufferViews").iter().enumerate() {
+        strides.push(index(view, "byteStride"));
+        if let Some(ext) = view.pointer(&format!("/extensions/{MESHOPT}")) {
+            let compressed = meshopt_ext::describe(ext, buffers)?;
+            data.push(Cow::Owned(meshopt_ext::decode(&compressed, &mut budget)?));
+            continue;
+        }
+        let buffer = index(view, "buffer").ok_or_else(|| MeshError::invalid(format!("buffer view {i} has no buffer")))?;
+        let bytes = buffers
+            .get(buffer)
+            .ok_or_else(|| MeshError::invalid(format!("buffer view {i} refers to a missing buffer")))?
+            .as_deref()
+            .ok_or_else(|| MeshError::invalid(format!("buffer view {i} has no data")))?;
+        let offset = index(view, "byteOffset").unwrap_or(0);
+        let length = index(view, "byteLength").ok_or_else(|| MeshError::invalid(format!("buffer view {i} has no byteLength")))?;
+        let slice = offset
+            .checked_add(length)
+            .and_then(|end| bytes.get(offset..end))
+            .ok_or_else(|| MeshError::invalid(format!("buffer view {i} runs past the end of its buffer")))?;
+        data.push(Cow::Borrowed(slice));
+    }
+    Ok(Views { data, strides })
+}
+
+fn triangulate(mode: u64, indices: Vec<u32>) -> Vec<u32> {
+    match mode {
+        5 => (2..indices.len())
+            .flat_map(|i| if i % 2 == 0 { [indices[i - 2], indices[i - 1], indices[i]] } else { [indices[i - 1], indices[i - 2], indices[i]] })
+            .collect(),
+        6 => (2..indices.len()).flat_map(|i| [indices[0], indices[i - 1], indices[i]]).collect(),
+        _ => {
+            let whole = indices.len() / 3 * 3;
+            let mut list = indices;
+            list.truncate(whole);
+            list
+        }
+    }
+}
+
+fn keeps_attribute(semantic: &str) -> bool {
+    semantic == "NORMAL" || semantic == "TANGENT" || semantic.starts_with("TEXCOORD_") || semantic.starts_with("COLOR_")
+}
+
+fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
+    let accessors = array(root, "accessors");
+    let mut dropped: Vec<String> = Vec::new();
+    for mesh in array(root, "meshes") {
+        let mut out = Mesh { name: mesh.get("name").and_then(Value::as_str).map(String::from), primitives: Vec::new() };
+        for primitive in array(mesh, "primitives") {
+            let mode = primitive.get("mode").and_then(Value::as_u64).unwrap_or(4);
+            if !(4..=6).contains(&mode) {
+                dropped.push("point and line primitives".into());
+                continue;
+            }
+            let attributes = primitive.get("attributes").and_then(Value::as_object);
+            let Some(position) = attributes.and_then(|a| a.get("POSITION")).and_then(Value::as_u64) else {
+                dropped.push("primitives without positions".into());
+                continue;
+            };
+            let (components, flat) = read_floats(accessors, position as usize, views)?;
+            if components != 3 {
+                return Err(MeshError::invalid("POSITION accessor is not VEC3"));
+            }
+            let positions: Vec<[f32; 3]> = flat.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+            let mut attrs = Vec::new();
+            for (semantic, accessor) in attributes.into_iter().flatten() {
+                if semantic == "POSITION" {
+                    continue;
+                }
+                if !keeps_attribute(semantic) {
+                    dropped.push(format!("{semantic} attributes"));
+                    continue;
+                }
+                let Some(accessor) = accessor.as_u64() else { continue };
+                let (components, data) = read_floats(accessors, accessor as usize, views)?;
+                if data.len() != positions.len() * components {
+                    return Err(MeshError::invalid(format!("{semantic} has a different vertex count than POSITION")));
+                }
+                attrs.push(Attribute { semantic: semantic.clone(), components, data });
+            }
+            attrs.sort_by(|a, b| a.semantic.cmp(&b.semantic));
+            let indices = match index(primitive, "indices") {
+                Some(i) => read_indices(accessors, i, views)?,
+                None => (0..positions.len() as u32).collect(),
+            };
+            if primitive.get("targets").is_some() {
+                dropped.push("morph targets".into());
+            }
+            out.primitives.push(Primitive { positions, attributes: attrs, indices: triangulate(mode, indices), material: index(primitive, "material") });
+        }
+        model.meshes.push(out);
+    }
+    dropped.sort();
+    dropped.dedup();
+    if !dropped.is_empty() {
+        model.notes.push(format!("Not carried into outputs: {}.", dropped.join(", ")));
+    }
+    Ok(())
+}
+
+fn node_matrix(node: &Value) -> [f32; 16] {
+    let floats = |key: &str, n: usize| -> Option<Vec<f32>> {
+        let values: Vec<f32> = node.get(key)?.as_array()?.iter().filter_map(Value::as_f64).map(|v| v as f32).collect();
+        (values.len() == n).then_some(values)
+    };
+    if let Some(m) = floats("matrix", 16) {
+        let mut out = IDENTITY;
+        out.copy_from_slice(&m);
+        return out;
+    }
+    let t = floats("translation", 3).map_or([0.0; 3], |v| [v[0], v[1], v[2]]);
+    let r = floats("rotation", 4).map_or([0.0, 0.0, 0.0, 1.0], |v| [v[0], v[1], v[2], v[3]]);
+    let s = floats("scale", 3).map_or([1.0; 3], |v| [v[0], v[1], v[2]]);
+    compose(t, r, s)
+}
+
+fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
+    let nodes = array(root, "nodes");
+    let mut parent = vec![None; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        let children: Vec<usize> = array(node, "children").iter().filter_map(Value::as_u64).map(|c| c as usize).collect();
+        for &c in &children {
+            if c >= nodes.len() || c == i || parent[c].is_some() {
+                return Err(MeshError::invalid("the node tree is broken (a child is missing, repeated or its own parent)"));
+            }
+            parent[c] = Some(i);
+        }
+        let mesh = index(node, "mesh");
+        if mesh.is_some_and(|m| m >= model.meshes.len()) {
+            return Err(MeshError::invalid("a node refers to a mesh that does not exist"));
+        }
+        model.nodes.push(Node { name: node.get("name").and_then(Value::as_str).map(String::from), mesh, matrix: node_matrix(node), children });
+    }
+    // A cycle would leave some node without a path to a parentless node.
+    for start in 0..nodes.len() {
+        let (mut at, mut steps) = (start, 0);
+        while let Some(p) = parent[at] {
+            at = p;
+            steps += 1;
+            if steps > nodes.len() {
+                return Err(MeshError::invalid("the node tree has a cycle"));
+            }
+        }
+    }
+    let scenes = array(root, "scenes");
+    let scene = index(root, "scene").unwrap_or(0);
+    model.roots = match scenes.get(scene) {
+        Some(s) => array(s, "nodes").iter().filter_map(Value::as_u64).map(|n| n as usize).filter(|&n| n < nodes.len() && parent[n].is_none()).collect(),
+        None => (0..nodes.len()).filter(|&n| parent[n].is_none()).collect(),
+    };
+    if model.nodes.is_empty() {
+        for mesh in 0..model.meshes.len() {
+            model.nodes.push(Node::with_mesh(None, mesh));
+            model.roots.push(mesh);
+        }
+    }
+    Ok(())
+}
+
+
+pub fn sniff_mime(data: &[u8]) -> &'static str {
+    if data.starts_with(&[0x89, b'P', b'N', b'G']) {
+        "image/png"
+    } else if data.starts_with(&[0xFF, 0xD8]) {
+        "image/jpeg"
+    } else if data.len() > 12 && &data[8..12] == b"WEBP" {
+        "image/webp"
+    } else if data.starts_with(&[0xAB, b'K', b'T', b'X']) {
+        "image/ktx2"
+    } else {
+        "application/octet-stream"
+    }
+}
+
+fn read_images(root: &Value, views: &Views, _buffers: &[Option<Cow<[u8]>>], options: &ReadOptions, notes: &mut Vec<String>) -> Result<Vec<Image>> {
+    let mut out = Vec::new();
+    let mut missing = 0;
+    for image in array(root, "images") {
+        let name = image.get("name").and_then(Value::as_str).map(String::from);
+        let data = if let Some(view) = index(image, "bufferView") {
+            Some(views.data.get(view).ok_or_else(|| MeshError::invalid("an image refers to a missing buffer view"))?.to_vec())
+        } else {
+            match image.get("uri").and_then(Value::as_str) {
+                Some(uri) if uri.starts_with("data:") => Some(decode_data_uri(uri)?),
+                Some(uri) => read_neighbour(uri, options),
+                None => None,
+            }
+        };
+        let data = data.unwrap_or_else(|| {
+            missing += 1;
+            crate::png_image::encode_rgba(1, 1, &[255, 255, 255, 255])
+        });
+        let mime_type = image.get("mimeType").and_then(Value::as_str).map(String::from).unwrap_or_else(|| sniff_mime(&data).to_string());
+        out.push(Image { name, mime_type, data });
+    }
+    if missing > 0 {
+        notes.push(format!("{missing} texture image(s) were separate files that were not uploaded; a blank image stands in."));
+    }
+    Ok(out)
+}

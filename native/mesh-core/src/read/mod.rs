@@ -1,0 +1,63 @@
+//! Readers: file bytes to Model, by format, followed by one sanitizing pass shared by all formats.
+mod accessor;
+mod glb;
+mod gltf;
+mod meshopt_ext;
+mod obj;
+mod off;
+mod ply;
+mod sanitize;
+mod stl;
+
+use crate::error::{MeshError, Result};
+use crate::model::{Model, SourceFormat};
+use std::path::PathBuf;
+
+pub use gltf::sniff_mime;
+
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// Folder whose files a .gltf may name as external buffers or images (plain names only).
+    pub resource_dir: Option<PathBuf>,
+}
+
+pub const SUPPORTED: &str = "glb, gltf (embedded buffers), obj, ply, stl, off";
+
+/// The format from the file extension, trusting the content's magic where it is unambiguous.
+pub fn detect_format(data: &[u8], extension: &str) -> Result<SourceFormat> {
+    if glb::is_glb(data) {
+        return Ok(SourceFormat::Glb);
+    }
+    match extension.trim_start_matches('.').to_ascii_lowercase().as_str() {
+        "glb" => Ok(SourceFormat::Glb),
+        "gltf" => Ok(SourceFormat::Gltf),
+        "obj" => Ok(SourceFormat::Obj),
+        "ply" => Ok(SourceFormat::Ply),
+        "stl" => Ok(SourceFormat::Stl),
+        "off" => Ok(SourceFormat::Off),
+        other => Err(MeshError::unsupported(
+            format!("files of type {other:?} are not 3D models this tool reads"),
+            format!("Upload one of: {SUPPORTED}."),
+        )),
+    }
+}
+
+pub fn read_model(data: &[u8], extension: &str, options: &ReadOptions) -> Result<Model> {
+    let format = detect_format(data, extension)?;
+    if data.is_empty() {
+        return Err(MeshError::invalid("the file is empty"));
+    }
+    let mut model = match format {
+        SourceFormat::Glb => {
+            let (json, bin) = glb::split(data)?;
+            gltf::read(json, bin, format, options)?
+        }
+        SourceFormat::Gltf => gltf::read(data, None, format, options)?,
+        SourceFormat::Obj => obj::read(data)?,
+        SourceFormat::Ply => ply::read(data)?,
+        SourceFormat::Stl => stl::read(data)?,
+        SourceFormat::Off => off::read(data)?,
+    };
+    sanitize::sanitize(&mut model)?;
+    Ok(model)
+}

@@ -1,0 +1,100 @@
+//! One pass over every freshly read model so tools and writers can trust it: indices in range,
+//! finite positions, unit normals and tangents, colours in [0, 1], no empty primitives, at least one triangle.
+use crate::error::{MeshError, Result};
+use crate::math::normalize;
+use crate::model::{Model, Primitive};
+
+pub fn sanitize(model: &mut Model) -> Result<()> {
+    let (mut dropped_faces, mut fixed_values) = (0usize, 0usize);
+    let material_count = model.materials.len();
+    for mesh in &mut model.meshes {
+        for primitive in &mut mesh.primitives {
+            let n = primitive.positions.len() as u32;
+            if primitive.indices.iter().any(|&i| i >= n) {
+                return Err(MeshError::invalid("a face refers to a vertex that does not exist (index out of range)"));
+            }
+            dropped_faces += drop_non_finite_faces(primitive);
+            fixed_values += fix_attributes(primitive);
+            if primitive.material.is_some_and(|m| m >= material_count) {
+                primitive.material = None;
+            }
+        }
+        mesh.primitives.retain(|p| !p.indices.is_empty());
+    }
+    drop_empty_meshes(model);
+    if model.face_count() == 0 && dropped_faces > 0 {
+        return Err(MeshError::invalid("every face has an infinite or NaN coordinate"));
+    }
+    if model.face_count() == 0 {
+        return Err(MeshError::invalid("the model has no triangles"));
+    }
+    if dropped_faces > 0 {
+        model.notes.push(format!("{dropped_faces} face(s) with infinite or NaN coordinates were removed."));
+    }
+    if fixed_values > 0 {
+        model.notes.push(format!("{fixed_values} invalid normal, texture or colour value(s) were repaired."));
+    }
+    Ok(())
+}
+
+fn drop_non_finite_faces(primitive: &mut Primitive) -> usize {
+    let bad: Vec<bool> = primitive.positions.iter().map(|p| !p.iter().all(|c| c.is_finite())).collect();
+    if !bad.contains(&true) {
+        return 0;
+    }
+    let before = primitive.indices.len();
+    let kept: Vec<u32> = primitive.indices.chunks_exact(3).filter(|t| !t.iter().any(|&i| bad[i as usize])).flatten().copied().collect();
+    for (p, &b) in primitive.positions.iter_mut().zip(&bad) {
+        if b {
+            *p = [0.0; 3];
+        }
+    }
+    primitive.indices = kept;
+    (before - primitive.indices.len()) / 3
+}
+
+fn fix_attributes(primitive: &mut Primitive) -> usize {
+    let mut fixed = 0;
+    for attribute in &mut primitive.attributes {
+        for v in attribute.data.iter_mut().filter(|v| !v.is_finite()) {
+            *v = 0.0;
+            fixed += 1;
+        }
+        if attribute.semantic == "NORMAL" {
+            for n in attribute.data.chunks_exact_mut(3) {
+                let unit = normalize([n[0], n[1], n[2]]).unwrap_or_else(|| {
+                    fixed += 1;
+                    [0.0, 0.0, 1.0]
+                });
+                n.copy_from_slice(&unit);
+            }
+        } else if attribute.semantic == "TANGENT" && attribute.components == 4 {
+            for t in attribute.data.chunks_exact_mut(4) {
+                let unit = normalize([t[0], t[1], t[2]]).unwrap_or([1.0, 0.0, 0.0]);
+                t[..3].copy_from_slice(&unit);
+                t[3] = if t[3] < 0.0 { -1.0 } else { 1.0 };
+            }
+        } else if attribute.semantic.starts_with("COLOR_") {
+            for c in attribute.data.iter_mut().filter(|c| !(0.0..=1.0).contains(*c)) {
+                *c = c.clamp(0.0, 1.0);
+                fixed += 1;
+            }
+        }
+    }
+    fixed
+}
+
+fn drop_empty_meshes(model: &mut Model) {
+    let mut remap = Vec::with_capacity(model.meshes.len());
+    let mut kept = 0;
+    for mesh in &model.meshes {
+        remap.push((!mesh.primitives.is_empty()).then(|| {
+            kept += 1;
+            kept - 1
+        }));
+    }
+    model.meshes.retain(|m| !m.primitives.is_empty());
+    for node in &mut model.nodes {
+        node.mesh = node.mesh.and_then(|m| remap[m]);
+    }
+}

@@ -1,0 +1,328 @@
+//! GLB writer. Plain output stores float attributes; `quantize` stores KHR_mesh_quantization
+//! integers (positions on a per-mesh 14-bit grid undone by a child node's transform, normals as
+//! 16-bit, UVs in [0,1] as 16-bit, colours as 8-bit); `compress` runs vertex and index data
+//! through the meshoptimizer codecs (EXT_meshopt_compression, with an empty fallback buffer).
+use crate::math::Bounds;
+use crate::model::{Model, Primitive, IDENTITY};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
+
+const QUANTIZATION: &str = "KHR_mesh_quantization";
+const MESHOPT: &str = "EXT_meshopt_compression";
+const POSITION_BITS: u32 = 14;
+const ARRAY_BUFFER: u32 = 34962;
+const ELEMENT_ARRAY_BUFFER: u32 = 34963;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GlbOptions {
+    pub quantize: bool,
+    pub compress: bool,
+}
+
+struct Builder {
+    bin: Vec<u8>,
+    fallback_len: usize,
+    views: Vec<Value>,
+    accessors: Vec<Value>,
+    compress: bool,
+}
+
+fn pad4(bytes: &mut Vec<u8>, fill: u8) {
+    while bytes.len() % 4 != 0 {
+        bytes.push(fill);
+    }
+}
+
+enum Data {
+    Vertices { stride: usize },
+    Indices { size: usize, vertex_count: usize },
+}
+
+impl Builder {
+    /// Adds a buffer view holding `bytes`, compressed when asked; returns its index.
+    fn view(&mut self, bytes: &[u8], data: Data) -> usize {
+        let (target, stride) = match data {
+            Data::Vertices { stride } => (ARRAY_BUFFER, Some(stride)),
+            Data::Indices { .. } => (ELEMENT_ARRAY_BUFFER, None),
+        };
+        let mut view = json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len(), "target": target });
+        if let Some(s) = stride {
+            view["byteStride"] = json!(s);
+        }
+        if self.compress {
+            let (encoded, count, stride, mode) = match data {
+                Data::Vertices { stride } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES"),
+                Data::Indices { size, vertex_count } => {
+                    let indices: Vec<u32> = bytes.chunks_exact(size).map(|c| if size == 2 { u16::from_le_bytes([c[0], c[1]]) as u32 } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) }).collect();
+                    (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES")
+                }
+            };
+            view["buffer"] = json!(1);
+            view["byteOffset"] = json!(self.fallback_len);
+            view["extensions"] = json!({ MESHOPT: { "buffer": 0, "byteOffset": self.bin.len(), "byteLength": encoded.len(), "byteStride": stride, "count": count, "mode": mode } });
+            self.fallback_len += bytes.len().div_ceil(4) * 4;
+            self.bin.extend_from_slice(&encoded);
+        } else {
+            self.bin.extend_from_slice(bytes);
+        }
+        pad4(&mut self.bin, 0);
+        self.views.push(view);
+        self.views.len() - 1
+    }
+
+    fn raw_view(&mut self, bytes: &[u8]) -> usize {
+        self.views.push(json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len() }));
+        self.bin.extend_from_slice(bytes);
+        pad4(&mut self.bin, 0);
+        self.views.len() - 1
+    }
+
+    fn accessor(&mut self, view: usize, count: usize, component_type: u32, kind: &str, normalized: bool, bounds: Option<(Vec<f64>, Vec<f64>)>) -> usize {
+        let mut a = json!({ "bufferView": view, "componentType": component_type, "count": count, "type": kind });
+        if normalized {
+            a["normalized"] = json!(true);
+        }
+        if let Some((min, max)) = bounds {
+            a["min"] = json!(min);
+            a["max"] = json!(max);
+        }
+        self.accessors.push(a);
+        self.accessors.len() - 1
+    }
+}
+
+fn encode_vertices(bytes: &[u8], stride: usize) -> Vec<u8> {
+    let count = bytes.len() / stride;
+    // SAFETY: bound and encode read `count * stride` bytes from `bytes` and write at most `bound` bytes.
+    unsafe {
+        let bound = meshopt::ffi::meshopt_encodeVertexBufferBound(count, stride);
+        let mut out = vec![0u8; bound];
+        // EXT_meshopt_compression decoders know vertex codec version 0 only.
+        let size = meshopt::ffi::meshopt_encodeVertexBufferLevel(out.as_mut_ptr(), bound, bytes.as_ptr().cast(), count, stride, 2, 0);
+        out.truncate(size);
+        out
+    }
+}
+
+/// Interleaves `components` values per vertex into a stream of `stride` bytes per vertex.
+fn stream<T: Copy>(values: impl Iterator<Item = T>, components: usize, stride: usize, put: impl Fn(T, &mut Vec<u8>)) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, v) in values.enumerate() {
+        put(v, &mut out);
+        if (i + 1) % components == 0 {
+            while out.len() % stride != 0 {
+                out.push(0);
+            }
+        }
+    }
+    out
+}
+
+/// Per-mesh quantization grid: world position = offset + scale * integer.
+#[derive(Clone, Copy)]
+struct Grid {
+    offset: [f32; 3],
+    scale: f32,
+}
+
+fn grid_of(primitives: &[Primitive]) -> Grid {
+    let mut b = Bounds::empty();
+    primitives.iter().flat_map(|p| &p.positions).for_each(|&p| b.add(p));
+    let extent = b.extent();
+    let steps = ((1u32 << POSITION_BITS) - 1) as f32;
+    Grid { offset: b.min, scale: if extent > 0.0 { extent / steps } else { 1.0 } }
+}
+
+fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value {
+    let mut attributes = Map::new();
+    let n = p.positions.len();
+    let pos = match grid {
+        Some(g) => {
+            let q: Vec<u16> = p.positions.iter().flat_map(|v| (0..3).map(move |k| ((v[k] - g.offset[k]) / g.scale).round().clamp(0.0, 65535.0) as u16)).collect();
+            let (mut min, mut max) = (vec![f64::MAX; 3], vec![f64::MIN; 3]);
+            for v in q.chunks_exact(3) {
+                for k in 0..3 {
+                    min[k] = min[k].min(v[k] as f64);
+                    max[k] = max[k].max(v[k] as f64);
+                }
+            }
+            let view = b.view(&stream(q.into_iter(), 3, 8, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride: 8 });
+            b.accessor(view, n, 5123, "VEC3", false, Some((min, max)))
+        }
+        None => {
+            let bounds = Bounds::of(&p.positions);
+            let view = b.view(&stream(p.positions.iter().flatten().copied(), 3, 12, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride: 12 });
+            b.accessor(view, n, 5126, "VEC3", false, Some((bounds.min.map(f64::from).to_vec(), bounds.max.map(f64::from).to_vec())))
+        }
+    };
+    attributes.insert("POSITION".into(), json!(pos));
+    for a in &p.attributes {
+        let kind = ["", "SCALAR", "VEC2", "VEC3", "VEC4"][a.components.min(4)];
+        let values = a.data.iter().copied();
+        let quantized_uv = a.semantic.starts_with("TEXCOORD_") && a.data.iter().all(|v| (0.0..=1.0).contains(v));
+        let index = if grid.is_some() && a.semantic == "NORMAL" {
+            let view = b.view(&stream(values, 3, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes())), Data::Vertices { stride: 8 });
+            b.accessor(view, n, 5122, kind, true, None)
+        } else if grid.is_some() && quantized_uv {
+            let view = b.view(&stream(values, 2, 4, |v, o| o.extend_from_slice(&((v * 65535.0).round() as u16).to_le_bytes())), Data::Vertices { stride: 4 });
+            b.accessor(view, n, 5123, kind, true, None)
+        } else if grid.is_some() && a.semantic.starts_with("COLOR_") {
+            let stride = 4;
+            let view = b.view(&stream(values, a.components, stride, |v, o| o.push((v * 255.0).round() as u8)), Data::Vertices { stride });
+            b.accessor(view, n, 5121, kind, true, None)
+        } else {
+            let stride = a.components * 4;
+            let view = b.view(&stream(values, a.components, stride, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride });
+            b.accessor(view, n, 5126, kind, false, None)
+        };
+        attributes.insert(a.semantic.clone(), json!(index));
+    }
+    let (size, component_type) = if n <= u16::MAX as usize { (2, 5123) } else { (4, 5125) };
+    let mut index_bytes = Vec::with_capacity(p.indices.len() * size);
+    for &i in &p.indices {
+        if size == 2 {
+            index_bytes.extend_from_slice(&(i as u16).to_le_bytes());
+        } else {
+            index_bytes.extend_from_slice(&i.to_le_bytes());
+        }
+    }
+    let view = b.view(&index_bytes, Data::Indices { size, vertex_count: n });
+    let indices = b.accessor(view, p.indices.len(), component_type, "SCALAR", false, None);
+    let mut out = json!({ "attributes": attributes, "indices": indices, "mode": 4 });
+    if let Some(m) = p.material {
+        out["material"] = json!(m);
+    }
+    out
+}
+
+/// Names of every extension mentioned inside the given JSON objects.
+fn extensions_in(values: &[&[Value]]) -> BTreeSet<String> {
+    fn walk(v: &Value, out: &mut BTreeSet<String>) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::Object(ext)) = map.get("extensions") {
+                    out.extend(ext.keys().cloned());
+                }
+                map.values().for_each(|x| walk(x, out));
+            }
+            Value::Array(items) => items.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    values.iter().flat_map(|list| list.iter()).for_each(|v| walk(v, &mut out));
+    out
+}
+
+fn named(mut value: Value, name: &Option<String>) -> Value {
+    if let Some(n) = name {
+        value["name"] = json!(n);
+    }
+    value
+}
+
+pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
+    let mut b = Builder { bin: Vec::new(), fallback_len: 0, views: Vec::new(), accessors: Vec::new(), compress: options.compress };
+    let grids: Vec<Option<Grid>> = model.meshes.iter().map(|m| options.quantize.then(|| grid_of(&m.primitives))).collect();
+    let meshes: Vec<Value> = model
+        .meshes
+        .iter()
+        .zip(&grids)
+        .map(|(m, &grid)| named(json!({ "primitives": m.primitives.iter().map(|p| write_primitive(&mut b, p, grid)).collect::<Vec<_>>() }), &m.name))
+        .collect();
+    let mut nodes: Vec<Value> = Vec::new();
+    let mut extra_nodes: Vec<Value> = Vec::new();
+    for node in &model.nodes {
+        let mut v = named(json!({}), &node.name);
+        if node.matrix != IDENTITY {
+            v["matrix"] = json!(node.matrix);
+        }
+        let mut children: Vec<usize> = node.children.clone();
+        match node.mesh.map(|m| (m, grids[m])) {
+            Some((m, Some(g))) => {
+                // The mesh moves to a child whose transform turns grid integers back into positions.
+                children.push(model.nodes.len() + extra_nodes.len());
+                extra_nodes.push(json!({ "mesh": m, "translation": g.offset, "scale": [g.scale, g.scale, g.scale] }));
+            }
+            Some((m, None)) => v["mesh"] = json!(m),
+            None => {}
+        }
+        if !children.is_empty() {
+            v["children"] = json!(children);
+        }
+        nodes.push(v);
+    }
+    nodes.extend(extra_nodes);
+    let images: Vec<Value> = model
+        .images
+        .iter()
+        .map(|img| {
+            let view = b.raw_view(&img.data);
+            named(json!({ "bufferView": view, "mimeType": img.mime_type }), &img.name)
+        })
+        .collect();
+
+    let mut used = extensions_in(&[&model.materials, &model.textures, &model.samplers]);
+    let originally_required: BTreeSet<String> = model
+        .gltf_json
+        .as_ref()
+        .and_then(|j| j.get("extensionsRequired"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
+        .unwrap_or_default();
+    let mut required: BTreeSet<String> = used.intersection(&originally_required).cloned().collect();
+    for (on, name) in [(options.quantize, QUANTIZATION), (options.compress, MESHOPT)] {
+        if on {
+            used.insert(name.into());
+            required.insert(name.into());
+        }
+    }
+
+    let mut buffers = vec![json!({ "byteLength": b.bin.len() })];
+    if options.compress {
+        buffers.push(json!({ "byteLength": b.fallback_len.max(4), "extensions": { MESHOPT: { "fallback": true } } }));
+    }
+    let mut root = json!({
+        "asset": { "version": "2.0", "generator": "kiln mesh-core" },
+        "scene": 0,
+        "scenes": [{ "nodes": model.roots }],
+        "nodes": nodes,
+        "meshes": meshes,
+        "accessors": b.accessors,
+        "bufferViews": b.views,
+        "buffers": buffers,
+    });
+    for (key, list) in [("materials", &model.materials), ("textures", &model.textures), ("samplers", &model.samplers)] {
+        if !list.is_empty() {
+            root[key] = json!(list);
+        }
+    }
+    if !images.is_empty() {
+        root["images"] = json!(images);
+    }
+    if !used.is_empty() {
+        root["extensionsUsed"] = json!(used);
+    }
+    if !required.is_empty() {
+        root["extensionsRequired"] = json!(required);
+    }
+    pack(&serde_json::to_vec(&root).expect("JSON of plain values"), b.bin)
+}
+
+fn pack(json: &[u8], mut bin: Vec<u8>) -> Vec<u8> {
+    let mut json = json.to_vec();
+    pad4(&mut json, b' ');
+    pad4(&mut bin, 0);
+    let total = 12 + 8 + json.len() + 8 + bin.len();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&0x4E4F_534Au32.to_le_bytes());
+    out.extend_from_slice(&json);
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(&0x004E_4942u32.to_le_bytes());
+    out.extend_from_slice(&bin);
+    out
+}
