@@ -1,1 +1,25 @@
-//! placeholder
+//! pdf-core: text extraction from PDF files, in pure Rust (no Node types, no C), so the same
+//! crate builds the napi-rs addon and the wasm32-wasip1-threads fallback and runs under cargo's
+//! tests and fuzzing.
+//!
+//! ```no_run
+//! let bytes = std::fs::read("paper.pdf").unwrap();
+//! let doc = pdf_core::PdfDocument::open(&bytes).unwrap();
+//! let extraction = doc.extract(1, doc.page_count(), pdf_core::Mode::Plain);
+//! ```
+
+mod bidi;
+mod document;
+mod error;
+mod extract;
+mod fonts;
+mod geometry;
+mod interpreter;
+mod layout;
+mod lexer;
+mod objects;
+
+pub use document::PdfDocument;
+pub use error::{ErrorCode, PdfError};
+pub use extract::{Extraction, PageText};
+pub use layout::Mode;

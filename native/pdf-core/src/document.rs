@@ -1,0 +1,103 @@
+//! Opening a PDF: the object layer (cross-reference tables and streams, object streams, repair
+//! of broken tables by scanning for objects, decryption with the empty user password) comes
+//! from lopdf; this file turns its outcomes into the service's errors and finds the pages.
+
+use crate::error::{ErrorCode, PdfError};
+use crate::objects;
+use lopdf::{Dictionary, Document, LoadOptions, Object, ObjectId};
+
+/// Where the `%PDF-` header may start: viewers accept some leading junk, as in mail-saved files.
+const HEADER_SEARCH: usize = 1024;
+
+pub struct PdfDocument {
+    pub(crate) doc: Document,
+    pub(crate) pages: Vec<ObjectId>,
+    pub notes: Vec<String>,
+}
+
+fn invalid(message: impl Into<String>) -> PdfError {
+    PdfError::new(
+        ErrorCode::InvalidPdf,
+        message,
+        "The file is damaged or not a complete PDF; re-export or re-download it, then try again.",
+    )
+}
+
+impl PdfDocument {
+    pub fn open(bytes: &[u8]) -> Result<PdfDocument, PdfError> {
+        let head = &bytes[..bytes.len().min(HEADER_SEARCH)];
+        if !head.windows(5).any(|window| window == b"%PDF-") {
+            return Err(PdfError::new(
+                ErrorCode::UnsupportedFormat,
+                "The file is not a PDF (no %PDF- header).",
+                "Send a PDF document; other formats need another tool.",
+            ));
+        }
+        let options = LoadOptions { max_decompressed_size: Some(objects::MAX_STREAM_BYTES), ..LoadOptions::default() };
+        let doc = Document::load_mem_with_options(bytes, options).map_err(|error| invalid(format!("The PDF could not be parsed: {error}.")))?;
+        if doc.trailer.get(b"Encrypt").is_ok() && !doc.was_encrypted() {
+            return Err(PdfError::new(
+                ErrorCode::InvalidPdf,
+                "The PDF is protected by a password.",
+                "Remove the open password (for example with `qpdf --decrypt --password=... in.pdf out.pdf` or by printing to PDF), then upload the file again.",
+            ));
+        }
+        let mut notes = Vec::new();
+        let mut pages: Vec<ObjectId> = doc.get_pages().into_values().collect();
+        if pages.is_empty() {
+            pages = scan_for_pages(&doc);
+            if !pages.is_empty() {
+                notes.push(format!("The page tree is damaged; {} pages were found by scanning the file, in file order.", pages.len()));
+            }
+        }
+        if pages.is_empty() {
+            return Err(invalid("The PDF has no readable pages."));
+        }
+        Ok(PdfDocument { doc, pages, notes })
+    }
+
+    pub fn page_count(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The page's resources: its own, or the nearest ancestor's (they inherit).
+    pub(crate) fn resources(&self, page: ObjectId) -> Option<&Dictionary> {
+        let mut node = self.doc.get_dictionary(page).ok()?;
+        for _ in 0..64 {
+            if let Some(resources) = objects::dict(&self.doc, node, b"Resources") {
+                return Some(resources);
+            }
+            node = objects::dict(&self.doc, node, b"Parent")?;
+        }
+        None
+    }
+
+    pub(crate) fn content(&self, page: ObjectId) -> Vec<u8> {
+        let Ok(dict) = self.doc.get_dictionary(page) else { return Vec::new() };
+        let streams: Vec<&Object> = match objects::get(&self.doc, dict, b"Contents") {
+            Some(Object::Array(items)) => items.iter().collect(),
+            Some(other) => vec![other],
+            None => Vec::new(),
+        };
+        let mut content = Vec::new();
+        for item in streams {
+            if let Some(Object::Stream(stream)) = objects::resolve(&self.doc, item) {
+                if let Some(data) = objects::decoded(stream) {
+                    content.extend_from_slice(&data);
+                    // Streams of one page are concatenated; a token must not run across the seam.
+                    content.push(b'\n');
+                }
+            }
+        }
+        content
+    }
+}
+
+/// Page objects in object-number order, for files whose page tree cannot be walked.
+fn scan_for_pages(doc: &Document) -> Vec<ObjectId> {
+    doc.objects
+        .iter()
+        .filter(|(_, object)| matches!(object, Object::Dictionary(dict) if dict.get(b"Type").and_then(|t| t.as_name()).is_ok_and(|name| name == b"Page")))
+        .map(|(id, _)| *id)
+        .collect()
+}

@@ -1,0 +1,104 @@
+//! Text of a range of pages, with the per-page facts an agent needs: how many characters,
+//! whether the page is empty, and whether it only holds images (so OCR would be needed).
+
+use crate::document::PdfDocument;
+use crate::geometry::Matrix;
+use crate::interpreter::{FontCache, Interpreter};
+use crate::layout::{page_text, Mode};
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageText {
+    /// 1-based page number in the document.
+    pub number: usize,
+    pub text: String,
+    /// Unicode scalar values in `text`, whitespace included.
+    pub chars: usize,
+    /// No visible text and no images.
+    pub empty: bool,
+    /// Images but no text: a scan, where OCR would be needed.
+    pub image_only: bool,
+    /// Glyphs drawn whose font gives no way to know their characters.
+    pub unmapped_glyphs: usize,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Extraction {
+    pub pages: Vec<PageText>,
+    pub notes: Vec<String>,
+}
+
+impl PdfDocument {
+    /// Pages `first..=last` (1-based, already clamped by the caller to the document).
+    pub fn extract(&self, first: usize, last: usize, mode: Mode) -> Extraction {
+        let mut fonts = FontCache::default();
+        let mut extraction = Extraction { pages: Vec::new(), notes: self.notes.clone() };
+        let mut fonts_without_unicode = BTreeSet::new();
+        let mut failed_pages = Vec::new();
+        for number in first.max(1)..=last.min(self.page_count()) {
+            let page = self.pages[number - 1];
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                let mut interpreter = Interpreter::new(&self.doc, &mut fonts, Matrix::IDENTITY);
+                interpreter.run(&self.content(page), self.resources(page));
+                interpreter.finish()
+            }));
+            let Ok(marks) = outcome else {
+                // A bug on one hostile page must not lose the others; the cache may be half-built.
+                fonts = FontCache::default();
+                failed_pages.push(number);
+                extraction.pages.push(PageText { number, text: String::new(), chars: 0, empty: true, image_only: false, unmapped_glyphs: 0 });
+                continue;
+            };
+            let text = normalize_presentation_forms(&page_text(&marks.glyphs, &marks.text, mode));
+            let visible = !text.trim().is_empty();
+            fonts_without_unicode.extend(marks.fonts_without_unicode);
+            extraction.pages.push(PageText {
+                number,
+                chars: text.chars().count(),
+                empty: !visible && marks.images == 0,
+                image_only: !visible && marks.images > 0,
+                unmapped_glyphs: marks.unmapped_glyphs,
+                text,
+            });
+        }
+        if !failed_pages.is_empty() {
+            extraction.notes.push(format!("Pages {failed_pages:?} could not be read and are left empty."));
+        }
+        let unmapped: usize = extraction.pages.iter().map(|p| p.unmapped_glyphs).sum();
+        if unmapped > 0 {
+            let names: Vec<_> = fonts_without_unicode.into_iter().filter(|n| !n.is_empty()).take(5).collect();
+            extraction.notes.push(format!(
+                "{unmapped} glyphs have no Unicode mapping and were left out{}; OCR would recover them.",
+                if names.is_empty() { String::new() } else { format!(" (fonts: {})", names.join(", ")) }
+            ));
+        }
+        let scanned: Vec<usize> = extraction.pages.iter().filter(|p| p.image_only).map(|p| p.number).collect();
+        if !scanned.is_empty() {
+            extraction.notes.push(format!("{} page(s) hold only images (no text layer); OCR would be needed: {scanned:?}.", scanned.len()));
+        }
+        extraction
+    }
+}
+
+/// Ligatures and Arabic or Hebrew presentation forms become the letters they stand for, so the
+/// text searches and compares like typed text.
+fn normalize_presentation_forms(text: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    if !text.chars().any(is_presentation_form) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if is_presentation_form(ch) {
+            out.extend(std::iter::once(ch).nfkc());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+fn is_presentation_form(ch: char) -> bool {
+    matches!(ch as u32, 0xFB00..=0xFDFF | 0xFE70..=0xFEFF)
+}

@@ -1,0 +1,363 @@
+//! Runs a page's content streams far enough to know where every glyph lands: the graphics
+//! state's matrices, the text state and operators, and form XObjects. Paths and colours are
+//! skipped; images are only counted, so a page of images can be flagged for OCR.
+
+use crate::fonts::Font;
+use crate::geometry::Matrix;
+use crate::layout::PlacedGlyph;
+use crate::lexer::{Lexer, Token};
+use crate::objects;
+use lopdf::{Dictionary, Document, Object, ObjectId};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::borrow::Cow;
+
+/// Forms nested deeper than this are ignored: real documents stay far below it, and a cycle of
+/// forms must not recurse without end.
+const MAX_FORM_DEPTH: usize = 12;
+
+/// What one page's content produced.
+#[derive(Default)]
+pub struct PageMarks {
+    pub glyphs: Vec<PlacedGlyph>,
+    pub text: String,
+    pub images: usize,
+    pub unmapped_glyphs: usize,
+    pub fonts_without_unicode: FxHashSet<String>,
+}
+
+/// Fonts are shared by the pages of a document, so each is parsed once.
+#[derive(Default)]
+pub struct FontCache {
+    fonts: FxHashMap<FontKey, Font>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum FontKey {
+    Object(ObjectId),
+    Inline(usize),
+}
+
+#[derive(Clone)]
+struct GraphicsState {
+    ctm: Matrix,
+    font: Option<FontKey>,
+    font_size: f32,
+    char_spacing: f32,
+    word_spacing: f32,
+    horizontal_scale: f32,
+    leading: f32,
+    rise: f32,
+}
+
+enum Operand<'a> {
+    Number(f32),
+    String(Cow<'a, [u8]>),
+    Name(Cow<'a, [u8]>),
+    Array(Vec<Operand<'a>>),
+    Other,
+}
+
+pub struct Interpreter<'d, 'c> {
+    doc: &'d Document,
+    fonts: &'c mut FontCache,
+    marks: PageMarks,
+    state: GraphicsState,
+    stack: Vec<GraphicsState>,
+    text_matrix: Matrix,
+    line_matrix: Matrix,
+    active_forms: Vec<ObjectId>,
+}
+
+impl<'d, 'c> Interpreter<'d, 'c> {
+    pub fn new(doc: &'d Document, fonts: &'c mut FontCache, page_matrix: Matrix) -> Self {
+        let state = GraphicsState {
+            ctm: page_matrix,
+            font: None,
+            font_size: 0.0,
+            char_spacing: 0.0,
+            word_spacing: 0.0,
+            horizontal_scale: 1.0,
+            leading: 0.0,
+            rise: 0.0,
+        };
+        Interpreter {
+            doc,
+            fonts,
+            marks: PageMarks::default(),
+            state,
+            stack: Vec::new(),
+            text_matrix: Matrix::IDENTITY,
+            line_matrix: Matrix::IDENTITY,
+            active_forms: Vec::new(),
+        }
+    }
+
+    pub fn finish(self) -> PageMarks {
+        self.marks
+    }
+
+    pub fn run(&mut self, content: &[u8], resources: Option<&'d Dictionary>) {
+        let mut lexer = Lexer::new(content);
+        let mut operands: Vec<Operand> = Vec::new();
+        let mut arrays: Vec<Vec<Operand>> = Vec::new();
+        let base_depth = self.stack.len();
+        while let Some(token) = lexer.next_token() {
+            let operand = match token {
+                Token::Number(value) => Operand::Number(value as f32),
+                Token::String(bytes) => Operand::String(bytes),
+                Token::Name(name) => Operand::Name(name),
+                Token::ArrayStart => {
+                    arrays.push(Vec::new());
+                    continue;
+                }
+                Token::ArrayEnd => match arrays.pop() {
+                    Some(items) => Operand::Array(items),
+                    None => continue,
+                },
+                Token::DictStart | Token::DictEnd => Operand::Other,
+                Token::Keyword(b"true" | b"false" | b"null") => Operand::Other,
+                Token::Keyword(keyword) => {
+                    if !arrays.is_empty() {
+                        // An operator inside an array means the array was never closed.
+                        arrays.clear();
+                    }
+                    if keyword == b"ID" {
+                        skip_inline_image(&mut lexer);
+                        self.marks.images += 1;
+                    } else {
+                        self.operator(keyword, &operands, resources);
+                    }
+                    operands.clear();
+                    continue;
+                }
+            };
+            match arrays.last_mut() {
+                Some(array) => array.push(operand),
+                None => operands.push(operand),
+            }
+        }
+        // A stream that leaves saves open must not leak its state into the next stream.
+        while self.stack.len() > base_depth {
+            self.state = self.stack.pop().unwrap_or_else(|| self.state.clone());
+        }
+    }
+
+    fn operator(&mut self, keyword: &[u8], operands: &[Operand], resources: Option<&'d Dictionary>) {
+        let number = |index: usize| -> f32 {
+            match operands.get(index) {
+                Some(Operand::Number(value)) => *value,
+                _ => 0.0,
+            }
+        };
+        let matrix = || -> Option<Matrix> {
+            if operands.len() < 6 {
+                return None;
+            }
+            let start = operands.len() - 6;
+            Matrix::from_slice(&(start..start + 6).map(number).collect::<Vec<_>>())
+        };
+        match keyword {
+            b"q" => {
+                if self.stack.len() < 4096 {
+                    self.stack.push(self.state.clone());
+                }
+            }
+            b"Q" => {
+                if let Some(state) = self.stack.pop() {
+                    self.state = state;
+                }
+            }
+            b"cm" => {
+                if let Some(m) = matrix() {
+                    self.state.ctm = m.then(&self.state.ctm);
+                }
+            }
+            b"BT" => {
+                self.text_matrix = Matrix::IDENTITY;
+                self.line_matrix = Matrix::IDENTITY;
+            }
+            b"Tf" => {
+                if let [.., Operand::Name(name), Operand::Number(size)] = operands {
+                    self.state.font = self.font_key(resources, name);
+                    self.state.font_size = *size;
+                }
+            }
+            b"Tc" => self.state.char_spacing = number(0),
+            b"Tw" => self.state.word_spacing = number(0),
+            b"Tz" => self.state.horizontal_scale = number(0) / 100.0,
+            b"TL" => self.state.leading = number(0),
+            b"Ts" => self.state.rise = number(0),
+            b"Td" => self.move_line(number(0), number(1)),
+            b"TD" => {
+                self.state.leading = -number(1);
+                self.move_line(number(0), number(1));
+            }
+            b"Tm" => {
+                if let Some(m) = matrix() {
+                    self.text_matrix = m;
+                    self.line_matrix = m;
+                }
+            }
+            b"T*" => self.move_line(0.0, -self.state.leading),
+            b"Tj" => {
+                if let Some(Operand::String(bytes)) = operands.last() {
+                    self.show(bytes);
+                }
+            }
+            b"'" => {
+                self.move_line(0.0, -self.state.leading);
+                if let Some(Operand::String(bytes)) = operands.last() {
+                    self.show(bytes);
+                }
+            }
+            b"\"" => {
+                self.state.word_spacing = number(0);
+                self.state.char_spacing = number(1);
+                self.move_line(0.0, -self.state.leading);
+                if let Some(Operand::String(bytes)) = operands.last() {
+                    self.show(bytes);
+                }
+            }
+            b"TJ" => {
+                if let Some(Operand::Array(items)) = operands.last() {
+                    for item in items {
+                        match item {
+                            Operand::String(bytes) => self.show(bytes),
+                            Operand::Number(adjust) => self.adjust(*adjust),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            b"Do" => {
+                if let Some(Operand::Name(name)) = operands.last() {
+                    self.draw_xobject(resources, name);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn move_line(&mut self, x: f32, y: f32) {
+        self.line_matrix = Matrix::translation(x, y).then(&self.line_matrix);
+        self.text_matrix = self.line_matrix;
+    }
+
+    fn font_key(&mut self, resources: Option<&'d Dictionary>, name: &[u8]) -> Option<FontKey> {
+        let fonts = objects::dict(self.doc, resources?, b"Font")?;
+        let entry = fonts.get(name).ok()?;
+        let (key, dict) = match entry {
+            Object::Reference(id) => match self.doc.get_object(*id).ok()? {
+                Object::Dictionary(dict) => (FontKey::Object(*id), dict),
+                _ => return None,
+            },
+            Object::Dictionary(dict) => (FontKey::Inline(dict as *const Dictionary as usize), dict),
+            _ => return None,
+        };
+        let doc = self.doc;
+        self.fonts.fonts.entry(key).or_insert_with(|| Font::load(doc, dict));
+        Some(key)
+    }
+
+    /// TJ numbers move the pen against the writing direction, in thousandths of the font size.
+    fn adjust(&mut self, thousandths: f32) {
+        let Some(font) = self.state.font.and_then(|key| self.fonts.fonts.get(&key)) else { return };
+        let distance = -thousandths / 1000.0 * self.state.font_size;
+        let shift = if font.vertical {
+            Matrix::translation(0.0, distance)
+        } else {
+            Matrix::translation(distance * self.state.horizontal_scale, 0.0)
+        };
+        self.text_matrix = shift.then(&self.text_matrix);
+    }
+
+    fn show(&mut self, bytes: &[u8]) {
+        let Some(key) = self.state.font else { return };
+        let Some(font) = self.fonts.fonts.get_mut(&key) else { return };
+        let state = &self.state;
+        let size = state.font_size;
+        let scale = state.horizontal_scale;
+        let vertical = font.vertical;
+        let width_scale = font.width_scale;
+        let height_scale = font.height_scale;
+        let marks = &mut self.marks;
+        let text_matrix = &mut self.text_matrix;
+        if font.missing_unicode {
+            marks.fonts_without_unicode.insert(font.name.clone());
+        }
+        font.each_glyph(bytes, |glyph| {
+            let advance = glyph.advance * width_scale * size;
+            let spacing = state.char_spacing + if glyph.is_word_space { state.word_spacing } else { 0.0 };
+            let render = Matrix([size * scale, 0.0, 0.0, size, 0.0, state.rise]).then(text_matrix).then(&state.ctm);
+            let (x, y) = render.apply(0.0, 0.0);
+            // Direction of the pen's travel in device space, and the glyph's extent along it.
+            let (dx, dy) = if vertical { render.apply_vector(0.0, -1.0) } else { render.apply_vector(1.0, 0.0) };
+            let unit = (dx * dx + dy * dy).sqrt();
+            let (up_x, up_y) = render.apply_vector(0.0, 1.0);
+            let height = (up_x * up_x + up_y * up_y).sqrt() * height_scale;
+            let width = if size != 0.0 { advance.abs() / size.abs() * unit } else { 0.0 };
+            match glyph.text {
+                Some(text) if !text.is_empty() && x.is_finite() && y.is_finite() => {
+                    let start = marks.text.len() as u32;
+                    marks.text.push_str(text);
+                    marks.glyphs.push(PlacedGlyph::new(x, y, dx, dy, width, height, start, text.len() as u32));
+                }
+                Some(_) => {}
+                None => marks.unmapped_glyphs += 1,
+            }
+            let step = if vertical {
+                Matrix::translation(0.0, -(advance + spacing))
+            } else {
+                Matrix::translation((advance + spacing) * scale, 0.0)
+            };
+            *text_matrix = step.then(text_matrix);
+        });
+    }
+
+    fn draw_xobject(&mut self, resources: Option<&'d Dictionary>, name: &[u8]) {
+        let Some(xobjects) = resources.and_then(|r| objects::dict(self.doc, r, b"XObject")) else { return };
+        let Ok(entry) = xobjects.get(name) else { return };
+        let id = match entry {
+            Object::Reference(id) => *id,
+            _ => return,
+        };
+        let Ok(Object::Stream(stream)) = self.doc.get_object(id) else { return };
+        match objects::name(self.doc, &stream.dict, b"Subtype") {
+            Some(b"Image") => self.marks.images += 1,
+            Some(b"Form") => {
+                if self.active_forms.len() >= MAX_FORM_DEPTH || self.active_forms.contains(&id) {
+                    return;
+                }
+                let Some(content) = objects::decoded(stream) else { return };
+                let form_matrix = objects::array(self.doc, &stream.dict, b"Matrix")
+                    .and_then(|items| Matrix::from_slice(&objects::numbers(self.doc, items)))
+                    .unwrap_or(Matrix::IDENTITY);
+                let form_resources = objects::dict(self.doc, &stream.dict, b"Resources").or(resources);
+                let saved = (self.state.clone(), self.text_matrix, self.line_matrix);
+                self.state.ctm = form_matrix.then(&self.state.ctm);
+                self.active_forms.push(id);
+                self.run(&content, form_resources);
+                self.active_forms.pop();
+                (self.state, self.text_matrix, self.line_matrix) = saved;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Inline image data runs from after `ID` and one whitespace byte to an `EI` standing alone.
+fn skip_inline_image(lexer: &mut Lexer) {
+    let rest = lexer.remaining();
+    let mut index = 1;
+    while index + 2 <= rest.len() {
+        if &rest[index..index + 2] == b"EI"
+            && crate::lexer::is_whitespace(rest[index - 1])
+            && rest.get(index + 2).is_none_or(|&b| crate::lexer::is_whitespace(b))
+        {
+            lexer.position += index + 2;
+            return;
+        }
+        index += 1;
+    }
+    lexer.position += rest.len();
+}
