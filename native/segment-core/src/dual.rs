@@ -3,28 +3,27 @@
 //! Vertices are welded by exact position (so unwelded seams still connect), faces that share a
 //! welded edge become neighbours, and each face gets its area, unit normal and centroid. Faces with
 //! out-of-range indices or non-finite coordinates are marked invalid and get no neighbours.
-//! Each dual edge carries the shared edge length and the dihedral "angular distance" of
-//! Liu & Zhang / Katz & Tal: `1 - cos(theta)`, scaled down for convex edges because parts meet
-//! at concave creases.
+//! Non-manifold edges chain their faces so the pieces stay connected.
+//! Each dual edge carries the shared edge length and its concavity: the "angular distance"
+//! `1 - cos(theta)` of Liu & Zhang / Katz & Tal between (lightly smoothed) face normals for a
+//! concave edge, 0 for a convex or flat one, because parts meet at concave creases. Pieces whose
+//! signed volume is negative (wound inside out) have their concavity test flipped.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// Weight of a convex crease relative to a concave one of the same angle.
-const CONVEX_FACTOR: f64 = 0.15;
 
 pub struct Dual {
     pub faces: usize,
     pub valid: Vec<bool>,
     pub area: Vec<f64>,
-    pub normal: Vec<[f64; 3]>,
     pub centroid: Vec<[f64; 3]>,
     /// CSR adjacency: neighbours of face `f` are `adj[start[f]..start[f + 1]]`.
     pub start: Vec<u32>,
     pub adj: Vec<u32>,
     /// Length of the shared edge, per adjacency entry.
     pub edge_len: Vec<f64>,
-    /// Concavity-weighted angular distance, per adjacency entry.
+    /// Concavity (angular distance of concave edges, else 0), per adjacency entry.
     pub angle: Vec<f64>,
 }
 
@@ -80,7 +79,7 @@ fn weld(positions: &[[f32; 3]]) -> Vec<u32> {
     ids
 }
 
-pub fn build(positions: &[[f32; 3]], indices: &[[u32; 3]]) -> Dual {
+pub fn build(positions: &[[f32; 3]], indices: &[[u32; 3]], smoothing: usize) -> Dual {
     let faces = indices.len();
     let ids = weld(positions);
     let mut valid = vec![false; faces];
@@ -167,45 +166,76 @@ pub fn build(positions: &[[f32; 3]], indices: &[[u32; 3]]) -> Dual {
         let pu = positions[rep[u] as usize];
         let pv = positions[rep[v] as usize];
         let l = len([(pu[0] - pv[0]) as f64, (pu[1] - pv[1]) as f64, (pu[2] - pv[2]) as f64]);
-        let (fa, fb) = (a as usize, b as usize);
-        // A degenerate face has no normal; treat its edges as flat.
-        let cos = if area[fa] > 0.0 && area[fb] > 0.0 { dot(normal[fa], normal[fb]).clamp(-1.0, 1.0) } else { 1.0 };
-        let concave = dot(sub(centroid[fb], centroid[fa]), sub(normal[fa], normal[fb])) > 0.0;
-        let ang = (1.0 - cos) * if concave { 1.0 } else { CONVEX_FACTOR };
-        for (x, y) in [(fa, b), (fb, a)] {
+        for (x, y) in [(a as usize, b), (b as usize, a)] {
             let s = fill[x] as usize;
             fill[x] += 1;
             adj[s] = y;
             edge_len[s] = l;
-            angle[s] = ang;
         }
     }
-    Dual { faces, valid, area, normal, centroid, start, adj, edge_len, angle }
+    let inward = inward_faces(positions, indices, &valid, &start, &adj);
+    let smooth = smooth_normals(&normal, &area, &start, &adj, smoothing);
+    for f in 0..faces {
+        for k in start[f] as usize..start[f + 1] as usize {
+            let g = adj[k] as usize;
+            // A degenerate face has no normal; treat its edges as flat.
+            let cos = if area[f] > 0.0 && area[g] > 0.0 { dot(smooth[f], smooth[g]).clamp(-1.0, 1.0) } else { 1.0 };
+            let concave = (dot(sub(centroid[g], centroid[f]), sub(smooth[f], smooth[g])) > 0.0) != inward[f];
+            angle[k] = if concave { 1.0 - cos } else { 0.0 };
+        }
+    }
+    Dual { faces, valid, area, centroid, start, adj, edge_len, angle }
 }
 
-impl Dual {
-    /// Connected component id per face (through shared edges) and the component count.
-    pub fn components(&self) -> (Vec<u32>, usize) {
-        let mut comp = vec![u32::MAX; self.faces];
-        let mut stack = Vec::new();
-        let mut count = 0u32;
-        for seed in 0..self.faces {
-            if comp[seed] != u32::MAX {
-                continue;
+/// Area-weighted averaging of face normals over edge neighbours, `rounds` times, so crease
+/// angles measure the shape's bending rather than tessellation noise.
+fn smooth_normals(normal: &[[f64; 3]], area: &[f64], start: &[u32], adj: &[u32], rounds: usize) -> Vec<[f64; 3]> {
+    let mut cur = normal.to_vec();
+    let mut next = vec![[0.0; 3]; normal.len()];
+    for _ in 0..rounds {
+        for f in 0..normal.len() {
+            let mut s = [0.0; 3];
+            for &g in std::iter::once(&(f as u32)).chain(&adj[start[f] as usize..start[f + 1] as usize]) {
+                let (n, w) = (cur[g as usize], area[g as usize]);
+                s = [s[0] + n[0] * w, s[1] + n[1] * w, s[2] + n[2] * w];
             }
-            comp[seed] = count;
-            stack.push(seed as u32);
-            while let Some(f) = stack.pop() {
-                let f = f as usize;
-                for &g in &self.adj[self.start[f] as usize..self.start[f + 1] as usize] {
-                    if comp[g as usize] == u32::MAX {
-                        comp[g as usize] = count;
-                        stack.push(g);
-                    }
+            let l = len(s);
+            next[f] = if l > 0.0 { [s[0] / l, s[1] / l, s[2] / l] } else { cur[f] };
+        }
+        std::mem::swap(&mut cur, &mut next);
+    }
+    cur
+}
+
+/// Marks the faces of connected pieces with negative signed volume (normals pointing inwards).
+fn inward_faces(positions: &[[f32; 3]], indices: &[[u32; 3]], valid: &[bool], start: &[u32], adj: &[u32]) -> Vec<bool> {
+    let n = valid.len();
+    let mut comp = vec![u32::MAX; n];
+    let mut volume = Vec::new();
+    let mut stack = Vec::new();
+    for seed in 0..n {
+        if comp[seed] != u32::MAX || !valid[seed] {
+            continue;
+        }
+        let id = volume.len() as u32;
+        let mut vol = 0.0;
+        comp[seed] = id;
+        stack.push(seed as u32);
+        while let Some(f) = stack.pop() {
+            let f = f as usize;
+            let p = |k: usize| {
+                let q = positions[indices[f][k] as usize];
+                [q[0] as f64, q[1] as f64, q[2] as f64]
+            };
+            vol += dot(p(0), cross(p(1), p(2)));
+            for &g in &adj[start[f] as usize..start[f + 1] as usize] {
+                if comp[g as usize] == u32::MAX {
+                    comp[g as usize] = id;
+                    stack.push(g);
                 }
             }
-            count += 1;
         }
-        (comp, count as usize)
+        volume.push(vol);
     }
+    comp.iter().map(|&c| c != u32::MAX && volume[c as usize] < 0.0).collect()
 }

@@ -40,17 +40,17 @@ impl Default for SegmentParams {
 
 fn tuning(detail: Detail) -> ncut::Tuning {
     let threshold = match detail {
-        Detail::Low => 0.3,
-        Detail::Medium => 0.5,
-        Detail::High => 0.7,
+        Detail::Low => 8.0,
+        Detail::Medium => 4.0,
+        Detail::High => 2.0,
     };
     let env = |k: &str, d: f64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d); // TUNE-TMP
-    ncut::Tuning { sigma_factor: env("SEG_SIGMA", 4.0), patches: env("SEG_N", 0.0) as usize, neck: env("SEG_NECK", 0.0), affinity_floor: env("SEG_F", 0.05), ncut_threshold: env("SEG_T1", 3.0), threshold: env("SEG_T", threshold) }
+    ncut::Tuning { sigma_factor: env("SEG_SIGMA", 4.0), affinity_floor: env("SEG_F", 0.05), threshold: env("SEG_T1", threshold) }
 }
 
 /// One label per triangle, dense in 0..part_count.
 pub fn segment(positions: &[[f32; 3]], indices: &[[u32; 3]], params: &SegmentParams) -> Vec<u32> {
-    let d = dual::build(positions, indices);
+    let d = dual::build(positions, indices, std::env::var("SEG_SM").ok().and_then(|v| v.parse().ok()).unwrap_or(2)); // TUNE-TMP
     let max_parts = params.max_parts.max(1);
     let mut r = ncut::cluster(&d, &tuning(params.detail), max_parts);
     let total_area: f64 = (0..d.faces).filter(|&f| d.valid[f]).map(|f| d.area[f]).sum();
