@@ -1,0 +1,76 @@
+// The HTTP surface: /health, /openapi.json, the /v1 REST facade, signed upload and download URLs.
+// buildApp(options) returns a Fastify app; tests drive it with inject() or a real port.
+import swagger from '@fastify/swagger'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { Services } from '../app/services.ts'
+import { authenticate, type Principal } from './auth.ts'
+import { installErrorHandling } from './error-handler.ts'
+import type { FetchPolicy } from './job-input.ts'
+import { RateLimiter } from './rate-limit.ts'
+import { accountRoutes } from './routes/account.ts'
+import { fileRoutes } from './routes/files.ts'
+import { jobRoutes } from './routes/jobs.ts'
+import { keyRoutes } from './routes/keys.ts'
+import { signedRoutes } from './routes/signed.ts'
+import { toolRoutes } from './routes/tools.ts'
+import { uploadRoutes } from './routes/uploads.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services
+  }
+  interface FastifyRequest {
+    principal: Principal
+  }
+}
+
+export interface AppOptions {
+  services: Services
+  logger?: boolean
+  /** Server configuration for URL inputs (tests allow a local HTTPS server); never from requests. */
+  fetchPolicy?: FetchPolicy
+  /** Extra plugins mounted beside the REST facade (MCP, console). */
+  plugins?: ((app: FastifyInstance) => Promise<void>)[]
+}
+
+export async function buildApp({ services, logger = false, fetchPolicy = {}, plugins = [] }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({ logger, bodyLimit: 1024 * 1024, trustProxy: true, return503OnClosing: true }).withTypeProvider<ZodTypeProvider>()
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  app.decorate('services', services)
+  app.decorateRequest('principal', null as unknown as Principal)
+  installErrorHandling(app)
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'kiln', version: '2.0.0', description: 'Job-based file processing for agents and developers.' },
+      servers: [{ url: services.ctx.config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  })
+
+  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }))
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  await app.register(signedRoutes)
+
+  const limiter = new RateLimiter(services.ctx.config.rateLimit)
+  await app.register(async (authenticated) => {
+    authenticated.addHook('onRequest', async (request) => {
+      request.principal = await authenticate(services, request.headers.authorization)
+      limiter.take(request.principal.credentialId, services.ctx.now())
+    })
+    await authenticated.register(toolRoutes)
+    await authenticated.register(jobRoutes(fetchPolicy))
+    await authenticated.register(fileRoutes)
+    await authenticated.register(uploadRoutes)
+    await authenticated.register(accountRoutes)
+    await authenticated.register(keyRoutes)
+  })
+  for (const plugin of plugins) await plugin(app)
+  return app
+}

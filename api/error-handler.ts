@@ -1,0 +1,44 @@
+// One place that turns any failure into the spec's `{error: {code, message}}` with its status, and
+// Retry-After on 429 and 503.
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
+import { DomainError, errorCatalog, type ErrorCode, isDomainError } from '../domain/errors.ts'
+
+function fromFastify(error: FastifyError): DomainError {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const details = error.validation
+      .slice(0, 5)
+      .map((issue) => `${issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || error.validationContext || 'request'}: ${issue.message}`)
+      .join('; ')
+    return new DomainError('invalid_request', `Invalid ${error.validationContext ?? 'request'}: ${details}.`)
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new DomainError('invalid_json', 'The body is not valid JSON.')
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DomainError('too_large', 'The request body is too large.')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new DomainError('invalid_request', 'Unsupported Content-Type.')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new DomainError('invalid_request', 'Content-Length does not match the body.')
+  }
+  if (error instanceof SyntaxError || error.name === 'SyntaxError') return new DomainError('invalid_json', 'The body is not valid JSON.')
+  if (error.statusCode === 413) return new DomainError('too_large', 'The request body is too large.')
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return new DomainError('invalid_request', error.message)
+  return new DomainError('internal', 'Internal error.')
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const domain = isDomainError(error) ? error : fromFastify(error)
+    if (domain.code === 'internal') request.log.error({ err: error }, 'unhandled error')
+    const status = errorCatalog[domain.code as ErrorCode]?.status ?? 500
+    if (domain.retryAfterSeconds !== undefined) reply.header('retry-after', String(domain.retryAfterSeconds))
+    else if (status === 429 || domain.code === 'busy') reply.header('retry-after', '5')
+    return reply.status(status).send({ error: { code: domain.code, message: domain.message } })
+  })
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send({ error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` } })
+  })
+}

@@ -1,0 +1,54 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { DomainError } from '../../domain/errors.ts'
+import { getBilling } from '../../projections/accounts/billing.ts'
+import { getMe } from '../../projections/accounts/me.ts'
+import { requireConsole } from '../auth.ts'
+import { billing, catalog, errors, me } from '../schemas.ts'
+
+export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/v1/me', { schema: { tags: ['account'], summary: 'The account, its limits, usage and credits', response: { 200: me, ...errors(401, 403, 429) } } }, async (request) => {
+    const found = await getMe(app.services.models, request.principal.accountId, {
+      now: new Date(app.services.ctx.now()),
+      auth: request.principal.kind === 'oauth' ? 'oauth' : 'key',
+    })
+    if (!found) throw new DomainError('unauthorized', 'No such account.')
+    return found
+  })
+
+  app.get('/v1/billing', { schema: { tags: ['billing'], summary: 'Balance, lots, ledger and subscription', response: { 200: billing, ...errors(401, 403, 429) } } }, async (request) => {
+    const found = await getBilling(app.services.models, request.principal.accountId, { now: new Date(app.services.ctx.now()) })
+    if (!found) throw new DomainError('unauthorized', 'No such account.')
+    return found
+  })
+
+  app.get('/v1/billing/catalog', { schema: { tags: ['billing'], summary: 'Credit packs and bundles for sale', response: { 200: catalog, ...errors(401, 403, 429) } } }, async () => ({
+    available: false,
+    items: [],
+  }))
+
+  app.post(
+    '/v1/billing/checkout',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: 'Start a checkout (console sessions only)',
+        body: z.strictObject({ item: z.string().min(1).max(100), request_id: z.uuid() }),
+        response: { 200: z.object({ url: z.string() }), ...errors(400, 401, 402, 403, 409, 429, 503) },
+      },
+    },
+    async (request) => {
+      requireConsole(request.principal)
+      throw new DomainError('payments_unavailable', 'No payment processor is configured on this server.')
+    },
+  )
+
+  app.post(
+    '/v1/billing/portal',
+    { schema: { tags: ['billing'], summary: 'Open the customer portal (console sessions only)', response: { 200: z.object({ url: z.string() }), ...errors(401, 403, 409, 429, 503) } } },
+    async (request) => {
+      requireConsole(request.principal)
+      throw new DomainError('payments_unavailable', 'No payment processor is configured on this server.')
+    },
+  )
+}

@@ -1,0 +1,87 @@
+// Routes authorised by their signed URL instead of a Bearer token: the upload PUT and downloads.
+import { extname } from 'node:path'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { receiveUpload } from '../../app/uploads.ts'
+import { jobOutputKey } from '../../app/context.ts'
+import { DomainError } from '../../domain/errors.ts'
+import { getJobRecord } from '../../projections/jobs/queries.ts'
+import { errors } from '../schemas.ts'
+import { verifySignedPath } from '../security/signed-url.ts'
+import { downloadPath, uploadPath } from '../signed-paths.ts'
+
+const contentTypes: Record<string, string> = {
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.glb': 'model/gltf-binary',
+  '.gltf': 'model/gltf+json',
+  '.obj': 'model/obj',
+  '.ply': 'application/octet-stream',
+  '.stl': 'model/stl',
+  '.zip': 'application/zip',
+  '.pdf': 'application/pdf',
+}
+
+const signedQuery = z.looseObject({ expires: z.string().optional(), sig: z.string().optional() })
+
+export const signedRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
+  const { signingSecret } = app.services.ctx.config
+
+  app.put(
+    '/v1/uploads/:id/file',
+    {
+      schema: {
+        tags: ['uploads'],
+        summary: 'PUT the file to a signed upload URL (with Content-Length)',
+        security: [],
+        params: z.object({ id: z.string().max(64) }),
+        querystring: signedQuery,
+        response: { 200: z.object({ upload_id: z.string(), bytes: z.int(), sha256: z.string() }), ...errors(400, 403, 409, 411, 413) },
+      },
+    },
+    async (request) => {
+      verifySignedPath(signingSecret, 'PUT', uploadPath(request.params.id), request.query, app.services.ctx.now())
+      const length = request.headers['content-length']
+      if (length === undefined) throw new DomainError('length_required', 'Send the file with a Content-Length header.')
+      const declared = Number(length)
+      if (!Number.isSafeInteger(declared) || declared < 0) throw new DomainError('invalid_request', 'Content-Length must be a whole number of bytes.')
+      const body = request.body as NodeJS.ReadableStream | undefined
+      if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function') throw new DomainError('invalid_request', 'Send the file as the raw body (Content-Type application/octet-stream).')
+      const { state } = await receiveUpload(app.services.ctx, request.params.id, body as never, declared)
+      return { upload_id: request.params.id, bytes: state.received!.bytes, sha256: state.received!.sha256 }
+    },
+  )
+
+  app.get(
+    '/v1/downloads/:jobId/*',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Download an output file from its signed URL',
+        security: [],
+        params: z.object({ jobId: z.string().max(64), '*': z.string().max(1024) }),
+        querystring: signedQuery,
+        response: { ...errors(400, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const name = request.params['*']
+      verifySignedPath(signingSecret, 'GET', downloadPath(request.params.jobId, name), request.query, app.services.ctx.now())
+      const job = await getJobRecord(app.services.models, request.params.jobId)
+      const file = job?.result?.files.find((f) => f.name === name)
+      const expired = !job || job.status === 'expired' || (job.outputsExpireAt !== null && app.services.ctx.now() >= Date.parse(job.outputsExpireAt))
+      if (!file || expired) throw new DomainError('not_found', 'No such file (outputs expire).')
+      const key = jobOutputKey(request.params.jobId, name)
+      if ((await app.services.ctx.blobs.size(key)) === null) throw new DomainError('not_found', 'No such file (outputs expire).')
+      reply.header('content-type', contentTypes[extname(name).toLowerCase()] ?? 'application/octet-stream')
+      reply.header('content-length', String(file.bytes))
+      reply.header('content-disposition', `attachment; filename="${name.split('/').at(-1)!.replace(/["\\\r\n]/g, '_')}"`)
+      return reply.send(app.services.ctx.blobs.read(key) as never)
+    },
+  )
+}

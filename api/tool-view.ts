@@ -1,0 +1,45 @@
+// A catalog tool as clients see it: options as JSON Schema, the caller's limits, where to call it.
+import { z } from 'zod'
+import type { ToolDefinition } from '../domain/tools/catalog.ts'
+
+const optionSchemas = new Map<string, Record<string, unknown>>()
+
+export function optionsJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  let schema = optionSchemas.get(tool.id)
+  if (!schema) {
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(tool.options, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+    schema = rest
+    optionSchemas.set(tool.id, schema)
+  }
+  return schema
+}
+
+export function toolLimits(tool: ToolDefinition, purchased: boolean) {
+  const unit = tool.pricing.kind === 'free' ? null : (tool.pricing.unit ?? null)
+  return {
+    jobs_per_day: purchased ? tool.limits.jobsPerDay : tool.limits.jobsPerDayBeforePurchase,
+    jobs_per_day_after_purchase: tool.limits.jobsPerDay,
+    max_bytes: tool.limits.maxBytes,
+    max_units: tool.limits.maxUnits,
+    unit,
+    timeout_seconds: Math.round(tool.limits.timeoutMs / 1000),
+  }
+}
+
+export function toolView(tool: ToolDefinition, publicUrl: string, purchased: boolean) {
+  return {
+    id: tool.id,
+    title: tool.title,
+    summary: tool.summary,
+    description: tool.description,
+    toolset: tool.toolset,
+    input_extensions: tool.input.extensions,
+    input: { kind: tool.input.kind, sources: tool.input.sources },
+    options: optionsJsonSchema(tool),
+    limits: toolLimits(tool, purchased),
+    pricing: tool.pricing,
+    idempotency_required: tool.idempotencyRequired,
+    jobs: `${publicUrl}/v1/tools/${tool.id}/jobs`,
+    mcp: `${publicUrl}/mcp/${tool.toolset}`,
+  }
+}
