@@ -1,0 +1,63 @@
+// What the tools return as structured content, as zod schemas: the SDK advertises them as each tool's
+// outputSchema and checks every result against them, so a drift from the REST shapes fails loudly.
+import { z } from 'zod'
+
+const jobError = z.object({ code: z.string(), message: z.string(), hint: z.string().nullable() })
+
+export const jobFileSchema = z.object({
+  name: z.string(),
+  bytes: z.int(),
+  sha256: z.string(),
+  url: z.string().describe('Signed download URL, valid up to 24 hours.'),
+})
+
+export const jobSchema = z.object({
+  id: z.string(),
+  tool: z.string(),
+  status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled', 'expired']),
+  input: z.object({ name: z.string(), bytes: z.int(), source: z.string() }),
+  options: z.looseObject({}).describe('The options as they run: defaults applied, clamped to the plan.'),
+  error: jobError.nullable(),
+  result: z
+    .looseObject({ files: z.array(jobFileSchema) })
+    .nullable()
+    .describe('Tool-defined summary plus files.'),
+  compute_ms: z.int().nullable(),
+  credits_charged: z.int().nullable(),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  outputs_expire_at: z.string(),
+})
+
+export const jobPageSchema = z.object({
+  jobs: z.array(jobSchema),
+  next_before: z.int().nullable().describe('Pass as before to read the next page; null on the last page.'),
+})
+
+export const jobActionSchema = z.object({ id: z.string(), status: z.enum(['canceled', 'deleted']) })
+
+export const fileChunkSchema = z.object({
+  name: z.string(),
+  offset: z.int(),
+  next_offset: z.int().describe('Pass as offset to continue; never falls inside a character.'),
+  total_bytes: z.int(),
+  eof: z.boolean(),
+  text: z.string(),
+})
+
+export const downloadLinksSchema = z.object({
+  job_id: z.string(),
+  status: jobSchema.shape.status,
+  files: z.array(jobFileSchema),
+  outputs_expire_at: z.string(),
+})
+
+export const uploadSchema = z.object({
+  upload_id: z.string(),
+  method: z.literal('PUT'),
+  url: z.string(),
+  max_bytes: z.int(),
+  expires_at: z.string(),
+  instructions: z.string(),
+})

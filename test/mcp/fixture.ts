@@ -1,0 +1,74 @@
+// A real kiln API on a loopback port for MCP tests: embedded services in a temp data folder, a
+// Fastify app with only the MCP plugin, and an account with credits and an API key.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { registerMcp } from '../../api/mcp/plugin.ts'
+import { createApiKey, grantCredits, openAccount } from '../../app/accounts.ts'
+import { loadConfig } from '../../app/config.ts'
+import { type Services, startServices } from '../../app/services.ts'
+
+export interface McpTestServer {
+  baseUrl: string
+  services: Services
+  app: FastifyInstance
+  /** Opens an account with this many credits and returns its API key. */
+  account(credits: number): Promise<{ accountId: string; key: string }>
+  close(): Promise<void>
+}
+
+/** The public URL must be known before the services start (signed URLs use it), so the port is picked first. */
+async function freePort(): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const address = probe.address()
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+export async function startMcpTestServer({
+  env = {},
+  waitMs = 5000,
+}: {
+  env?: Record<string, string>
+  waitMs?: number
+} = {}): Promise<McpTestServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'kiln-mcp-'))
+  const port = await freePort()
+  const baseUrl = `http://127.0.0.1:${port}`
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PUBLIC_URL: baseUrl,
+    SIGNUP_CREDITS: '0',
+    WORKER_CONCURRENCY: '2',
+    ...env,
+  })
+  const services = await startServices(config)
+  const app = Fastify()
+  await registerMcp(app, services, { waitMs })
+  await app.listen({ port, host: '127.0.0.1' })
+
+  return {
+    baseUrl,
+    services,
+    app,
+    async account(credits) {
+      const { accountId } = await openAccount(services.ctx, {
+        login: `agent-${Math.random().toString(36).slice(2)}`,
+        email: null,
+      })
+      if (credits > 0) await grantCredits(services.ctx, accountId, { credits })
+      const { key, position } = await createApiKey(services.ctx, accountId, 'mcp-test')
+      await services.waitForPosition(position)
+      return { accountId, key }
+    },
+    async close() {
+      await app.close()
+      await services.close()
+      await rm(dataDir, { recursive: true, force: true })
+    },
+  }
+}
