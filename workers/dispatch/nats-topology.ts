@@ -22,7 +22,10 @@ export interface NatsTopology {
   policy: RetryPolicy
 }
 
-/** Longer than any restart of the publisher, so a job re-fed from the event store is not queued twice. */
+/**
+ * Covers a publisher's retries and the re-feeding of queued jobs after a restart. A job published again
+ * after the window runs again, which the idempotent job lifecycle makes harmless.
+ */
 const duplicateWindowMs = 10 * 60_000
 /** Dead jobs are already failed and refunded by the handler; the copy is for operators to inspect. */
 const deadLetterMaxAgeMs = 14 * 24 * 3_600_000
