@@ -81,14 +81,12 @@ export async function registerMcp(
       const toolset = request.params.toolset ?? null
       const handler = handlers.get(toolset as Toolset | null)
       if (!handler) {
-        return reply
-          .status(404)
-          .send({
-            error: {
-              code: 'not_found',
-              message: `No toolset ${toolset}; the toolsets are ${toolsets.join(', ')}.`,
-            },
-          })
+        return reply.status(404).send({
+          error: {
+            code: 'not_found',
+            message: `No toolset ${toolset}; the toolsets are ${toolsets.join(', ')}.`,
+          },
+        })
       }
       let principal: Principal
       try {

@@ -20,6 +20,7 @@ const reservedQuery = new Set(['filename', 'idempotency_key'])
 export const jobRoutes = (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
   async (app) => {
     // Any non-JSON body is the input file itself: it reaches the handler as a stream, never buffered.
+    app.removeContentTypeParser('text/plain')
     app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
 
     const readJob = async (accountId: string, jobId: string, position: number) => {

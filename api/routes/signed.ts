@@ -29,6 +29,8 @@ const contentTypes: Record<string, string> = {
 const signedQuery = z.looseObject({ expires: z.string().optional(), sig: z.string().optional() })
 
 export const signedRoutes: FastifyPluginAsyncZod = async (app) => {
+  // Whatever its Content-Type, an uploaded file is streamed, never parsed.
+  app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
   const { signingSecret } = app.services.ctx.config
 
