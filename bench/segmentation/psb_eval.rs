@@ -49,6 +49,7 @@ fn main() {
     println!("{:<10} {:>5} {:>7} {:>6} {:>6} {:>8} {:>9}", "category", "model", "faces", "parts", "humans", "RI err", "time ms");
     let (mut all_models, mut cat_means) = (Vec::new(), Vec::new());
     let mut total_time = 0.0;
+    let mut largest: Option<(std::path::PathBuf, usize)> = None;
     for cat in &categories {
         let cdir = Path::new(&dir).join(cat);
         let mut models: Vec<u32> = std::fs::read_dir(&cdir)
@@ -61,6 +62,9 @@ fn main() {
         for id in models {
             let text = std::fs::read_to_string(cdir.join(format!("{id}.off"))).unwrap();
             let mesh = off::parse(&text).unwrap_or_else(|e| panic!("{cat}/{id}.off: {e}"));
+            if largest.as_ref().is_none_or(|l| l.1 < mesh.indices.len()) {
+                largest = Some((cdir.join(format!("{id}.off")), mesh.indices.len()));
+            }
             let t = Instant::now();
             let tri_labels = segment(&mesh.positions, &mesh.indices, &params);
             let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -98,4 +102,35 @@ fn main() {
     println!("overall (mean of {} categories): {:.4}", cm.len(), mean(&cm));
     println!("overall (mean of {} models):     {:.4}", all_models.len(), mean(&all_models));
     println!("total segmentation time: {total_time:.0} ms");
+    if let Some((path, _)) = largest {
+        scaled_timing(&path, &params);
+    }
+}
+
+/// Times `segment` on the largest model split 1:4 until it has at least 200,000 faces. Midpoints
+/// are not shared between triangles, so the mesh is unwelded and exercises the welding path.
+fn scaled_timing(path: &Path, params: &SegmentParams) {
+    let mesh = off::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let (mut pos, mut idx) = (mesh.positions, mesh.indices);
+    while idx.len() < 200_000 {
+        let mut next = Vec::with_capacity(idx.len() * 4);
+        for t in &idx {
+            let [a, b, c] = t.map(|v| pos[v as usize]);
+            let mid = |p: [f32; 3], q: [f32; 3]| [(p[0] + q[0]) / 2.0, (p[1] + q[1]) / 2.0, (p[2] + q[2]) / 2.0];
+            let base = pos.len() as u32;
+            pos.extend([mid(a, b), mid(b, c), mid(c, a)]);
+            let (ab, bc, ca) = (base, base + 1, base + 2);
+            next.extend([[t[0], ab, ca], [ab, t[1], bc], [ca, bc, t[2]], [ab, bc, ca]]);
+        }
+        idx = next;
+    }
+    let mut best = f64::INFINITY;
+    let mut parts = 0;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let labels = segment(&pos, &idx, params);
+        best = best.min(t.elapsed().as_secs_f64() * 1e3);
+        parts = labels.iter().max().map_or(0, |m| m + 1);
+    }
+    println!("{} subdivided to {} faces ({} unwelded vertices): {parts} parts, best of 3: {best:.0} ms", path.display(), idx.len(), pos.len());
 }

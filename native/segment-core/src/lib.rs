@@ -50,9 +50,14 @@ fn tuning(detail: Detail) -> ncut::Tuning {
 
 /// One label per triangle, dense in 0..part_count.
 pub fn segment(positions: &[[f32; 3]], indices: &[[u32; 3]], params: &SegmentParams) -> Vec<u32> {
+    let t0 = std::time::Instant::now(); // TUNE-TMP
+    let t0 = std::time::Instant::now(); // TUNE-TMP
     let d = dual::build(positions, indices, std::env::var("SEG_SM").ok().and_then(|v| v.parse().ok()).unwrap_or(2)); // TUNE-TMP
+    if std::env::var("SEG_PROF").is_ok() { eprintln!("dual {:?}", t0.elapsed()); } // TUNE-TMP
+    let t0 = std::time::Instant::now(); // TUNE-TMP
     let max_parts = params.max_parts.max(1);
     let mut r = ncut::cluster(&d, &tuning(params.detail), max_parts);
+    if std::env::var("SEG_PROF").is_ok() { eprintln!("cluster {:?}", t0.elapsed()); } // TUNE-TMP
     let total_area: f64 = (0..d.faces).filter(|&f| d.valid[f]).map(|f| d.area[f]).sum();
     let min_area = if params.min_part_area.is_finite() { params.min_part_area.max(0.0) * total_area } else { 0.0 };
     cleanup::enforce_limits(&mut r, max_parts, params.min_part_faces, min_area);

@@ -33,15 +33,17 @@ pub fn cluster(d: &Dual, t: &Tuning, max_parts: usize) -> Regions {
     let scale = total.sqrt();
     let score = |r: &Regions, a: usize, b: usize, w: f64| w * (1.0 / r.area[a].max(floor) + 1.0 / r.area[b].max(floor)) * scale;
 
+    coarsen(&mut r, &score, t.threshold);
+
     // Entries: (score bits, a, b, version a, version b); scores are >= 0 so bits order like floats.
-    let mut heap: BinaryHeap<(u64, u32, u32, u32, u32)> = BinaryHeap::with_capacity(d.adj.len() / 2);
+    let mut heap: BinaryHeap<(u64, u32, u32, u32, u32)> = BinaryHeap::with_capacity(r.live * 4);
     for a in 0..d.faces {
         if !r.alive[a] {
             continue;
         }
         for &(b, w, _) in &r.nbrs[a] {
-            if (a as u32) < b && r.alive[b as usize] {
-                heap.push((score(&r, a, b as usize, w).to_bits(), a as u32, b, 0, 0));
+            if (a as u32) < b {
+                heap.push((score(&r, a, b as usize, w).to_bits(), a as u32, b, r.version[a], r.version[b as usize]));
             }
         }
     }
@@ -63,4 +65,42 @@ pub fn cluster(d: &Dual, t: &Tuning, max_parts: usize) -> Regions {
         }
     }
     r
+}
+
+/// Regions left for the exact greedy phase; above this, coarsening does the work.
+const GREEDY_REGIONS: usize = 4000;
+
+/// Fast coarsening before the exact greedy phase: in rounds, every pair of regions that are each
+/// other's best-scoring neighbour merges (a locally dominant matching, which the greedy order
+/// would also merge first). A heap over all faces is cache-hostile; this keeps it small.
+fn coarsen(r: &mut Regions, score: &impl Fn(&Regions, usize, usize, f64) -> f64, threshold: f64) {
+    let n = r.alive.len();
+    let mut best = vec![u32::MAX; n];
+    while r.live > GREEDY_REGIONS {
+        for a in 0..n {
+            best[a] = u32::MAX;
+            if !r.alive[a] {
+                continue;
+            }
+            let mut top = threshold;
+            for &(b, w, _) in &r.nbrs[a] {
+                let s = score(r, a, b as usize, w);
+                if s > top || (s == top && b < best[a]) {
+                    top = s;
+                    best[a] = b;
+                }
+            }
+        }
+        let before = r.live;
+        for a in 0..n {
+            let b = best[a];
+            if b != u32::MAX && (a as u32) < b && best[b as usize] == a as u32 {
+                r.merge(a as u32, b);
+            }
+        }
+        // Stop when matching stalls; the greedy phase finishes the job.
+        if before - r.live < before / 20 {
+            break;
+        }
+    }
 }
