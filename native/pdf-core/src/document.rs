@@ -72,6 +72,27 @@ impl PdfDocument {
         None
     }
 
+    /// The visible area: CropBox, else MediaBox, both inheritable; as [left, bottom, right, top].
+    pub(crate) fn visible_box(&self, page: ObjectId) -> Option<[f32; 4]> {
+        let mut node = self.doc.get_dictionary(page).ok()?;
+        for key in [b"CropBox".as_slice(), b"MediaBox"] {
+            for _ in 0..64 {
+                if let Some(items) = objects::array(&self.doc, node, key) {
+                    let values = objects::numbers(&self.doc, items);
+                    if let [x0, y0, x1, y1] = values[..] {
+                        return Some([x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1)]);
+                    }
+                }
+                match objects::dict(&self.doc, node, b"Parent") {
+                    Some(parent) => node = parent,
+                    None => break,
+                }
+            }
+            node = self.doc.get_dictionary(page).ok()?;
+        }
+        None
+    }
+
     pub(crate) fn content(&self, page: ObjectId) -> Vec<u8> {
         let Ok(dict) = self.doc.get_dictionary(page) else { return Vec::new() };
         let streams: Vec<&Object> = match objects::get(&self.doc, dict, b"Contents") {

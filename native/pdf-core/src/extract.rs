@@ -2,7 +2,6 @@
 //! whether the page is empty, and whether it only holds images (so OCR would be needed).
 
 use crate::document::PdfDocument;
-use crate::geometry::Matrix;
 use crate::interpreter::{FontCache, Interpreter};
 use crate::layout::{page_text, Mode};
 use std::collections::BTreeSet;
@@ -39,7 +38,7 @@ impl PdfDocument {
         for number in first.max(1)..=last.min(self.page_count()) {
             let page = self.pages[number - 1];
             let outcome = catch_unwind(AssertUnwindSafe(|| {
-                let mut interpreter = Interpreter::new(&self.doc, &mut fonts, Matrix::IDENTITY);
+                let mut interpreter = Interpreter::new(&self.doc, &mut fonts, self.visible_box(page));
                 interpreter.run(&self.content(page), self.resources(page));
                 interpreter.finish()
             }));

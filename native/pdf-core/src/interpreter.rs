@@ -66,12 +66,14 @@ pub struct Interpreter<'d, 'c> {
     text_matrix: Matrix,
     line_matrix: Matrix,
     active_forms: Vec<ObjectId>,
+    /// Text outside the page's visible box is not shown by viewers, so it is not extracted.
+    visible_box: Option<[f32; 4]>,
 }
 
 impl<'d, 'c> Interpreter<'d, 'c> {
-    pub fn new(doc: &'d Document, fonts: &'c mut FontCache, page_matrix: Matrix) -> Self {
+    pub fn new(doc: &'d Document, fonts: &'c mut FontCache, visible_box: Option<[f32; 4]>) -> Self {
         let state = GraphicsState {
-            ctm: page_matrix,
+            ctm: Matrix::IDENTITY,
             font: None,
             font_size: 0.0,
             char_spacing: 0.0,
@@ -89,6 +91,7 @@ impl<'d, 'c> Interpreter<'d, 'c> {
             text_matrix: Matrix::IDENTITY,
             line_matrix: Matrix::IDENTITY,
             active_forms: Vec::new(),
+            visible_box,
         }
     }
 
@@ -280,6 +283,7 @@ impl<'d, 'c> Interpreter<'d, 'c> {
         let vertical = font.vertical;
         let width_scale = font.width_scale;
         let height_scale = font.height_scale;
+        let visible_box = self.visible_box;
         let marks = &mut self.marks;
         let text_matrix = &mut self.text_matrix;
         if font.missing_unicode {
@@ -296,7 +300,9 @@ impl<'d, 'c> Interpreter<'d, 'c> {
             let (up_x, up_y) = render.apply_vector(0.0, 1.0);
             let height = (up_x * up_x + up_y * up_y).sqrt() * height_scale;
             let width = if size != 0.0 { advance.abs() / size.abs() * unit } else { 0.0 };
+            let inside = visible_box.is_none_or(|[x0, y0, x1, y1]| x >= x0 - height && x <= x1 + height && y >= y0 - height && y <= y1 + height);
             match glyph.text {
+                _ if !inside => {}
                 Some(text) if !text.is_empty() && x.is_finite() && y.is_finite() => {
                     let start = marks.text.len() as u32;
                     marks.text.push_str(text);

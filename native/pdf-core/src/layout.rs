@@ -64,7 +64,7 @@ const BASELINE_TOLERANCE: f32 = 0.5;
 /// … and starts no further than this many font sizes past the line's end.
 const MAX_JOIN_GAP: f32 = 3.0;
 /// A gap wider than this fraction of the font size is a word space.
-const WORD_GAP: f32 = 0.18;
+const WORD_GAP: f32 = 0.1;
 
 fn group_lines(glyphs: &[PlacedGlyph]) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();

@@ -9,6 +9,7 @@ mod cff;
 pub mod cmap;
 pub mod encoding;
 pub mod glyph_names;
+mod truetype;
 mod type1;
 
 use crate::objects;
@@ -25,9 +26,35 @@ pub struct Glyph<'f> {
     pub text: Option<&'f str>,
 }
 
+/// CID → glyph id → Unicode through an embedded TrueType program's own cmap.
+struct GlyphUnicode {
+    cid_to_glyph: Option<Vec<u16>>,
+    unicode: FxHashMap<u16, char>,
+}
+
+impl GlyphUnicode {
+    fn load(doc: &Document, descendant: &Dictionary) -> Option<GlyphUnicode> {
+        let descriptor = objects::dict(doc, descendant, b"FontDescriptor")?;
+        let program = objects::decoded(objects::stream(doc, descriptor, b"FontFile2")?)?;
+        let unicode = truetype::glyph_unicode_map(&program)?;
+        let cid_to_glyph = objects::stream(doc, descendant, b"CIDToGIDMap")
+            .and_then(objects::decoded)
+            .map(|data| data.chunks_exact(2).map(|pair| u16::from_be_bytes([pair[0], pair[1]])).collect());
+        Some(GlyphUnicode { cid_to_glyph, unicode })
+    }
+
+    fn get(&self, cid: u32) -> Option<char> {
+        let glyph = match &self.cid_to_glyph {
+            Some(table) => *table.get(cid as usize)?,
+            None => u16::try_from(cid).ok()?,
+        };
+        self.unicode.get(&glyph).copied()
+    }
+}
+
 enum Codes {
     Simple { text: Vec<Option<Box<str>>>, widths: Vec<f32> },
-    Composite { encoding: CMap, to_unicode: Option<CMap>, code_is_unicode: bool, widths: FxHashMap<u32, f32>, default_width: f32, unicode_cache: FxHashMap<u32, Option<Box<str>>> },
+    Composite { encoding: CMap, to_unicode: Option<CMap>, code_is_unicode: bool, glyph_unicode: Option<GlyphUnicode>, widths: FxHashMap<u32, f32>, default_width: f32, unicode_cache: FxHashMap<u32, Option<Box<str>>> },
 }
 
 pub struct Font {
@@ -100,9 +127,10 @@ impl Font {
             default_width = -advance;
             widths.clear();
         }
-        let missing_unicode = to_unicode.is_none() && !code_is_unicode;
+        let glyph_unicode = if to_unicode.is_none() && !code_is_unicode { descendant.and_then(|d| GlyphUnicode::load(doc, d)) } else { None };
+        let missing_unicode = to_unicode.is_none() && !code_is_unicode && glyph_unicode.is_none();
         Font {
-            codes: Codes::Composite { encoding, to_unicode, code_is_unicode, widths, default_width, unicode_cache: FxHashMap::default() },
+            codes: Codes::Composite { encoding, to_unicode, code_is_unicode, glyph_unicode, widths, default_width, unicode_cache: FxHashMap::default() },
             vertical,
             width_scale: 0.001,
             height_scale: 1.0,
@@ -119,7 +147,7 @@ impl Font {
                     visit(Glyph { advance: widths[byte as usize], is_word_space: byte == b' ', text: text[byte as usize].as_deref() });
                 }
             }
-            Codes::Composite { encoding, to_unicode, code_is_unicode, widths, default_width, unicode_cache } => {
+            Codes::Composite { encoding, to_unicode, code_is_unicode, glyph_unicode, widths, default_width, unicode_cache } => {
                 let mut rest = bytes;
                 while !rest.is_empty() {
                     let length = encoding.code_length(rest).min(rest.len());
@@ -129,6 +157,7 @@ impl Font {
                     let text = unicode_cache.entry(code).or_insert_with(|| {
                         let mapped = to_unicode.as_ref().and_then(|cmap| cmap.unicode(code));
                         let mapped = mapped.or_else(|| code_is_unicode.then(|| char::from_u32(code).map(String::from)).flatten());
+                        let mapped = mapped.or_else(|| glyph_unicode.as_ref()?.get(cid).map(String::from));
                         mapped.map(String::into_boxed_str)
                     });
                     visit(Glyph { advance, is_word_space: length == 1 && code == 32, text: text.as_deref() });
