@@ -1,11 +1,13 @@
-//! Writers: Model to GLB, OBJ or PLY bytes.
+//! Writers: Model to GLB, OBJ, PLY or STL bytes.
 mod glb;
 mod obj;
 mod ply;
+mod stl;
 
 pub use glb::{write_glb, GlbOptions};
 pub use obj::write_obj;
 pub use ply::write_ply;
+pub use stl::write_stl;
 
 use crate::error::{MeshError, Result};
 use crate::model::Model;
@@ -15,6 +17,7 @@ pub enum OutputFormat {
     Glb,
     Obj,
     Ply,
+    Stl,
 }
 
 impl OutputFormat {
@@ -23,7 +26,8 @@ impl OutputFormat {
             "glb" | "gltf" => Ok(OutputFormat::Glb),
             "obj" => Ok(OutputFormat::Obj),
             "ply" => Ok(OutputFormat::Ply),
-            other => Err(MeshError::unsupported(format!("cannot write {other:?} files"), "Choose glb, obj or ply.")),
+            "stl" => Ok(OutputFormat::Stl),
+            other => Err(MeshError::unsupported(format!("cannot write {other:?} files"), "Choose glb, obj, ply or stl.")),
         }
     }
 
@@ -32,6 +36,7 @@ impl OutputFormat {
             OutputFormat::Glb => "glb",
             OutputFormat::Obj => "obj",
             OutputFormat::Ply => "ply",
+            OutputFormat::Stl => "stl",
         }
     }
 }
@@ -41,5 +46,6 @@ pub fn write(model: &Model, format: OutputFormat) -> Vec<u8> {
         OutputFormat::Glb => write_glb(model, &GlbOptions::default()),
         OutputFormat::Obj => write_obj(model),
         OutputFormat::Ply => write_ply(model),
+        OutputFormat::Stl => write_stl(model),
     }
 }

@@ -1,0 +1,119 @@
+//! Attribute-aware simplification with meshoptimizer's quadric edge collapser
+//! (`meshopt_simplifyWithAttributes`, after Garland & Heckbert 1997 with attribute quadrics per
+//! Hoppe 1999): edges collapse in order of least added error, normals, UVs and colours weigh in
+//! the error, UV and normal seams and (optionally) open borders stay in place.
+use crate::math::Bounds;
+use crate::mesh_ops::compact;
+use crate::model::Primitive;
+
+pub struct Simplified {
+    pub primitive: Primitive,
+    /// Deviation reached, in model units.
+    pub error: f32,
+}
+
+/// Relative importance of each attribute against position error (normals are unit length, UVs and colours in [0, 1]).
+fn weight(semantic: &str) -> f32 {
+    match semantic {
+        "NORMAL" => 0.5,
+        s if s.starts_with("TEXCOORD_") => 1.0,
+        s if s.starts_with("COLOR_") => 0.5,
+        _ => 0.0,
+    }
+}
+
+/// Simplifies one primitive toward `target_faces`, never exceeding `max_error` (model units).
+pub fn simplify_primitive(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool) -> Simplified {
+    let used: Vec<&crate::model::Attribute> = p.attributes.iter().filter(|a| weight(&a.semantic) > 0.0).take(8).collect();
+    let per_vertex: usize = used.iter().map(|a| a.components).sum::<usize>().max(1);
+    let mut attributes = vec![0.0f32; p.positions.len() * per_vertex];
+    let mut weights = Vec::with_capacity(per_vertex);
+    let mut offset = 0;
+    for a in &used {
+        for v in 0..p.positions.len() {
+            attributes[v * per_vertex + offset..v * per_vertex + offset + a.components].copy_from_slice(&a.data[v * a.components..(v + 1) * a.components]);
+        }
+        weights.extend(std::iter::repeat_n(weight(&a.semantic), a.components));
+        offset += a.components;
+    }
+    if weights.is_empty() {
+        weights.push(0.0);
+    }
+    let bytes: &[u8] = unsafe { std::slice::from_raw_parts(p.positions.as_ptr().cast(), p.positions.len() * 12) };
+    let adapter = meshopt::VertexDataAdapter::new(bytes, 12, 0).expect("positions are 12-byte vertices");
+    let mut options = meshopt::SimplifyOptions::ErrorAbsolute;
+    if lock_border {
+        options |= meshopt::SimplifyOptions::LockBorder;
+    }
+    let locks = vec![false; p.positions.len()];
+    let mut error = 0.0f32;
+    let indices = meshopt::simplify_with_attributes_and_locks(
+        &p.indices,
+        &adapter,
+        &attributes,
+        &weights,
+        per_vertex * 4,
+        &locks,
+        target_faces * 3,
+        max_error,
+        options,
+        Some(&mut error),
+    );
+    let mut out = compact(p, &meshopt::optimize_vertex_cache(&indices, p.positions.len()));
+    out.material = p.material;
+    Simplified { primitive: out, error }
+}
+
+/// Largest side of the bounding box of all the given primitives.
+pub fn extent_of<'a>(primitives: impl Iterator<Item = &'a Primitive>) -> f32 {
+    let mut b = Bounds::empty();
+    primitives.flat_map(|p| &p.positions).for_each(|&q| b.add(q));
+    b.extent()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Attribute;
+
+    /// A flat n x n grid of quads with UVs.
+    fn grid(n: usize) -> Primitive {
+        let mut positions = Vec::new();
+        let mut uv = Vec::new();
+        for y in 0..=n {
+            for x in 0..=n {
+                positions.push([x as f32, y as f32, 0.0]);
+                uv.extend([x as f32 / n as f32, y as f32 / n as f32]);
+            }
+        }
+        let row = n as u32 + 1;
+        let mut indices = Vec::new();
+        for y in 0..n as u32 {
+            for x in 0..n as u32 {
+                let a = y * row + x;
+                indices.extend([a, a + 1, a + row + 1, a, a + row + 1, a + row]);
+            }
+        }
+        Primitive { positions, attributes: vec![Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: uv }], indices, material: None }
+    }
+
+    #[test]
+    fn a_flat_grid_collapses_far_within_the_bound_and_keeps_its_border() {
+        let g = grid(20);
+        let s = simplify_primitive(&g, 2, 0.01, true);
+        assert!(s.primitive.face_count() < g.face_count() / 4, "{}", s.primitive.face_count());
+        assert!(s.error <= 0.01, "{}", s.error);
+        let b = Bounds::of(&s.primitive.positions);
+        assert_eq!((b.min, b.max), ([0.0, 0.0, 0.0], [20.0, 20.0, 0.0]));
+    }
+
+    #[test]
+    fn a_zero_error_bound_stops_simplification_on_a_curved_surface() {
+        let mut g = grid(10);
+        for p in &mut g.positions {
+            p[2] = (p[0] * 0.7).sin() * (p[1] * 0.5).cos();
+        }
+        let s = simplify_primitive(&g, 10, 0.0, false);
+        assert!(s.primitive.face_count() > 150, "{}", s.primitive.face_count());
+    }
+}

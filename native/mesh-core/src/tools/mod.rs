@@ -1,0 +1,66 @@
+//! The four mesh tools. Each takes the input bytes and JSON options and returns a summary (the
+//! spec's result fields) plus the files to publish.
+pub mod inspect;
+pub mod optimize;
+pub mod simplify;
+pub mod split;
+
+use crate::error::{MeshError, Result};
+use crate::read::{read_model, ReadOptions};
+use crate::Model;
+use serde_json::Value;
+
+pub struct OutputFile {
+    pub name: String,
+    pub data: Vec<u8>,
+}
+
+pub struct ToolResult {
+    pub summary: Value,
+    pub files: Vec<OutputFile>,
+}
+
+/// What a tool needs to know about its input file.
+pub struct Input<'a> {
+    pub data: &'a [u8],
+    /// Original file name, e.g. "chair.glb".
+    pub name: &'a str,
+    pub extension: &'a str,
+    pub read: ReadOptions,
+}
+
+impl Input<'_> {
+    /// The file name without its extension, safe to use inside output names.
+    pub fn stem(&self) -> String {
+        let base = self.name.rsplit(['/', '\\']).next().unwrap_or(self.name);
+        let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
+        let clean: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+        if clean.is_empty() { "model".into() } else { clean }
+    }
+}
+
+/// Reads the model and refuses it when it has more faces than `max_faces`.
+pub fn read_within(input: &Input, max_faces: usize) -> Result<Model> {
+    let model = read_model(input.data, input.extension, &input.read)?;
+    check_limit(model.face_count(), max_faces)?;
+    Ok(model)
+}
+
+pub fn check_limit(faces: usize, max_faces: usize) -> Result<()> {
+    if faces > max_faces {
+        return Err(MeshError::limit(
+            format!("the model has {faces} faces; this tool takes up to {max_faces}"),
+            "Simplify the model first (simplify_3d_model), or split it and send the parts one by one.",
+        ));
+    }
+    Ok(())
+}
+
+/// The pricing measure: triangles stored in the file, or a limit error beyond `max_faces`.
+pub fn measure(input: &Input, max_faces: usize) -> Result<usize> {
+    Ok(read_within(input, max_faces)?.face_count())
+}
+
+pub fn seconds(since: std::time::Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 1000.0).round() / 1000.0
+}

@@ -1,0 +1,83 @@
+//! optimize_3d_model: a gltfpack-style pipeline. Per primitive: merge identical vertices, drop
+//! degenerate faces, optionally simplify, reorder triangles for the post-transform vertex cache
+//! (meshoptimizer, after Forsyth's linear-speed algorithm) and vertices for fetch locality; then
+//! drop unused materials, textures and duplicate images, and write GLB with
+//! KHR_mesh_quantization and EXT_meshopt_compression.
+use super::{read_within, seconds, Input, OutputFile, ToolResult};
+use crate::error::{MeshError, Result};
+use crate::mesh_ops::{compact, weld_identical, without_degenerate};
+use crate::prune::prune;
+use crate::simplify::{extent_of, simplify_primitive};
+use crate::write::{write_glb, GlbOptions};
+use serde_json::{json, Value};
+
+pub const MAX_FACES: usize = 2_000_000;
+pub const MAX_BYTES: usize = 50 * 1024 * 1024;
+/// Deviation allowed when optimize also simplifies, as a fraction of the mesh size.
+const SIMPLIFY_ERROR: f32 = 0.01;
+
+pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
+    let started = std::time::Instant::now();
+    if input.data.len() > MAX_BYTES {
+        return Err(MeshError::limit(format!("the file has {} bytes; this tool takes up to {MAX_BYTES}", input.data.len()), "Simplify or split the model first."));
+    }
+    let mut model = read_within(input, MAX_FACES)?;
+    let read_s = seconds(started);
+    let flag = |key: &str| options.get(key).and_then(Value::as_bool).unwrap_or(true);
+    let glb = GlbOptions { quantize: flag("quantize"), compress: flag("compress") };
+    let ratio = options.get("simplify_ratio").and_then(Value::as_f64).unwrap_or(1.0);
+    let before = json!({
+        "bytes": input.data.len(),
+        "faces": model.face_count(),
+        "vertices": model.vertex_count(),
+        "meshes": model.meshes.len(),
+        "materials": model.materials.len(),
+        "textures": model.textures.len(),
+        "images": model.images.len(),
+    });
+    for mesh in &mut model.meshes {
+        let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
+        for p in &mut mesh.primitives {
+            let mut welded = weld_identical(p);
+            welded.indices = without_degenerate(&welded.indices);
+            if ratio < 1.0 {
+                let target = ((welded.face_count() as f64 * ratio).round() as usize).max(1);
+                welded = simplify_primitive(&welded, target, SIMPLIFY_ERROR * extent, true).primitive;
+            }
+            let cached = meshopt::optimize_vertex_cache(&welded.indices, welded.positions.len());
+            *p = compact(&welded, &cached);
+        }
+        mesh.primitives.retain(|p| !p.indices.is_empty());
+    }
+    prune(&mut model);
+    let process_s = seconds(started) - read_s;
+    let data = write_glb(&model, &glb);
+    let after = json!({
+        "bytes": data.len(),
+        "faces": model.face_count(),
+        "vertices": model.vertex_count(),
+        "meshes": model.meshes.len(),
+        "materials": model.materials.len(),
+        "textures": model.textures.len(),
+        "images": model.images.len(),
+    });
+    let mut extensions = Vec::new();
+    if glb.quantize {
+        extensions.push("KHR_mesh_quantization");
+    }
+    if glb.compress {
+        extensions.push("EXT_meshopt_compression");
+    }
+    let summary = json!({
+        "schema_version": 1,
+        "input_bytes": input.data.len(),
+        "output_bytes": data.len(),
+        "size_ratio": (data.len() as f64 / input.data.len().max(1) as f64 * 1e4).round() / 1e4,
+        "before": before,
+        "after": after,
+        "extensions": extensions,
+        "notes": model.notes,
+        "timings_s": { "read": read_s, "process": (process_s * 1e3).round() / 1e3, "total": seconds(started) },
+    });
+    Ok(ToolResult { summary, files: vec![OutputFile { name: format!("{}_optimized.glb", input.stem()), data }] })
+}

@@ -1,0 +1,78 @@
+//! simplify_3d_model: reduces every primitive to the target share of faces within an error bound
+//! measured as a fraction of the mesh size, and writes the result in the input's format.
+use super::{read_within, seconds, Input, OutputFile, ToolResult};
+use crate::error::Result;
+use crate::model::SourceFormat;
+use crate::simplify::{extent_of, simplify_primitive};
+use crate::write::{write, OutputFormat};
+use serde_json::{json, Value};
+
+pub const MAX_FACES: usize = 1_000_000;
+const DEFAULT_RATIO: f64 = 0.5;
+
+pub fn output_format(requested: &str, source: SourceFormat) -> Result<(OutputFormat, Option<String>)> {
+    if requested != "same" {
+        return Ok((OutputFormat::parse(requested)?, None));
+    }
+    Ok(match source {
+        SourceFormat::Glb | SourceFormat::Gltf => (OutputFormat::Glb, None),
+        SourceFormat::Obj => (OutputFormat::Obj, None),
+        SourceFormat::Ply => (OutputFormat::Ply, None),
+        SourceFormat::Stl => (OutputFormat::Stl, None),
+        SourceFormat::Off => (OutputFormat::Ply, Some("OFF is not written; the result is PLY.".into())),
+    })
+}
+
+pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
+    let started = std::time::Instant::now();
+    let mut model = read_within(input, MAX_FACES)?;
+    let faces_in = model.face_count();
+    let vertices_in = model.vertex_count();
+    let ratio = match (options.get("target_faces").and_then(Value::as_u64), options.get("target_ratio").and_then(Value::as_f64)) {
+        (Some(faces), _) => (faces as f64 / faces_in as f64).min(1.0),
+        (None, Some(r)) => r,
+        (None, None) => DEFAULT_RATIO,
+    };
+    let target_faces = ((faces_in as f64 * ratio).round() as usize).max(1);
+    let max_error = options.get("max_error").and_then(Value::as_f64).unwrap_or(0.01) as f32;
+    let lock_border = options.get("lock_border").and_then(Value::as_bool).unwrap_or(true);
+    let (format, format_note) = output_format(options.get("format").and_then(Value::as_str).unwrap_or("same"), model.format)?;
+
+    let mut worst_error = 0.0f32;
+    for mesh in &mut model.meshes {
+        let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
+        for p in &mut mesh.primitives {
+            let target = ((p.face_count() as f64 * ratio).round() as usize).max(1);
+            let s = simplify_primitive(p, target, max_error * extent, lock_border);
+            worst_error = worst_error.max(s.error / extent);
+            *p = s.primitive;
+        }
+        mesh.primitives.retain(|p| !p.indices.is_empty());
+    }
+    let faces_out = model.face_count();
+    let reached = faces_out <= target_faces;
+    let mut notes = model.notes.clone();
+    if !reached {
+        notes.push(format!(
+            "Target of {target_faces} faces not reached: stopped at {faces_out} faces, where further collapses would exceed max_error {max_error} (or would move locked borders and seams). Raise max_error to go further."
+        ));
+    }
+    notes.extend(format_note);
+    let data = write(&model, format);
+    let name = format!("{}_simplified.{}", input.stem(), format.extension());
+    let summary = json!({
+        "schema_version": 1,
+        "input_faces": faces_in,
+        "output_faces": faces_out,
+        "target_faces": target_faces,
+        "target_reached": reached,
+        "input_vertices": vertices_in,
+        "output_vertices": model.vertex_count(),
+        "error": (worst_error as f64 * 1e6).round() / 1e6,
+        "max_error": max_error,
+        "format": format.extension(),
+        "notes": notes,
+        "timings_s": { "total": seconds(started) },
+    });
+    Ok(ToolResult { summary, files: vec![OutputFile { name, data }] })
+}

@@ -1,0 +1,232 @@
+//! split_3d_model: one file per part plus a zip of them all. Loose pieces come first; with
+//! `segmented` each piece is also cut into meaningful regions by segment-core. Parts below
+//! `min_part_faces` / `min_part_area` (or the floor `detail` implies) merge into their nearest
+//! neighbour, and the smallest merge until `max_parts` holds.
+use super::{read_within, seconds, Input, OutputFile, ToolResult};
+use crate::archive::zip_files;
+use crate::bake::bake;
+use crate::error::Result;
+use crate::math::Bounds;
+use crate::mesh_ops::compact;
+use crate::model::{Mesh, Model, SourceFormat};
+use crate::prune::prune;
+use crate::split::{consolidate, face_set, faces_to_drop, pieces, signed_volume, weld, FaceSet, Part, Preprocess};
+use crate::topology::analyze;
+use crate::write::{write, OutputFormat};
+use segment_core::{Detail, SegmentParams};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+pub const MAX_FACES: usize = 200_000;
+pub const MAX_PARTS: usize = 64;
+pub const MAX_ZIP_BYTES: usize = 100 * 1024 * 1024;
+/// Pieces smaller than this are not worth segmenting.
+const SEGMENT_MIN_FACES: usize = 64;
+
+struct Settings {
+    detail: Detail,
+    max_parts: usize,
+    min_part_faces: usize,
+    /// Fraction of the total area.
+    min_part_area: f64,
+    format: OutputFormat,
+    preprocess: Preprocess,
+    segmented: bool,
+    density: Option<f64>,
+}
+
+fn settings(options: &Value) -> Result<Settings> {
+    let detail = match options.get("detail").and_then(Value::as_str).unwrap_or("medium") {
+        "low" => Detail::Low,
+        "high" => Detail::High,
+        _ => Detail::Medium,
+    };
+    // Without an explicit floor, the detail level decides how small a part may be.
+    let floor = match detail {
+        Detail::Low => 0.02,
+        Detail::Medium => 0.005,
+        Detail::High => 0.001,
+    };
+    Ok(Settings {
+        detail,
+        max_parts: options.get("max_parts").and_then(Value::as_u64).map_or(MAX_PARTS, |m| (m as usize).clamp(1, MAX_PARTS)),
+        min_part_faces: options.get("min_part_faces").and_then(Value::as_u64).unwrap_or(0) as usize,
+        min_part_area: options.get("min_part_area").and_then(Value::as_f64).unwrap_or(floor),
+        format: OutputFormat::parse(options.get("format").and_then(Value::as_str).unwrap_or("glb"))?,
+        preprocess: match options.get("preprocess").and_then(Value::as_str).unwrap_or("auto") {
+            "on" => Preprocess::On,
+            "off" => Preprocess::Off,
+            _ => Preprocess::Auto,
+        },
+        segmented: options.get("segmented").and_then(Value::as_bool).unwrap_or(true),
+        density: options.get("density").and_then(Value::as_f64),
+    })
+}
+
+/// Cuts one loose piece with the segmentation core; returns its faces grouped by segment.
+fn segment_piece(set: &FaceSet, welded: &[u32], faces: &[u32], s: &Settings, piece_share: f64) -> Vec<Vec<u32>> {
+    let mut local: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut positions = Vec::new();
+    let triangles: Vec<[u32; 3]> = faces
+        .iter()
+        .map(|&f| {
+            set.faces[f as usize].map(|v| {
+                let w = welded[v as usize];
+                *local.entry(w).or_insert_with(|| {
+                    positions.push(set.positions[w as usize]);
+                    positions.len() as u32 - 1
+                })
+            })
+        })
+        .collect();
+    let params = SegmentParams {
+        detail: s.detail,
+        max_parts: s.max_parts,
+        min_part_faces: s.min_part_faces,
+        min_part_area: (s.min_part_area / piece_share.max(1e-12)).min(0.99),
+    };
+    let labels = segment_core::segment(&positions, &triangles, &params);
+    let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (&f, &label) in faces.iter().zip(labels.iter().chain(std::iter::repeat(&0))) {
+        groups.entry(label).or_default().push(f);
+    }
+    groups.into_values().collect()
+}
+
+fn part_of(set: &FaceSet, faces: Vec<u32>, object_of_primitive: &[u32]) -> Part {
+    let mut bounds = Bounds::empty();
+    for &f in &faces {
+        set.faces[f as usize].iter().for_each(|&v| bounds.add(set.positions[v as usize]));
+    }
+    Part {
+        object: object_of_primitive[set.primitive_of_face[faces[0] as usize] as usize] as usize,
+        area: faces.iter().map(|&f| set.area[f as usize] as f64).sum(),
+        faces,
+        bounds,
+    }
+}
+
+pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
+    let started = std::time::Instant::now();
+    let s = settings(options)?;
+    let model = read_within(input, MAX_FACES)?;
+    let read_s = seconds(started);
+    let objects = bake(&model);
+    let primitives: Vec<&crate::model::Primitive> = objects.iter().flat_map(|o| &o.primitives).collect();
+    let object_of_primitive: Vec<u32> = objects.iter().enumerate().flat_map(|(i, o)| std::iter::repeat_n(i as u32, o.primitives.len())).collect();
+    let set = face_set(&objects);
+    let extent = Bounds::of(&set.positions).extent();
+    let welded = weld(&set, s.preprocess, extent);
+    let dropped = faces_to_drop(&set, &welded, s.preprocess);
+    let (labels, piece_count) = pieces(&set, &welded, &dropped);
+    let mut by_piece: Vec<Vec<u32>> = vec![Vec::new(); piece_count];
+    for (f, &l) in labels.iter().enumerate() {
+        if l != u32::MAX {
+            by_piece[l as usize].push(f as u32);
+        }
+    }
+    let total_area: f64 = set.area.iter().map(|&a| a as f64).sum::<f64>().max(f64::MIN_POSITIVE);
+
+    let segment_started = std::time::Instant::now();
+    let mut parts: Vec<Part> = Vec::new();
+    let mut segmented_pieces = 0;
+    for faces in by_piece {
+        let share = faces.iter().map(|&f| set.area[f as usize] as f64).sum::<f64>() / total_area;
+        let groups = if s.segmented && faces.len() >= SEGMENT_MIN_FACES { segment_piece(&set, &welded, &faces, &s, share) } else { vec![faces] };
+        segmented_pieces += usize::from(groups.len() > 1);
+        parts.extend(groups.into_iter().filter(|g| !g.is_empty()).map(|g| part_of(&set, g, &object_of_primitive)));
+    }
+    let found = parts.len();
+    let merged = consolidate(&mut parts, s.min_part_faces, s.min_part_area * total_area, s.max_parts);
+    parts.sort_by(|a, b| b.area.total_cmp(&a.area));
+    let segment_s = seconds(segment_started);
+
+    let write_started = std::time::Instant::now();
+    let stem = input.stem();
+    let mut files: Vec<OutputFile> = Vec::new();
+    let mut manifest = Vec::new();
+    // glTF is in metres; the other formats are assumed to be in millimetres (3D printing).
+    let cm3_per_unit3 = if matches!(model.format, SourceFormat::Glb | SourceFormat::Gltf) { 1e6 } else { 1e-3 };
+    for (n, part) in parts.iter().enumerate() {
+        let mut by_primitive: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for &f in &part.faces {
+            let pi = set.primitive_of_face[f as usize];
+            let lf = set.local_face[f as usize] as usize;
+            by_primitive.entry(pi).or_default().extend_from_slice(&primitives[pi as usize].indices[lf * 3..lf * 3 + 3]);
+        }
+        let name = objects[part.object].name.clone().map_or_else(|| format!("part_{:02}", n + 1), |o| format!("{o}_{:02}", n + 1));
+        let mut part_model = Model::new(model.format);
+        part_model.push_root_mesh(Mesh { name: Some(name.clone()), primitives: by_primitive.iter().map(|(&pi, idx)| compact(primitives[pi as usize], idx)).collect() });
+        part_model.materials = model.materials.clone();
+        part_model.textures = model.textures.clone();
+        part_model.samplers = model.samplers.clone();
+        part_model.images = model.images.clone();
+        part_model.gltf_json = model.gltf_json.clone();
+        prune(&mut part_model);
+        let file = format!("parts/{stem}_part_{:02}.{}", n + 1, s.format.extension());
+        let volume = signed_volume(&set.positions, part.faces.iter().map(|&f| set.faces[f as usize])).abs();
+        let p = &part_model.meshes[0].primitives;
+        let watertight = {
+            let merged_positions: Vec<[f32; 3]> = p.iter().flat_map(|q| q.positions.iter().copied()).collect();
+            let mut base = 0u32;
+            let merged_indices: Vec<u32> = p
+                .iter()
+                .flat_map(|q| {
+                    let b = base;
+                    base += q.positions.len() as u32;
+                    q.indices.iter().map(move |&i| i + b)
+                })
+                .collect();
+            analyze(&merged_positions, &merged_indices).watertight()
+        };
+        let mut entry = json!({
+            "file": file,
+            "name": name,
+            "faces": part.faces.len(),
+            "area": part.area,
+            "bounds": { "min": part.bounds.min, "max": part.bounds.max },
+            "watertight": watertight,
+            "volume_cm3": volume * cm3_per_unit3,
+        });
+        if let Some(d) = s.density {
+            entry["mass_g"] = json!(volume * cm3_per_unit3 * d);
+        }
+        manifest.push(entry);
+        files.push(OutputFile { name: file, data: write(&part_model, s.format) });
+    }
+    let exported: usize = parts.iter().map(|p| p.faces.len()).sum();
+    let mut notes = model.notes.clone();
+    let dropped_count = dropped.iter().filter(|&&d| d).count();
+    if dropped_count > 0 {
+        notes.push(format!("{dropped_count} degenerate or repeated face(s) were removed by preprocessing."));
+    }
+    if exported + dropped_count > model.face_count() {
+        notes.push("Meshes used more than once in the scene were exported once per use.".into());
+    }
+    notes.push(format!(
+        "{piece_count} loose piece(s){}; {found} candidate part(s), {merged} merged into neighbours (size floor or max_parts {}).",
+        if s.segmented { format!(", {segmented_pieces} cut further by segmentation") } else { String::new() },
+        s.max_parts
+    ));
+    if s.density.is_some() {
+        notes.push("Masses in parts.json assume metres for glTF input and millimetres otherwise, and are meaningful for watertight parts.".into());
+    }
+    let manifest_json = serde_json::to_vec_pretty(&json!({ "schema_version": 1, "source": input.name, "parts": manifest })).expect("plain JSON");
+    files.push(OutputFile { name: "parts.json".into(), data: manifest_json });
+    let total: usize = files.iter().map(|f| f.data.len()).sum();
+    if total <= MAX_ZIP_BYTES {
+        let zip = zip_files(files.iter().map(|f| (f.name.as_str(), f.data.as_slice())));
+        files.push(OutputFile { name: format!("{stem}_parts.zip"), data: zip });
+    } else {
+        notes.push(format!("The zip of all parts was left out: the parts total {total} bytes, above the 100 MB limit."));
+    }
+    let summary = json!({
+        "schema_version": 1,
+        "part_count": parts.len(),
+        "input_faces": model.face_count(),
+        "exported_faces": exported,
+        "notes": notes,
+        "timings_s": { "read": read_s, "segment": segment_s, "write": seconds(write_started), "total": seconds(started) },
+    });
+    Ok(ToolResult { summary, files })
+}
