@@ -29,13 +29,19 @@ async function freePort(): Promise<number> {
   return address.port
 }
 
+export interface McpTestServerOptions {
+  env?: Record<string, string>
+  /** How long a tool call waits for its job. */
+  waitMs?: number
+  /** false: jobs stay queued, for tests of what happens while a job is active. */
+  consumeJobs?: boolean
+}
+
 export async function startMcpTestServer({
   env = {},
   waitMs = 5000,
-}: {
-  env?: Record<string, string>
-  waitMs?: number
-} = {}): Promise<McpTestServer> {
+  consumeJobs = true,
+}: McpTestServerOptions = {}): Promise<McpTestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'kiln-mcp-'))
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
@@ -46,7 +52,7 @@ export async function startMcpTestServer({
     WORKER_CONCURRENCY: '2',
     ...env,
   })
-  const services = await startServices(config)
+  const services = await startServices(config, { consumeJobs })
   const app = Fastify()
   await registerMcp(app, services, { waitMs })
   await app.listen({ port, host: '127.0.0.1' })
