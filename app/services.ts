@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { KurrentDbEventStore } from '../adapters/eventstore/kurrentdb.ts'
 import { SqliteEventStore } from '../adapters/eventstore/sqlite.ts'
 import { LocalBlobStore } from '../adapters/blobs/local.ts'
+import { StripePaymentProcessor } from '../adapters/payments/stripe.ts'
 import type { Consumer, Dispatcher } from '../domain/ports/dispatcher.ts'
 import type { EventStore } from '../domain/ports/event-store.ts'
 import { MongoReadStore } from '../projections/mongo-read-store.ts'
@@ -19,14 +20,20 @@ import { SqliteReadStore } from '../projections/sqlite-read-store.ts'
 import { InProcessDispatcher } from '../workers/dispatch/in-process.ts'
 import { NatsDispatcher } from '../workers/dispatch/nats.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
+import { atRestKey } from '../workers/secrets/at-rest.ts'
+import { SecretBlobStore } from '../workers/secrets/secret-blob-store.ts'
 import { executeJob, failJob } from '../workers/job-executor.ts'
+import { loadCatalog } from './billing/catalog.ts'
 import type { Config } from './config.ts'
+import type { CatalogItem } from '../domain/ports/payment-processor.ts'
 import type { ServiceContext } from './context.ts'
 
 export interface Services {
   ctx: ServiceContext
   models: ReadModels
   runners: ProjectionRunner[]
+  /** What the billing catalog sells (available only with a payment processor). */
+  catalog: CatalogItem[]
   /** Resolves once every read model has passed the position (read-your-writes), or after the timeout. */
   waitForPosition(position: number, timeoutMs?: number): Promise<boolean>
   close(): Promise<void>
@@ -75,10 +82,14 @@ export async function startServices(config: Config, options: StartOptions = {}):
   const ctx: ServiceContext = {
     config: resolvedConfig,
     store,
-    blobs: new LocalBlobStore(join(config.dataDir, 'blobs')),
+    // Secret outputs (random bytes) are encrypted at rest under a key kept beside the signing secret.
+    blobs: new SecretBlobStore(new LocalBlobStore(join(config.dataDir, 'blobs')), atRestKey(config.dataDir)),
     dispatcher,
     now,
     random: (size) => randomBytes(size),
+    payments: resolvedConfig.stripe
+      ? new StripePaymentProcessor({ ...resolvedConfig.stripe, apiBase: resolvedConfig.stripe.apiBase ?? undefined })
+      : null,
   }
   const models = new ReadModels(readStore)
   const runners = project ? projectors.map((projector) => new ProjectionRunner(store, readStore, projector)) : []
@@ -101,6 +112,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
     ctx,
     models,
     runners,
+    catalog: loadCatalog(config.billingCatalog),
     async waitForPosition(position, timeoutMs = 5000) {
       const results = await Promise.all(runners.map((runner) => runner.waitForPosition(position, timeoutMs)))
       return results.every(Boolean)

@@ -18,6 +18,7 @@ import { type ServiceContext, jobOutputKey } from '../app/context.ts'
 import { accountDecider, jobDecider } from '../app/deciders.ts'
 import { handleCommand, readState } from '../app/handle-command.ts'
 import { runIsolated } from './runtime/isolated-run.ts'
+import { outputRetentionMs } from './tools/retention.ts'
 
 const progressIntervalMs = 1000
 
@@ -119,7 +120,12 @@ export async function executeJob(ctx: ServiceContext, message: JobMessage, deliv
     }
     const { state } = await handleCommand(ctx.store, stream, jobDecider, {
       type: 'CompleteJob',
-      data: { result: { ...outcome.summary, files }, computeMs: outcome.computeMs, retentionMs: ctx.config.outputRetentionMs, now: ctx.now() },
+      data: {
+        result: { ...outcome.summary, files },
+        computeMs: outcome.computeMs,
+        retentionMs: outputRetentionMs(job.tool, ctx.config.outputRetentionMs),
+        now: ctx.now(),
+      },
     })
     if (state.status === 'succeeded') await settleAccount(ctx, state.accountId, job.jobId, 'succeeded')
   } finally {
