@@ -2,7 +2,7 @@
 // buildApp(options) returns a Fastify app; tests drive it with inject() or a real port.
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Services } from '../app/services.ts'
 import { authenticate, type Principal } from './auth.ts'
 import { installErrorHandling } from './error-handler.ts'
@@ -51,6 +51,8 @@ export async function buildApp({ services, logger = false, fetchPolicy = {}, plu
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    // Without it the schemas named with .meta({ id }) are $ref'd but never defined in components.
+    transformObject: jsonSchemaTransformObject,
   })
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }))

@@ -1,6 +1,6 @@
 //! Princeton Segmentation Benchmark evaluation of `segment_core::segment`.
 //!
-//! Usage: psb_eval <psb dir> [--detail low|medium|high] [--only <category>]
+//! Usage: psb_eval <psb dir> [--detail low|medium|high] [--max-parts N] [--only <category>]
 //! The directory holds `<category>/<id>.off` meshes and `<category>/<id>_<k>.seg` human
 //! segmentations (one label per face, in face order). Prints the Rand Index error of each model
 //! (averaged over its human segmentations), each category and overall, plus timings.
@@ -14,6 +14,7 @@ fn main() {
     let mut dir = None;
     let mut detail = Detail::Medium;
     let mut only = None;
+    let mut max_parts = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -25,6 +26,10 @@ fn main() {
                     _ => Detail::Medium,
                 };
             }
+            "--max-parts" => {
+                i += 1;
+                max_parts = args.get(i).and_then(|v| v.parse().ok());
+            }
             "--only" => {
                 i += 1;
                 only = args.get(i).cloned();
@@ -35,7 +40,9 @@ fn main() {
     }
     let dir = dir.unwrap_or_else(|| "/work/shared/corpus/psb".into());
     let mut params = SegmentParams { detail, ..SegmentParams::default() };
-    if let Some(k) = std::env::var("SEG_K").ok().and_then(|v| v.parse().ok()) { params.max_parts = k; } // TUNE-TMP
+    if let Some(k) = max_parts {
+        params.max_parts = k;
+    }
 
     let mut categories: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {dir}: {e}"))
@@ -85,7 +92,6 @@ fn main() {
             let parts = tri_labels.iter().max().map_or(0, |m| m + 1);
             println!("{cat:<10} {id:>5} {:>7} {parts:>6} {:>6} {err:>8.4} {ms:>9.1}", mesh.indices.len(), model_errs.len());
             errs.push(err);
-            if std::env::var("SEG_DBG").is_ok() { let mut c = vec![0usize; parts as usize]; for &l in &tri_labels { c[l as usize] += 1; } c.sort_unstable_by(|a, b| b.cmp(a)); println!("   sizes {:?}", &c[..c.len().min(20)]); } // TUNE-TMP
             all_models.push(err);
         }
         let mean = errs.iter().sum::<f64>() / errs.len().max(1) as f64;

@@ -1,7 +1,10 @@
-//! Enforces the part limits after clustering: parts below `min_part_faces` or `min_part_area`
-//! merge into the neighbour they share the strongest boundary with, and while there are more than
-//! `max_parts` parts the smallest one merges likewise. A part with no neighbour (a loose piece)
-//! merges into the part whose centroid is nearest.
+//! Enforces the part limits after clustering.
+//! 1. Parts below `min_part_faces` or `min_part_area`, and then the smallest parts while there are
+//!    more than `max_parts`, merge into the neighbour they share the strongest boundary with
+//!    (smallest first, so slivers are absorbed before real parts are touched).
+//! 2. What is left over without neighbours (loose pieces) keeps the largest acceptable parts, up
+//!    to `max_parts`, and every other piece joins the kept part whose centroid is nearest; the
+//!    search sweeps kept parts sorted by x and stops once the x gap exceeds the best distance.
 
 use crate::regions::Regions;
 use std::cmp::Reverse;
@@ -11,41 +14,73 @@ pub fn enforce_limits(r: &mut Regions, max_parts: usize, min_faces: usize, min_a
     let tiny = |r: &Regions, i: usize| (r.count[i] as usize) < min_faces || r.area[i] < min_area;
     // Tiny parts first, then by area; ties by id for determinism.
     let key = |r: &Regions, i: usize| Reverse((!tiny(r, i), r.area[i].max(0.0).to_bits(), i as u32, r.version[i]));
-    let mut heap = BinaryHeap::new();
-    for i in 0..r.alive.len() {
-        if r.alive[i] {
-            heap.push(key(r, i));
-        }
-    }
+    let mut heap: BinaryHeap<_> = (0..r.alive.len()).filter(|&i| r.alive[i]).map(|i| key(r, i)).collect();
     while let Some(Reverse((big, _, i, v))) = heap.pop() {
         let i = i as usize;
         if !r.alive[i] || r.version[i] != v {
             continue;
         }
-        if r.live <= 1 || (big && r.live <= max_parts) {
+        if big && r.live <= max_parts {
             break;
         }
-        let target = match r.nbrs[i].iter().max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0))) {
-            Some(&(n, _, _)) => n,
-            None => nearest(r, i),
-        };
-        let k = r.merge(i as u32, target) as usize;
-        heap.push(key(r, k));
+        let best = r.nbrs[i].iter().max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)));
+        if let Some(&(n, _, _)) = best {
+            let k = r.merge(i as u32, n) as usize;
+            heap.push(key(r, k));
+        }
+    }
+
+    let mut alive: Vec<usize> = (0..r.alive.len()).filter(|&i| r.alive[i]).collect();
+    // Acceptable parts first, largest first.
+    alive.sort_by(|&a, &b| tiny(r, a).cmp(&tiny(r, b)).then(r.area[b].total_cmp(&r.area[a])).then(a.cmp(&b)));
+    let acceptable = alive.iter().filter(|&&i| !tiny(r, i)).count();
+    let keep_count = acceptable.min(max_parts).max(1);
+    if keep_count >= alive.len() {
+        return;
+    }
+    let finite = |c: [f64; 3]| c.map(|x| if x.is_finite() { x } else { 0.0 });
+    let mut keep: Vec<(f64, [f64; 3], u32)> = alive[..keep_count]
+        .iter()
+        .map(|&i| {
+            let c = finite(r.centroid(i));
+            (c[0], c, i as u32)
+        })
+        .collect();
+    keep.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+    for &i in &alive[keep_count..] {
+        let c = finite(r.centroid(i));
+        let target = nearest(&keep, c);
+        // Merge under the kept part's id so later lookups of `keep` stay valid.
+        let k = r.merge(target, i as u32);
+        if k != target {
+            let slot = keep.iter_mut().find(|x| x.2 == target).map(|x| &mut x.2);
+            if let Some(s) = slot {
+                *s = k;
+            }
+        }
     }
 }
 
-fn nearest(r: &Regions, i: usize) -> u32 {
-    let c = r.centroid(i);
-    let mut best = (f64::INFINITY, u32::MAX);
-    for j in 0..r.alive.len() {
-        if j == i || !r.alive[j] {
-            continue;
+/// Kept part nearest to `c`; `keep` is sorted by x and non-empty.
+fn nearest(keep: &[(f64, [f64; 3], u32)], c: [f64; 3]) -> u32 {
+    let start = keep.partition_point(|k| k.0 < c[0]);
+    let mut best = (f64::INFINITY, keep[start.min(keep.len() - 1)].2);
+    let dist = |p: [f64; 3]| (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2) + (p[2] - c[2]).powi(2);
+    let mut consider = |j: usize| {
+        let d = dist(keep[j].1);
+        if d < best.0 {
+            best = (d, keep[j].2);
         }
-        let o = r.centroid(j);
-        let d = (c[0] - o[0]).powi(2) + (c[1] - o[1]).powi(2) + (c[2] - o[2]).powi(2);
-        // NaN distances never win, so a target always exists when another part is alive.
-        if d < best.0 || best.1 == u32::MAX {
-            best = (d, j as u32);
+        (keep[j].0 - c[0]).powi(2) > best.0
+    };
+    for j in start..keep.len() {
+        if consider(j) {
+            break;
+        }
+    }
+    for j in (0..start).rev() {
+        if consider(j) {
+            break;
         }
     }
     best.1

@@ -41,3 +41,24 @@ pub fn rand_index_error(a: &[u32], b: &[u32]) -> f64 {
     let same_b: f64 = cb.iter().map(|&c| pairs(c)).sum();
     (same_a + same_b - 2.0 * same_both) / pairs(n as u64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::rand_index_error;
+
+    #[test]
+    fn identical_and_relabelled_segmentations_agree() {
+        assert_eq!(rand_index_error(&[0, 0, 1, 1, 2], &[0, 0, 1, 1, 2]), 0.0);
+        assert_eq!(rand_index_error(&[0, 0, 1, 1, 2], &[7, 7, 3, 3, 9]), 0.0);
+    }
+
+    #[test]
+    fn counts_disagreeing_pairs() {
+        // 4 faces, 6 pairs. a = {01}{23}, b = {012}{3}: pairs 02 and 12 differ (same in b only),
+        // pair 23 differs (same in a only): 3 of 6.
+        assert!((rand_index_error(&[0, 0, 1, 1], &[0, 0, 0, 1]) - 0.5).abs() < 1e-12);
+        // One segment against all singletons: every pair disagrees.
+        assert_eq!(rand_index_error(&[0; 5], &[0, 1, 2, 3, 4]), 1.0);
+        assert_eq!(rand_index_error(&[3], &[4]), 0.0);
+    }
+}

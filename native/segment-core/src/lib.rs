@@ -38,26 +38,25 @@ impl Default for SegmentParams {
     }
 }
 
+/// Normal-smoothing rounds before crease angles are measured.
+const SMOOTHING_ROUNDS: usize = 2;
+
+/// Tuned on the Princeton Segmentation Benchmark (`bench/segmentation`); Medium is the setting
+/// scored there. A higher threshold stops merging earlier, giving more parts.
 fn tuning(detail: Detail) -> ncut::Tuning {
     let threshold = match detail {
-        Detail::Low => 8.0,
-        Detail::Medium => 4.0,
-        Detail::High => 2.0,
+        Detail::Low => 2.0,
+        Detail::Medium => 3.5,
+        Detail::High => 5.0,
     };
-    let env = |k: &str, d: f64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d); // TUNE-TMP
-    ncut::Tuning { sigma_factor: env("SEG_SIGMA", 4.0), affinity_floor: env("SEG_F", 0.05), threshold: env("SEG_T1", threshold) }
+    ncut::Tuning { sigma_factor: 4.0, affinity_floor: 0.05, threshold }
 }
 
 /// One label per triangle, dense in 0..part_count.
 pub fn segment(positions: &[[f32; 3]], indices: &[[u32; 3]], params: &SegmentParams) -> Vec<u32> {
-    let t0 = std::time::Instant::now(); // TUNE-TMP
-    let t0 = std::time::Instant::now(); // TUNE-TMP
-    let d = dual::build(positions, indices, std::env::var("SEG_SM").ok().and_then(|v| v.parse().ok()).unwrap_or(2)); // TUNE-TMP
-    if std::env::var("SEG_PROF").is_ok() { eprintln!("dual {:?}", t0.elapsed()); } // TUNE-TMP
-    let t0 = std::time::Instant::now(); // TUNE-TMP
+    let d = dual::build(positions, indices, SMOOTHING_ROUNDS);
     let max_parts = params.max_parts.max(1);
     let mut r = ncut::cluster(&d, &tuning(params.detail), max_parts);
-    if std::env::var("SEG_PROF").is_ok() { eprintln!("cluster {:?}", t0.elapsed()); } // TUNE-TMP
     let total_area: f64 = (0..d.faces).filter(|&f| d.valid[f]).map(|f| d.area[f]).sum();
     let min_area = if params.min_part_area.is_finite() { params.min_part_area.max(0.0) * total_area } else { 0.0 };
     cleanup::enforce_limits(&mut r, max_parts, params.min_part_faces, min_area);

@@ -52,3 +52,26 @@ pub fn parse(text: &str) -> Result<OffMesh, String> {
     }
     Ok(OffMesh { positions, indices, polygon })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn reads_triangles_and_fans_polygons() {
+        let m = parse("OFF\n# comment\n5 2 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n2 2 2\n3 0 1 4\n4 0 1 2 3\n").unwrap();
+        assert_eq!(m.positions.len(), 5);
+        assert_eq!(m.indices, vec![[0, 1, 4], [0, 1, 2], [0, 2, 3]]);
+        assert_eq!(m.polygon, vec![0, 1, 1]);
+    }
+
+    #[test]
+    fn rejects_malformed_files() {
+        assert!(parse("").is_err());
+        assert!(parse("PLY\n").is_err());
+        assert!(parse("OFF\n353535235358 6 0\n0 0 0\n").is_err(), "absurd counts must not allocate");
+        assert!(parse("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n").is_err(), "index out of range");
+        assert!(parse("OFF\n3 1 0\n0 0 0\n1 0 0\n").is_err(), "truncated");
+        assert!(parse("OFF\n3 1 0\n0 0 0\n1 x 0\n0 1 0\n3 0 1 2\n").is_err(), "bad number");
+    }
+}

@@ -182,6 +182,23 @@ fn tiny_parts_are_merged() {
 }
 
 #[test]
+fn many_loose_triangles_respect_the_ceiling() {
+    // 20,000 separate triangles: clustering cannot merge them, the ceiling must.
+    let mut p = Vec::new();
+    let mut i = Vec::new();
+    for k in 0..20_000u32 {
+        let (x, y) = ((k % 200) as f32, (k / 200) as f32);
+        p.extend([[x, y, 0.0], [x + 0.5, y, 0.0], [x, y + 0.5, 0.0]]);
+        i.push([3 * k, 3 * k + 1, 3 * k + 2]);
+    }
+    let labels = segment(&p, &i, &SegmentParams { max_parts: 16, ..params(Detail::Medium) });
+    assert_dense(&labels, i.len());
+    assert_eq!(part_count(&labels), 16);
+    let labels = segment(&p, &i, &SegmentParams { min_part_faces: 2, ..params(Detail::Medium) });
+    assert!(labels.iter().all(|&l| l == 0), "no piece reaches 2 faces, so all join one part");
+}
+
+#[test]
 fn two_boxes_joined_by_a_thin_neck_split_in_two() {
     let (p, i) = dumbbell();
     let labels = segment(&p, &i, &SegmentParams { min_part_area: 0.02, ..params(Detail::Medium) });
