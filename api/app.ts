@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { Services } from '../app/services.ts'
 import { authenticate, type Principal } from './auth.ts'
-import { installErrorHandling } from './error-handler.ts'
+import { frameworkErrors, installErrorHandling } from './error-handler.ts'
 import type { FetchPolicy } from './job-input.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { accountRoutes } from './routes/account.ts'
@@ -35,7 +35,7 @@ export interface AppOptions {
 }
 
 export async function buildApp({ services, logger = false, fetchPolicy = {}, plugins = [] }: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger, bodyLimit: 1024 * 1024, trustProxy: true, return503OnClosing: true }).withTypeProvider<ZodTypeProvider>()
+  const app = Fastify({ logger, bodyLimit: 1024 * 1024, trustProxy: true, return503OnClosing: true, frameworkErrors }).withTypeProvider<ZodTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorate('services', services)

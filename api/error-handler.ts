@@ -1,6 +1,6 @@
 // One place that turns any failure into the spec's `{error: {code, message}}` with its status, and
 // Retry-After on 429 and 503.
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { DomainError, errorCatalog, type ErrorCode, isDomainError } from '../domain/errors.ts'
 
@@ -29,14 +29,33 @@ function fromFastify(error: FastifyError): DomainError {
   return new DomainError('internal', 'Internal error.')
 }
 
+function sendError(reply: FastifyReply, domain: DomainError): FastifyReply {
+  const status = errorCatalog[domain.code as ErrorCode]?.status ?? 500
+  if (domain.retryAfterSeconds !== undefined) reply.header('retry-after', String(domain.retryAfterSeconds))
+  else if (status === 429 || domain.code === 'busy') reply.header('retry-after', '5')
+  return reply.status(status).send({ error: { code: domain.code, message: domain.message } })
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a malformed or overlong path fails before routing, where the
+ * error handler does not run, and would otherwise answer in Fastify's own format (414 for a long
+ * path segment, a status the spec does not have).
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const domain =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new DomainError('invalid_request', 'A path segment is too long.')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new DomainError('invalid_request', 'The path is not a valid URL.')
+        : fromFastify(error)
+  void sendError(reply, domain)
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const domain = isDomainError(error) ? error : fromFastify(error)
     if (domain.code === 'internal') request.log.error({ err: error }, 'unhandled error')
-    const status = errorCatalog[domain.code as ErrorCode]?.status ?? 500
-    if (domain.retryAfterSeconds !== undefined) reply.header('retry-after', String(domain.retryAfterSeconds))
-    else if (status === 429 || domain.code === 'busy') reply.header('retry-after', '5')
-    return reply.status(status).send({ error: { code: domain.code, message: domain.message } })
+    return sendError(reply, domain)
   })
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send({ error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` } })
