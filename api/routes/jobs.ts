@@ -80,7 +80,8 @@ export const jobRoutes = (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
     const createSchema = {
       tags: ['jobs'],
       headers: z.looseObject({ 'idempotency-key': z.string().max(100).optional() }),
-      querystring: z.record(z.string(), z.string()),
+      // With a raw file body: the file's name and the tool's options, each a single string value.
+      querystring: z.object({ filename: z.string().min(1).max(255).optional() }).catchall(z.string()),
       body: createJobBody,
       response: { 200: job, 202: job, ...errors(400, 401, 402, 403, 404, 409, 410, 411, 413, 415, 422, 429, 503) },
     }
