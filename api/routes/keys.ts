@@ -32,7 +32,7 @@ export const keyRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/v1/keys/:id',
-    { schema: { tags: ['keys'], summary: 'Revoke an API key (console sessions only)', params: z.object({ id: z.string().max(64) }), response: { 200: z.object({ id: z.string(), status: z.literal('revoked') }), ...errors(401, 403, 404, 429) } } },
+    { schema: { tags: ['keys'], summary: 'Revoke an API key (console sessions only)', params: z.object({ id: z.string().max(64) }), response: { 200: z.object({ id: z.string(), status: z.literal('revoked') }), ...errors(400, 401, 403, 404, 429) } } },
     async (request) => {
       requireConsole(request.principal)
       const keys = await listKeys(app.services.models, request.principal.accountId)
