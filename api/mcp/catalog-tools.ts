@@ -5,8 +5,8 @@ import { createJob } from '../../app/jobs/create-job.ts'
 import type { ToolDefinition } from '../../domain/tools/catalog.ts'
 import { jobRequestFromArguments } from './job-request.ts'
 import { jobSchema } from './output-schemas.ts'
-import { errorResult, jobResult } from './results.ts'
-import type { ToolContext } from './tool-context.ts'
+import { jobResult } from './results.ts'
+import { failure, type ToolContext } from './tool-context.ts'
 import { catalogToolInput } from './tool-input.ts'
 import { waitForJob } from './wait-for-job.ts'
 
@@ -25,11 +25,8 @@ export function catalogAnnotations(tool: ToolDefinition): ToolAnnotations {
   }
 }
 
-export function registerCatalogTool(
-  server: McpServer,
-  tool: ToolDefinition,
-  { services, principal, waitMs }: ToolContext,
-): void {
+export function registerCatalogTool(server: McpServer, tool: ToolDefinition, context: ToolContext): void {
+  const { services, principal, waitMs } = context
   server.registerTool(
     tool.id,
     {
@@ -58,7 +55,7 @@ export function registerCatalogTool(
           if (request.stagingPrefix) await services.ctx.blobs.deletePrefix(request.stagingPrefix)
         }
       } catch (error) {
-        return errorResult(error)
+        return failure(context, error)
       }
     },
   )

@@ -16,8 +16,8 @@ import {
   jobSchema,
   uploadSchema,
 } from './output-schemas.ts'
-import { errorResult, jobResult, structured } from './results.ts'
-import type { ToolContext } from './tool-context.ts'
+import { jobResult, structured } from './results.ts'
+import { failure, type ToolContext } from './tool-context.ts'
 import { advertisedSchema } from './tool-input.ts'
 import { waitForJob } from './wait-for-job.ts'
 
@@ -43,7 +43,11 @@ interface Companion<Input extends z.ZodObject> {
 }
 
 /** Arguments are parsed here rather than by the SDK, so a bad one is an invalid_request tool error like any other. */
-function register<Input extends z.ZodObject>(server: McpServer, companion: Companion<Input>): void {
+function register<Input extends z.ZodObject>(
+  server: McpServer,
+  context: ToolContext,
+  companion: Companion<Input>,
+): void {
   const jsonSchema = z.toJSONSchema(companion.input, { io: 'input' }) as Record<string, unknown>
   delete jsonSchema.$schema
   server.registerTool(
@@ -69,7 +73,7 @@ function register<Input extends z.ZodObject>(server: McpServer, companion: Compa
         }
         return await companion.run(parsed.data, ctx)
       } catch (error) {
-        return errorResult(error)
+        return failure(context, error)
       }
     },
   )
@@ -77,9 +81,10 @@ function register<Input extends z.ZodObject>(server: McpServer, companion: Compa
 
 export function registerCompanionTools(
   server: McpServer,
-  { services, principal, waitMs }: ToolContext,
+  context: ToolContext,
   { uploads }: { uploads: boolean },
 ): void {
+  const { services, principal, waitMs } = context
   const { accountId } = principal
   const maxWaitSeconds = Math.floor(waitMs / 1000)
   const findJob = async (id: string) => {
@@ -88,7 +93,7 @@ export function registerCompanionTools(
     return job
   }
 
-  register(server, {
+  register(server, context, {
     name: 'get_job',
     title: 'Get a job',
     description: `Get a job by id: its status, result and output links. With wait_seconds (up to ${maxWaitSeconds}) the call waits that long for a queued or running job to finish, sending progress; call again while status is queued or running.`,
@@ -113,7 +118,7 @@ export function registerCompanionTools(
     },
   })
 
-  register(server, {
+  register(server, context, {
     name: 'list_jobs',
     title: 'List jobs',
     description:
@@ -138,7 +143,7 @@ export function registerCompanionTools(
     },
   })
 
-  register(server, {
+  register(server, context, {
     name: 'cancel_job',
     title: 'Cancel a job',
     description:
@@ -153,7 +158,7 @@ export function registerCompanionTools(
     },
   })
 
-  register(server, {
+  register(server, context, {
     name: 'read_job_file',
     title: 'Read a text output',
     description:
@@ -173,7 +178,7 @@ export function registerCompanionTools(
     },
   })
 
-  register(server, {
+  register(server, context, {
     name: 'get_download_links',
     title: 'Get download links',
     description:
@@ -197,7 +202,7 @@ export function registerCompanionTools(
   })
 
   if (!uploads) return
-  register(server, {
+  register(server, context, {
     name: 'create_upload',
     title: 'Create an upload',
     description:

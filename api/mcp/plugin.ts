@@ -58,7 +58,10 @@ export async function registerMcp(
   const handlerFor = (toolset: Toolset | null): McpHttpHandler =>
     createMcpHandler(
       ({ authInfo }) =>
-        createMcpServer({ services, principal: principalFrom(authInfo?.extra), waitMs }, toolset),
+        createMcpServer(
+          { services, principal: principalFrom(authInfo?.extra), waitMs, log: app.log },
+          toolset,
+        ),
       {
         legacy: 'stateless',
         onerror: (error) => app.log.warn({ err: error }, 'mcp request failed'),
