@@ -22,7 +22,7 @@ export const runner: ToolRunner<RandomBytesOptions> = {
         throw new DomainError(
           'invalid_options',
           'recipient_public_key is not a usable X25519 public key.',
-          'Send the raw 32-byte public key of a key pair you generated, in base64.',
+          { hint: 'Send the raw 32-byte public key of a key pair you generated, in base64.' },
         )
       }
     }
