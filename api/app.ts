@@ -15,6 +15,7 @@ import { keyRoutes } from './routes/keys.ts'
 import { signedRoutes } from './routes/signed.ts'
 import { toolRoutes } from './routes/tools.ts'
 import { uploadRoutes } from './routes/uploads.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,6 +60,7 @@ export async function buildApp({ services, logger = false, fetchPolicy = {}, plu
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   await app.register(signedRoutes)
+  await app.register(webhookRoutes)
 
   const limiter = new RateLimiter(services.ctx.config.rateLimit)
   await app.register(async (authenticated) => {

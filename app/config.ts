@@ -29,6 +29,10 @@ export interface Config {
   oauth: { issuer: string; audience: string; jwksUrl: string; accountClaim: string } | null
   /** Requests per second per credential, and the burst allowed above it. */
   rateLimit: { perSecond: number; burst: number }
+  /** Stripe; billing is unavailable (catalog `available: false`) without it. */
+  stripe: { secretKey: string; webhookSecret: string; apiBase: string | null } | null
+  /** JSON array of catalog items replacing the default packs and bundles. */
+  billingCatalog: string | null
 }
 
 const day = 86_400_000
@@ -62,5 +66,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { issuer: env.OAUTH_ISSUER, audience: env.OAUTH_AUDIENCE, jwksUrl: env.OAUTH_JWKS_URL, accountClaim: env.OAUTH_ACCOUNT_CLAIM ?? 'sub' }
         : null,
     rateLimit: { perSecond: int(env.RATE_LIMIT_PER_SECOND, 20), burst: int(env.RATE_LIMIT_BURST, 60) },
+    stripe: env.STRIPE_SECRET_KEY
+      ? { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET ?? '', apiBase: env.STRIPE_API_BASE || null }
+      : null,
+    billingCatalog: env.BILLING_CATALOG || null,
   }
 }

@@ -3,6 +3,7 @@ import type { RandomSource } from '../domain/ids.ts'
 import type { BlobStore } from '../domain/ports/blob-store.ts'
 import type { Dispatcher } from '../domain/ports/dispatcher.ts'
 import type { EventStore } from '../domain/ports/event-store.ts'
+import type { PaymentProcessor } from '../domain/ports/payment-processor.ts'
 import type { Config } from './config.ts'
 
 export interface ServiceContext {
@@ -12,6 +13,8 @@ export interface ServiceContext {
   dispatcher: Dispatcher
   now(): number
   random: RandomSource
+  /** Null when no payment processor is configured. */
+  payments: PaymentProcessor | null
 }
 
 export const jobBlobPrefix = (jobId: string) => `jobs/${jobId}`

@@ -4,6 +4,10 @@ import { DomainError } from '../../domain/errors.ts'
 import { getBilling } from '../../projections/accounts/billing.ts'
 import { getMe } from '../../projections/accounts/me.ts'
 import { requireConsole } from '../auth.ts'
+import { openPortal, startCheckout } from '../../app/billing/checkout.ts'
+import type { Services } from '../../app/services.ts'
+
+const consoleUrl = (services: Services) => `${services.ctx.config.publicUrl}/console`
 import { billing, catalog, errors, me } from '../schemas.ts'
 
 export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -23,8 +27,8 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   })
 
   app.get('/v1/billing/catalog', { schema: { tags: ['billing'], summary: 'Credit packs and bundles for sale', response: { 200: catalog, ...errors(401, 403, 429) } } }, async () => ({
-    available: false,
-    items: [],
+    available: app.services.ctx.payments !== null,
+    items: app.services.catalog,
   }))
 
   app.post(
@@ -39,7 +43,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       requireConsole(request.principal)
-      throw new DomainError('payments_unavailable', 'No payment processor is configured on this server.')
+      return startCheckout(app.services.ctx, app.services.catalog, request.principal.accountId, request.body.item, request.body.request_id, consoleUrl(app.services))
     },
   )
 
@@ -48,7 +52,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { tags: ['billing'], summary: 'Open the customer portal (console sessions only)', response: { 200: z.object({ url: z.string() }), ...errors(401, 403, 409, 429, 503) } } },
     async (request) => {
       requireConsole(request.principal)
-      throw new DomainError('payments_unavailable', 'No payment processor is configured on this server.')
+      return openPortal(app.services.ctx, request.principal.accountId, consoleUrl(app.services))
     },
   )
 }

@@ -45,3 +45,4 @@ export type AccountCommand =
   | Command<'IssueConsoleToken', { tokenId: string; prefix: string; secretHash: string }>
   | Command<'UpdateSubscription', { plan: string; status: string; renewsAt: string | null; endsAt: string | null }>
   | Command<'LinkPaymentCustomer', { customerId: string }>
+  | Command<'StartCheckout', { requestId: string; item: string; sessionId: string; url: string }>

@@ -329,5 +329,15 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       requireOpen(state)
       if (state.customerId === command.data.customerId) return []
       return [{ type: 'PaymentCustomerLinked', data: { accountId, customerId: command.data.customerId, at } }]
+    case 'StartCheckout': {
+      requireActive(state)
+      const { requestId, item, sessionId, url } = command.data
+      const earlier = state.checkouts.get(requestId)
+      if (earlier) {
+        if (earlier.item !== item) throw new DomainError('conflict', 'This request_id started a checkout for another item; use a new request_id.')
+        return []
+      }
+      return [{ type: 'CheckoutStarted', data: { accountId, requestId, item, sessionId, url, at } }]
+    }
   }
 }

@@ -105,6 +105,10 @@ export type AccountEvent =
       }
     }
   | { type: 'PaymentCustomerLinked'; data: { accountId: string; customerId: string; at: string } }
+  | {
+      type: 'CheckoutStarted'
+      data: { accountId: string; requestId: string; item: string; sessionId: string; url: string; at: string }
+    }
 
 export type AccountEventType = AccountEvent['type']
 

@@ -60,6 +60,8 @@ export interface AccountState {
   consoleTokens: Set<string>
   subscription: { plan: string; status: string; renewsAt: string | null; endsAt: string | null } | null
   customerId: string | null
+  /** Checkouts by the client's request id: the same id returns the same checkout. */
+  checkouts: Map<string, { item: string; sessionId: string; url: string }>
 }
 
 export const dayMs = 24 * 60 * 60 * 1000
@@ -82,6 +84,7 @@ export const initialAccountState = (): AccountState => ({
   consoleTokens: new Set(),
   subscription: null,
   customerId: null,
+  checkouts: new Map(),
 })
 
 const ms = (iso: string) => Date.parse(iso)
@@ -228,6 +231,11 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
     case 'PaymentCustomerLinked':
       state.customerId = event.data.customerId
       break
+    case 'CheckoutStarted': {
+      const { requestId, item, sessionId, url } = event.data
+      state.checkouts.set(requestId, { item, sessionId, url })
+      break
+    }
   }
   return state
 }

@@ -250,3 +250,17 @@ describe('account: API keys', () => {
       .thenError('invalid_request')
   })
 })
+
+describe('account: checkouts', () => {
+  const start = (requestId: string, item: string) => ({ type: 'StartCheckout' as const, data: { requestId, item, sessionId: 'cs_1', url: 'https://pay/cs_1', now: t0 } })
+
+  it('records a checkout once per request id; another item under the same id is a conflict', () => {
+    const past = history([open(), start('r1', 'pack_500')])
+    given(past).when(start('r1', 'pack_500')).thenNothing()
+    given(past).when(start('r1', 'pack_2500')).thenError('conflict')
+  })
+
+  it('a frozen account cannot buy', () => {
+    given(history([open(), { type: 'Freeze', data: { disputeId: 'dp', now: t0 } }])).when(start('r1', 'pack_500')).thenError('account_frozen')
+  })
+})
