@@ -13,5 +13,8 @@ export function isToolAvailable(toolId: string, env: Env = process.env): boolean
 
 export function requireAvailableTool(toolId: string, env: Env = process.env): void {
   if (isToolAvailable(toolId, env) || !isToolId(toolId)) return
-  throw new DomainError('not_found', `${toolId} is not available on this server: no generation provider is configured for it (the operator sets ${requiredConfiguration[toolId as GenerationToolId]}).`)
+  throw new DomainError(
+    'not_found',
+    `${toolId} is not available on this server: no generation provider is configured for it (the operator sets ${requiredConfiguration[toolId as GenerationToolId]}).`,
+  )
 }
