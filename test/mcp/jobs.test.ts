@@ -103,10 +103,59 @@ describe('protocol eras on the wire', () => {
 
   it('serves the v1 SDK client (2025-11-25)', async () => {
     const client = await connectV1(`${server.baseUrl}/mcp/random`, account.key)
-    const result = await client.callTool({ name: 'get_random_bytes', arguments: { length: 8 } })
+    const result = await client.callTool({
+      name: 'get_random_numbers',
+      arguments: { count: 2, idempotency_key: 'v1' },
+    })
     expect(result.structuredContent).toMatchObject({
       status: 'succeeded',
-      result: { bytes: expect.stringMatching(/^[0-9a-f]{16}$/) },
+      result: { numbers: [expect.any(Number), expect.any(Number)] },
+    })
+    await client.close()
+  })
+})
+
+describe('a job with an output file', () => {
+  it('links the output, reads it in chunks, and gives fresh download links', async () => {
+    const client = await connect(`${server.baseUrl}/mcp/random`, account.key)
+    const result = await client.callTool({ name: 'get_random_bytes', arguments: { length: 8 } })
+    const job = structuredOf(result)
+    expect(job.status).toBe('succeeded')
+    const [file] = (job.result as { files: { name: string; url: string; bytes: number }[] }).files
+    expect(file).toBeDefined()
+    const link = {
+      type: 'resource_link',
+      uri: file!.url,
+      name: file!.name,
+      mimeType: 'application/json',
+      size: file!.bytes,
+    }
+    expect(result.content).toContainEqual(link)
+    expect(new URL(file!.url).pathname).toBe(`/v1/downloads/${job.id}/${file!.name}`)
+
+    let text = ''
+    let offset = 0
+    for (let eof = false; !eof; ) {
+      const chunk = structuredOf(
+        await client.callTool({
+          name: 'read_job_file',
+          arguments: { job_id: job.id, name: file!.name, offset, limit: 16 },
+        }),
+      )
+      text += chunk.text
+      offset = chunk.next_offset as number
+      eof = chunk.eof as boolean
+    }
+    expect(offset).toBe(file!.bytes)
+    expect(JSON.parse(text)).toMatchObject({ bytes: expect.stringMatching(/^[0-9a-f]{16}$/), length: 8 })
+
+    const links = structuredOf(
+      await client.callTool({ name: 'get_download_links', arguments: { job_id: job.id } }),
+    )
+    expect(links).toMatchObject({
+      job_id: job.id,
+      status: 'succeeded',
+      files: [{ name: file!.name, bytes: file!.bytes }],
     })
     await client.close()
   })
