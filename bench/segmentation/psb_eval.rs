@@ -39,7 +39,10 @@ fn main() {
         i += 1;
     }
     let dir = dir.unwrap_or_else(|| "/work/shared/corpus/psb".into());
-    let mut params = SegmentParams { detail, ..SegmentParams::default() };
+    let mut params = SegmentParams {
+        detail,
+        ..SegmentParams::default()
+    };
     if let Some(k) = max_parts {
         params.max_parts = k;
     }
@@ -53,7 +56,10 @@ fn main() {
         .collect();
     categories.sort();
 
-    println!("{:<10} {:>5} {:>7} {:>6} {:>6} {:>8} {:>9}", "category", "model", "faces", "parts", "humans", "RI err", "time ms");
+    println!(
+        "{:<10} {:>5} {:>7} {:>6} {:>6} {:>8} {:>9}",
+        "category", "model", "faces", "parts", "humans", "RI err", "time ms"
+    );
     let (mut all_models, mut cat_means) = (Vec::new(), Vec::new());
     let mut total_time = 0.0;
     let mut largest: Option<(std::path::PathBuf, usize)> = None;
@@ -83,14 +89,24 @@ fn main() {
             }
             let mut model_errs = Vec::new();
             for k in 0.. {
-                let Ok(seg) = std::fs::read_to_string(cdir.join(format!("{id}_{k}.seg"))) else { break };
+                let Ok(seg) = std::fs::read_to_string(cdir.join(format!("{id}_{k}.seg"))) else {
+                    break;
+                };
                 let human: Vec<u32> = seg.split_whitespace().map(|s| s.parse().unwrap()).collect();
-                assert_eq!(human.len(), labels.len(), "{cat}/{id}_{k}.seg has the wrong face count");
+                assert_eq!(
+                    human.len(),
+                    labels.len(),
+                    "{cat}/{id}_{k}.seg has the wrong face count"
+                );
                 model_errs.push(rand_index_error(&labels, &human));
             }
             let err = model_errs.iter().sum::<f64>() / model_errs.len().max(1) as f64;
             let parts = tri_labels.iter().max().map_or(0, |m| m + 1);
-            println!("{cat:<10} {id:>5} {:>7} {parts:>6} {:>6} {err:>8.4} {ms:>9.1}", mesh.indices.len(), model_errs.len());
+            println!(
+                "{cat:<10} {id:>5} {:>7} {parts:>6} {:>6} {err:>8.4} {ms:>9.1}",
+                mesh.indices.len(),
+                model_errs.len()
+            );
             errs.push(err);
             all_models.push(err);
         }
@@ -105,8 +121,16 @@ fn main() {
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let cm: Vec<f64> = cat_means.iter().map(|c| c.1).collect();
     println!();
-    println!("overall (mean of {} categories): {:.4}", cm.len(), mean(&cm));
-    println!("overall (mean of {} models):     {:.4}", all_models.len(), mean(&all_models));
+    println!(
+        "overall (mean of {} categories): {:.4}",
+        cm.len(),
+        mean(&cm)
+    );
+    println!(
+        "overall (mean of {} models):     {:.4}",
+        all_models.len(),
+        mean(&all_models)
+    );
     println!("total segmentation time: {total_time:.0} ms");
     if let Some((path, _)) = largest {
         scaled_timing(&path, &params);
@@ -122,7 +146,13 @@ fn scaled_timing(path: &Path, params: &SegmentParams) {
         let mut next = Vec::with_capacity(idx.len() * 4);
         for t in &idx {
             let [a, b, c] = t.map(|v| pos[v as usize]);
-            let mid = |p: [f32; 3], q: [f32; 3]| [(p[0] + q[0]) / 2.0, (p[1] + q[1]) / 2.0, (p[2] + q[2]) / 2.0];
+            let mid = |p: [f32; 3], q: [f32; 3]| {
+                [
+                    (p[0] + q[0]) / 2.0,
+                    (p[1] + q[1]) / 2.0,
+                    (p[2] + q[2]) / 2.0,
+                ]
+            };
             let base = pos.len() as u32;
             pos.extend([mid(a, b), mid(b, c), mid(c, a)]);
             let (ab, bc, ca) = (base, base + 1, base + 2);
@@ -138,5 +168,10 @@ fn scaled_timing(path: &Path, params: &SegmentParams) {
         best = best.min(t.elapsed().as_secs_f64() * 1e3);
         parts = labels.iter().max().map_or(0, |m| m + 1);
     }
-    println!("{} subdivided to {} faces ({} unwelded vertices): {parts} parts, best of 3: {best:.0} ms", path.display(), idx.len(), pos.len());
+    println!(
+        "{} subdivided to {} faces ({} unwelded vertices): {parts} parts, best of 3: {best:.0} ms",
+        path.display(),
+        idx.len(),
+        pos.len()
+    );
 }

@@ -13,8 +13,18 @@ use std::collections::BinaryHeap;
 pub fn enforce_limits(r: &mut Regions, max_parts: usize, min_faces: usize, min_area: f64) {
     let tiny = |r: &Regions, i: usize| (r.count[i] as usize) < min_faces || r.area[i] < min_area;
     // Tiny parts first, then by area; ties by id for determinism.
-    let key = |r: &Regions, i: usize| Reverse((!tiny(r, i), r.area[i].max(0.0).to_bits(), i as u32, r.version[i]));
-    let mut heap: BinaryHeap<_> = (0..r.alive.len()).filter(|&i| r.alive[i]).map(|i| key(r, i)).collect();
+    let key = |r: &Regions, i: usize| {
+        Reverse((
+            !tiny(r, i),
+            r.area[i].max(0.0).to_bits(),
+            i as u32,
+            r.version[i],
+        ))
+    };
+    let mut heap: BinaryHeap<_> = (0..r.alive.len())
+        .filter(|&i| r.alive[i])
+        .map(|i| key(r, i))
+        .collect();
     while let Some(Reverse((big, _, i, v))) = heap.pop() {
         let i = i as usize;
         if !r.alive[i] || r.version[i] != v {
@@ -23,7 +33,9 @@ pub fn enforce_limits(r: &mut Regions, max_parts: usize, min_faces: usize, min_a
         if big && r.live <= max_parts {
             break;
         }
-        let best = r.nbrs[i].iter().max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)));
+        let best = r.nbrs[i]
+            .iter()
+            .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)));
         if let Some(&(n, _, _)) = best {
             let k = r.merge(i as u32, n) as usize;
             heap.push(key(r, k));
@@ -32,7 +44,12 @@ pub fn enforce_limits(r: &mut Regions, max_parts: usize, min_faces: usize, min_a
 
     let mut alive: Vec<usize> = (0..r.alive.len()).filter(|&i| r.alive[i]).collect();
     // Acceptable parts first, largest first.
-    alive.sort_by(|&a, &b| tiny(r, a).cmp(&tiny(r, b)).then(r.area[b].total_cmp(&r.area[a])).then(a.cmp(&b)));
+    alive.sort_by(|&a, &b| {
+        tiny(r, a)
+            .cmp(&tiny(r, b))
+            .then(r.area[b].total_cmp(&r.area[a]))
+            .then(a.cmp(&b))
+    });
     let acceptable = alive.iter().filter(|&&i| !tiny(r, i)).count();
     let keep_count = acceptable.min(max_parts).max(1);
     if keep_count >= alive.len() {

@@ -12,7 +12,6 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-
 pub struct Dual {
     pub faces: usize,
     pub valid: Vec<bool>,
@@ -54,7 +53,11 @@ fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
 }
 
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }
 
 pub fn len(a: [f64; 3]) -> f64 {
@@ -72,7 +75,11 @@ fn weld(positions: &[[f32; 3]]) -> Vec<u32> {
             continue;
         }
         // +0.0 and -0.0 are the same point.
-        let key = [(p[0] + 0.0).to_bits(), (p[1] + 0.0).to_bits(), (p[2] + 0.0).to_bits()];
+        let key = [
+            (p[0] + 0.0).to_bits(),
+            (p[1] + 0.0).to_bits(),
+            (p[2] + 0.0).to_bits(),
+        ];
         let next = map.len() as u32;
         ids.push(*map.entry(key).or_insert(next));
     }
@@ -116,7 +123,11 @@ pub fn build(positions: &[[f32; 3]], indices: &[[u32; 3]], smoothing: usize) -> 
         if l > 0.0 {
             normal[f] = [n[0] / l, n[1] / l, n[2] / l];
         }
-        centroid[f] = [(a[0] + b[0] + c[0]) / 3.0, (a[1] + b[1] + c[1]) / 3.0, (a[2] + b[2] + c[2]) / 3.0];
+        centroid[f] = [
+            (a[0] + b[0] + c[0]) / 3.0,
+            (a[1] + b[1] + c[1]) / 3.0,
+            (a[2] + b[2] + c[2]) / 3.0,
+        ];
         for k in 0..3 {
             let (u, v) = (w[k], w[(k + 1) % 3]);
             if u != v {
@@ -155,7 +166,14 @@ pub fn build(positions: &[[f32; 3]], indices: &[[u32; 3]], smoothing: usize) -> 
     let mut edge_len = vec![0.0; total];
     let mut angle = vec![0.0; total];
     // Position of a welded vertex: any input vertex that maps to it (only needed for lengths).
-    let mut rep = vec![0u32; ids.iter().filter(|&&v| v != u32::MAX).map(|&v| v as usize + 1).max().unwrap_or(0)];
+    let mut rep = vec![
+        0u32;
+        ids.iter()
+            .filter(|&&v| v != u32::MAX)
+            .map(|&v| v as usize + 1)
+            .max()
+            .unwrap_or(0)
+    ];
     for (i, &v) in ids.iter().enumerate() {
         if v != u32::MAX {
             rep[v as usize] = i as u32;
@@ -165,7 +183,11 @@ pub fn build(positions: &[[f32; 3]], indices: &[[u32; 3]], smoothing: usize) -> 
         let (u, v) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
         let pu = positions[rep[u] as usize];
         let pv = positions[rep[v] as usize];
-        let l = len([(pu[0] - pv[0]) as f64, (pu[1] - pv[1]) as f64, (pu[2] - pv[2]) as f64]);
+        let l = len([
+            (pu[0] - pv[0]) as f64,
+            (pu[1] - pv[1]) as f64,
+            (pu[2] - pv[2]) as f64,
+        ]);
         for (x, y) in [(a as usize, b), (b as usize, a)] {
             let s = fill[x] as usize;
             fill[x] += 1;
@@ -179,28 +201,54 @@ pub fn build(positions: &[[f32; 3]], indices: &[[u32; 3]], smoothing: usize) -> 
         for k in start[f] as usize..start[f + 1] as usize {
             let g = adj[k] as usize;
             // A degenerate face has no normal; treat its edges as flat.
-            let cos = if area[f] > 0.0 && area[g] > 0.0 { dot(smooth[f], smooth[g]).clamp(-1.0, 1.0) } else { 1.0 };
-            let concave = (dot(sub(centroid[g], centroid[f]), sub(smooth[f], smooth[g])) > 0.0) != inward[f];
+            let cos = if area[f] > 0.0 && area[g] > 0.0 {
+                dot(smooth[f], smooth[g]).clamp(-1.0, 1.0)
+            } else {
+                1.0
+            };
+            let concave =
+                (dot(sub(centroid[g], centroid[f]), sub(smooth[f], smooth[g])) > 0.0) != inward[f];
             angle[k] = if concave { 1.0 - cos } else { 0.0 };
         }
     }
-    Dual { faces, valid, area, centroid, start, adj, edge_len, angle }
+    Dual {
+        faces,
+        valid,
+        area,
+        centroid,
+        start,
+        adj,
+        edge_len,
+        angle,
+    }
 }
 
 /// Area-weighted averaging of face normals over edge neighbours, `rounds` times, so crease
 /// angles measure the shape's bending rather than tessellation noise.
-fn smooth_normals(normal: &[[f64; 3]], area: &[f64], start: &[u32], adj: &[u32], rounds: usize) -> Vec<[f64; 3]> {
+fn smooth_normals(
+    normal: &[[f64; 3]],
+    area: &[f64],
+    start: &[u32],
+    adj: &[u32],
+    rounds: usize,
+) -> Vec<[f64; 3]> {
     let mut cur = normal.to_vec();
     let mut next = vec![[0.0; 3]; normal.len()];
     for _ in 0..rounds {
         for f in 0..normal.len() {
             let mut s = [0.0; 3];
-            for &g in std::iter::once(&(f as u32)).chain(&adj[start[f] as usize..start[f + 1] as usize]) {
+            for &g in
+                std::iter::once(&(f as u32)).chain(&adj[start[f] as usize..start[f + 1] as usize])
+            {
                 let (n, w) = (cur[g as usize], area[g as usize]);
                 s = [s[0] + n[0] * w, s[1] + n[1] * w, s[2] + n[2] * w];
             }
             let l = len(s);
-            next[f] = if l > 0.0 { [s[0] / l, s[1] / l, s[2] / l] } else { cur[f] };
+            next[f] = if l > 0.0 {
+                [s[0] / l, s[1] / l, s[2] / l]
+            } else {
+                cur[f]
+            };
         }
         std::mem::swap(&mut cur, &mut next);
     }
@@ -208,7 +256,13 @@ fn smooth_normals(normal: &[[f64; 3]], area: &[f64], start: &[u32], adj: &[u32],
 }
 
 /// Marks the faces of connected pieces with negative signed volume (normals pointing inwards).
-fn inward_faces(positions: &[[f32; 3]], indices: &[[u32; 3]], valid: &[bool], start: &[u32], adj: &[u32]) -> Vec<bool> {
+fn inward_faces(
+    positions: &[[f32; 3]],
+    indices: &[[u32; 3]],
+    valid: &[bool],
+    start: &[u32],
+    adj: &[u32],
+) -> Vec<bool> {
     let n = valid.len();
     let mut comp = vec![u32::MAX; n];
     let mut volume = Vec::new();
@@ -237,5 +291,7 @@ fn inward_faces(positions: &[[f32; 3]], indices: &[[u32; 3]], valid: &[bool], st
         }
         volume.push(vol);
     }
-    comp.iter().map(|&c| c != u32::MAX && volume[c as usize] < 0.0).collect()
+    comp.iter()
+        .map(|&c| c != u32::MAX && volume[c as usize] < 0.0)
+        .collect()
 }

@@ -34,7 +34,12 @@ pub struct SegmentParams {
 
 impl Default for SegmentParams {
     fn default() -> Self {
-        SegmentParams { detail: Detail::Medium, max_parts: 64, min_part_faces: 0, min_part_area: 0.0 }
+        SegmentParams {
+            detail: Detail::Medium,
+            max_parts: 64,
+            min_part_faces: 0,
+            min_part_area: 0.0,
+        }
     }
 }
 
@@ -49,7 +54,11 @@ fn tuning(detail: Detail) -> ncut::Tuning {
         Detail::Medium => 3.5,
         Detail::High => 5.0,
     };
-    ncut::Tuning { sigma_factor: 4.0, affinity_floor: 0.05, threshold }
+    ncut::Tuning {
+        sigma_factor: 4.0,
+        affinity_floor: 0.05,
+        threshold,
+    }
 }
 
 /// One label per triangle, dense in 0..part_count.
@@ -57,15 +66,22 @@ pub fn segment(positions: &[[f32; 3]], indices: &[[u32; 3]], params: &SegmentPar
     let d = dual::build(positions, indices, SMOOTHING_ROUNDS);
     let max_parts = params.max_parts.max(1);
     let mut r = ncut::cluster(&d, &tuning(params.detail), max_parts);
-    let total_area: f64 = (0..d.faces).filter(|&f| d.valid[f]).map(|f| d.area[f]).sum();
-    let min_area = if params.min_part_area.is_finite() { params.min_part_area.max(0.0) * total_area } else { 0.0 };
+    let total_area: f64 = (0..d.faces)
+        .filter(|&f| d.valid[f])
+        .map(|f| d.area[f])
+        .sum();
+    let min_area = if params.min_part_area.is_finite() {
+        params.min_part_area.max(0.0) * total_area
+    } else {
+        0.0
+    };
     cleanup::enforce_limits(&mut r, max_parts, params.min_part_faces, min_area);
 
     // Dense labels in order of first appearance.
     let mut dense = vec![u32::MAX; d.faces];
     let mut next = 0u32;
     let mut labels = vec![0u32; d.faces];
-    for f in 0..d.faces {
+    for (f, label) in labels.iter_mut().enumerate() {
         if !d.valid[f] {
             continue;
         }
@@ -74,7 +90,7 @@ pub fn segment(positions: &[[f32; 3]], indices: &[[u32; 3]], params: &SegmentPar
             dense[root] = next;
             next += 1;
         }
-        labels[f] = dense[root];
+        *label = dense[root];
     }
     labels
 }

@@ -27,11 +27,18 @@ pub fn cluster(d: &Dual, t: &Tuning, max_parts: usize) -> Regions {
     let mean = d.angle.iter().sum::<f64>() / d.angle.len().max(1) as f64;
     let sigma = (t.sigma_factor * mean).max(1e-12);
     let fl = t.affinity_floor;
-    let mut r = Regions::new(d, |k| d.edge_len[k] * (fl + (1.0 - fl) * (-d.angle[k] / sigma).exp()));
-    let total: f64 = (0..d.faces).filter(|&f| d.valid[f]).map(|f| d.area[f]).sum();
+    let mut r = Regions::new(d, |k| {
+        d.edge_len[k] * (fl + (1.0 - fl) * (-d.angle[k] / sigma).exp())
+    });
+    let total: f64 = (0..d.faces)
+        .filter(|&f| d.valid[f])
+        .map(|f| d.area[f])
+        .sum();
     let floor = (total * 1e-12).max(1e-300);
     let scale = total.sqrt();
-    let score = |r: &Regions, a: usize, b: usize, w: f64| w * (1.0 / r.area[a].max(floor) + 1.0 / r.area[b].max(floor)) * scale;
+    let score = |r: &Regions, a: usize, b: usize, w: f64| {
+        w * (1.0 / r.area[a].max(floor) + 1.0 / r.area[b].max(floor)) * scale
+    };
 
     coarsen(&mut r, &score, t.threshold);
 
@@ -43,7 +50,13 @@ pub fn cluster(d: &Dual, t: &Tuning, max_parts: usize) -> Regions {
         }
         for &(b, w, _) in &r.nbrs[a] {
             if (a as u32) < b {
-                heap.push((score(&r, a, b as usize, w).to_bits(), a as u32, b, r.version[a], r.version[b as usize]));
+                heap.push((
+                    score(&r, a, b as usize, w).to_bits(),
+                    a as u32,
+                    b,
+                    r.version[a],
+                    r.version[b as usize],
+                ));
             }
         }
     }
@@ -61,7 +74,11 @@ pub fn cluster(d: &Dual, t: &Tuning, max_parts: usize) -> Regions {
             let (n, w, _) = r.nbrs[k][i];
             let sc = score(&r, k, n as usize, w).to_bits();
             let vn = r.version[n as usize];
-            heap.push(if (k as u32) < n { (sc, k as u32, n, vk, vn) } else { (sc, n, k as u32, vn, vk) });
+            heap.push(if (k as u32) < n {
+                (sc, k as u32, n, vk, vn)
+            } else {
+                (sc, n, k as u32, vn, vk)
+            });
         }
     }
     r
@@ -77,17 +94,17 @@ fn coarsen(r: &mut Regions, score: &impl Fn(&Regions, usize, usize, f64) -> f64,
     let n = r.alive.len();
     let mut best = vec![u32::MAX; n];
     while r.live > GREEDY_REGIONS {
-        for a in 0..n {
-            best[a] = u32::MAX;
+        for (a, slot) in best.iter_mut().enumerate() {
+            *slot = u32::MAX;
             if !r.alive[a] {
                 continue;
             }
             let mut top = threshold;
             for &(b, w, _) in &r.nbrs[a] {
                 let s = score(r, a, b as usize, w);
-                if s > top || (s == top && b < best[a]) {
+                if s > top || (s == top && b < *slot) {
                     top = s;
-                    best[a] = b;
+                    *slot = b;
                 }
             }
         }

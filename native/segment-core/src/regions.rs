@@ -69,7 +69,11 @@ impl Regions {
 
     /// Merges two live regions and returns the survivor.
     pub fn merge(&mut self, a: u32, b: u32) -> u32 {
-        let (keep, gone) = if self.nbrs[a as usize].len() >= self.nbrs[b as usize].len() { (a, b) } else { (b, a) };
+        let (keep, gone) = if self.nbrs[a as usize].len() >= self.nbrs[b as usize].len() {
+            (a, b)
+        } else {
+            (b, a)
+        };
         let (k, g) = (keep as usize, gone as usize);
         let moved = std::mem::take(&mut self.nbrs[g]);
         self.nbrs[k].retain(|x| x.0 != gone);
