@@ -24,18 +24,18 @@ export function levenshtein(a: string, b: string): number {
   const row = new Int32Array(right.length + 1)
   for (let j = 0; j <= right.length; j++) row[j] = j
   for (let i = 1; i <= left.length; i++) {
-    let diagonal = row[0]
+    let diagonal = row[0] ?? 0
     row[0] = i
     const code = left.charCodeAt(i - 1)
     for (let j = 1; j <= right.length; j++) {
-      const above = row[j]
+      const above = row[j] ?? 0
       const substitution = diagonal + (code === right.charCodeAt(j - 1) ? 0 : 1)
-      const best = Math.min(above + 1, row[j - 1] + 1, substitution)
+      const best = Math.min(above + 1, (row[j - 1] ?? 0) + 1, substitution)
       row[j] = best
       diagonal = above
     }
   }
-  return row[right.length]
+  return row[right.length] ?? 0
 }
 
 export interface Similarity {

@@ -3,6 +3,7 @@
 //! from lopdf; this file turns its outcomes into the service's errors and finds the pages.
 
 use crate::error::{ErrorCode, PdfError};
+use crate::inline_encrypt::with_referenced_encrypt;
 use crate::objects;
 use lopdf::{Dictionary, Document, LoadOptions, Object, ObjectId};
 
@@ -33,8 +34,14 @@ impl PdfDocument {
                 "Send a PDF document; other formats need another tool.",
             ));
         }
-        let options = LoadOptions { max_decompressed_size: Some(objects::MAX_STREAM_BYTES), ..LoadOptions::default() };
-        let doc = Document::load_mem_with_options(bytes, options).map_err(|error| invalid(format!("The PDF could not be parsed: {error}.")))?;
+        let load = |bytes: &[u8]| {
+            let options = LoadOptions { max_decompressed_size: Some(objects::MAX_STREAM_BYTES), ..LoadOptions::default() };
+            Document::load_mem_with_options(bytes, options).map_err(|error| invalid(format!("The PDF could not be parsed: {error}.")))
+        };
+        let mut doc = load(bytes)?;
+        if let Some(patched) = with_referenced_encrypt(bytes, &doc.trailer) {
+            doc = load(&patched)?;
+        }
         if doc.trailer.get(b"Encrypt").is_ok() && !doc.was_encrypted() {
             return Err(PdfError::new(
                 ErrorCode::InvalidPdf,

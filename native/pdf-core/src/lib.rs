@@ -14,6 +14,7 @@ mod error;
 mod extract;
 mod fonts;
 mod geometry;
+mod inline_encrypt;
 mod interpreter;
 mod layout;
 mod lexer;

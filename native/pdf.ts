@@ -1,0 +1,83 @@
+// Typed entry to the PDF core. It uses the napi-rs addon built for this platform, else the
+// wasm32-wasip1-threads build of the same binding (native/pdf-node/build-wasm.ts), else fails
+// with a message that says how to build one. Core failures arrive as values and leave here as
+// DomainErrors with the service's codes.
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { DomainError, type ErrorCode } from '../domain/errors.ts'
+import { loadNativeAddon } from './load.ts'
+import type {
+  CountOutcome,
+  ExtractOptions,
+  ExtractOutcome,
+  PdfExtraction,
+  PdfFailure,
+  PdfPage,
+} from './pdf-node/index.d.ts'
+
+export type { PdfExtraction, PdfPage }
+
+export interface PdfBinding {
+  extractText(bytes: Buffer, options: ExtractOptions): Promise<ExtractOutcome>
+  countPages(bytes: Buffer): Promise<CountOutcome>
+}
+
+export interface LoadedPdfBinding {
+  binding: PdfBinding
+  kind: 'native' | 'wasm'
+}
+
+const require = createRequire(import.meta.url)
+
+/** The loader napi-rs generates beside the .wasm file; it needs @napi-rs/wasm-runtime. */
+export const wasmLoaderPath = join(import.meta.dirname, 'pdf-node', 'pdf.wasi.cjs')
+
+/** Picks the native addon, else the WASM build at `wasmPath`; throws when neither exists. */
+export function selectPdfBinding(native: PdfBinding | null, wasmPath: string): LoadedPdfBinding {
+  if (native) return { binding: native, kind: 'native' }
+  if (existsSync(wasmPath)) return { binding: require(wasmPath) as PdfBinding, kind: 'wasm' }
+  throw new Error(
+    `The PDF core is not built for ${process.platform}-${process.arch}: run \`node native/build.ts pdf-node\` ` +
+      '(native addon) or `node native/pdf-node/build-wasm.ts` (WASM fallback).',
+  )
+}
+
+let loaded: LoadedPdfBinding | undefined
+
+export function pdfBinding(): LoadedPdfBinding {
+  loaded ??= selectPdfBinding(loadNativeAddon<PdfBinding>('pdf-node', 'pdf'), wasmLoaderPath)
+  return loaded
+}
+
+const coreCodes: ReadonlySet<string> = new Set(['invalid_pdf', 'unsupported_format', 'limit_exceeded'])
+
+function toDomainError(failure: PdfFailure): DomainError {
+  const code: ErrorCode = coreCodes.has(failure.code) ? (failure.code as ErrorCode) : 'invalid_pdf'
+  return new DomainError(code, failure.message, { hint: failure.hint })
+}
+
+export async function countPdfPages(bytes: Buffer): Promise<number> {
+  const outcome = await pdfBinding().binding.countPages(bytes)
+  if (outcome.failure || outcome.pageCount === undefined) throw toDomainError(outcome.failure ?? unknownFailure)
+  return outcome.pageCount
+}
+
+export interface PdfTextRequest {
+  firstPage: number
+  lastPage?: number
+  mode: 'plain' | 'layout'
+}
+
+/** Text of the requested pages; the range is clamped to the document by the core. */
+export async function extractPdfText(bytes: Buffer, request: PdfTextRequest): Promise<PdfExtraction> {
+  const outcome = await pdfBinding().binding.extractText(bytes, request)
+  if (outcome.failure || !outcome.extraction) throw toDomainError(outcome.failure ?? unknownFailure)
+  return outcome.extraction
+}
+
+const unknownFailure: PdfFailure = {
+  code: 'invalid_pdf',
+  message: 'The PDF core returned no result.',
+  hint: 'Retry; if it fails again the file is likely damaged.',
+}

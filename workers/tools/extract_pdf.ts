@@ -1,0 +1,114 @@
+// extract_pdf: the text of a PDF through the native core, as `<stem>.txt` and `<stem>.pages.json`.
+//
+// The .txt holds the pages in order, each introduced by a line `--- page N ---`; every page after
+// the first is preceded by a form feed (U+000C), so `split('\f')` gives pages and the marker
+// line gives their numbers. The .json holds the same text per page with its flags.
+//
+// The limit of 500 pages counts the pages extracted (the priced units), so a longer document can
+// be read in ranges; a last_page past the end is clamped with a note, a first_page past the end
+// is refused since nothing would be extracted.
+import { readFile, stat, writeFile } from 'node:fs/promises'
+import { basename, extname, join } from 'node:path'
+import { DomainError } from '../../domain/errors.ts'
+import type { ToolInputFile, ToolRunner } from '../../domain/ports/tool-runner.ts'
+import { getTool } from '../../domain/tools/catalog.ts'
+import type { ExtractPdfOptions } from '../../domain/tools/options/extract_pdf.ts'
+import { countPdfPages, extractPdfText, type PdfPage } from '../../native/pdf.ts'
+
+const { maxUnits, maxBytes } = getTool('extract_pdf').limits
+const maxPages = maxUnits ?? 500
+const maxFileBytes = maxBytes ?? 20 * 1024 * 1024
+
+async function readPdf(input: ToolInputFile | null): Promise<Buffer> {
+  if (!input) throw new DomainError('unsupported_format', 'extract_pdf needs a PDF file as input.', { hint: 'Send a PDF document.' })
+  const { size } = await stat(input.path)
+  if (size > maxFileBytes)
+    throw new DomainError('limit_exceeded', `The PDF is ${size} bytes; extract_pdf takes up to ${maxFileBytes} bytes.`, {
+      hint: 'Split the PDF into smaller files and extract each.',
+    })
+  return readFile(input.path)
+}
+
+interface PageRange {
+  first: number
+  last: number
+  notes: string[]
+}
+
+function pageRange(pageCount: number, options: ExtractPdfOptions): PageRange {
+  const first = options.first_page
+  if (first > pageCount)
+    throw new DomainError('invalid_options', `first_page ${first} is past the end of the document, which has ${pageCount} pages.`, {
+      hint: `Choose first_page between 1 and ${pageCount}.`,
+    })
+  const requestedLast = options.last_page ?? pageCount
+  const last = Math.min(requestedLast, pageCount)
+  const notes =
+    requestedLast > pageCount ? [`last_page ${requestedLast} is past the end of the document; extracted up to its last page, ${pageCount}.`] : []
+  const pages = last - first + 1
+  if (pages > maxPages)
+    throw new DomainError('limit_exceeded', `${pages} pages were asked for; extract_pdf takes up to ${maxPages} pages per job.`, {
+      hint: `The document has ${pageCount} pages: extract it in ranges of at most ${maxPages} with first_page and last_page.`,
+    })
+  return { first, last, notes }
+}
+
+/** A file name safe in any file system and URL, kept recognisable. */
+export function outputStem(name: string): string {
+  const stem = basename(name, extname(name)).replace(/[^\p{L}\p{N}._-]+/gu, '_').replace(/^[._]+/, '').slice(0, 100)
+  return stem || 'document'
+}
+
+export function textFile(pages: readonly PdfPage[]): string {
+  return pages.map((page, index) => `${index === 0 ? '' : '\f'}--- page ${page.number} ---\n${page.text}\n`).join('')
+}
+
+export const runner: ToolRunner<ExtractPdfOptions> = {
+  async measure(input, options) {
+    const bytes = await readPdf(input)
+    const { first, last } = pageRange(await countPdfPages(bytes), options)
+    return { units: last - first + 1 }
+  },
+
+  async run(input, options, context) {
+    const bytes = await readPdf(input)
+    context.progress(0.05, 'reading the PDF')
+    const range = pageRange(await countPdfPages(bytes), options)
+    const extraction = await extractPdfText(bytes, { firstPage: range.first, lastPage: range.last, mode: options.mode })
+    context.signal.throwIfAborted()
+    context.progress(0.9, 'writing the text')
+    const stem = outputStem(input?.name ?? 'document.pdf')
+    const notes = [...range.notes, ...extraction.notes]
+    const pages = extraction.pages.map((page) => ({
+      page: page.number,
+      text: page.text,
+      chars: page.chars,
+      empty: page.empty,
+      image_only: page.imageOnly,
+      unmapped_glyphs: page.unmappedGlyphs,
+    }))
+    const document = {
+      schema_version: 1,
+      source: input?.name ?? null,
+      page_count: extraction.pageCount,
+      first_page: extraction.firstPage,
+      last_page: extraction.lastPage,
+      mode: options.mode,
+      notes,
+      pages,
+    }
+    await writeFile(join(context.outDir, `${stem}.txt`), textFile(extraction.pages))
+    await writeFile(join(context.outDir, `${stem}.pages.json`), `${JSON.stringify(document, null, 2)}\n`)
+    context.progress(1)
+    return {
+      summary: {
+        pages: extraction.pages.length,
+        first_page: extraction.firstPage,
+        last_page: extraction.lastPage,
+        empty_pages: extraction.pages.filter((page) => page.chars === 0 || page.text.trim() === '').length,
+        chars: extraction.pages.reduce((sum, page) => sum + page.chars, 0),
+        notes,
+      },
+    }
+  },
+}
