@@ -4,10 +4,12 @@ import { loadConfig } from '../app/config.ts'
 import { startServices } from '../app/services.ts'
 import { buildApp } from './app.ts'
 import { bootstrapOwner } from './bootstrap-owner.ts'
+import { registerConsole } from './console/plugin.ts'
+import { registerMcp } from './mcp/plugin.ts'
 
 const config = loadConfig()
 const services = await startServices(config, { consumeJobs: process.env.RUN_WORKERS !== 'false' })
-const app = await buildApp({ services, logger: process.env.LOG_LEVEL !== 'silent' })
+const app = await buildApp({ services, logger: process.env.LOG_LEVEL !== 'silent', plugins: [registerConsole, (instance) => registerMcp(instance, services)] })
 
 const owner = await bootstrapOwner(services)
 await app.listen({ port: config.port, host: config.host })

@@ -1,0 +1,40 @@
+// The console: its tRPC router under /internal/trpc and its web page at /console. The page loads
+// the real @trpc/client modules, served from node_modules through an import map (no bundler).
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, extname, join, normalize, sep } from 'node:path'
+import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify'
+import type { FastifyInstance } from 'fastify'
+import { consoleRouter } from './router.ts'
+
+export const consoleTrpcPrefix = '/internal/trpc'
+
+const require = createRequire(import.meta.url)
+const packageDist = (name: string) => join(dirname(require.resolve(`${name}/package.json`)), 'dist')
+const vendorRoots: Record<string, string> = { 'trpc-client': packageDist('@trpc/client'), 'trpc-server': packageDist('@trpc/server') }
+const publicDir = join(import.meta.dirname, 'public')
+const types: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' }
+
+export async function registerConsole(app: FastifyInstance): Promise<void> {
+  await app.register(fastifyTRPCPlugin, {
+    prefix: consoleTrpcPrefix,
+    trpcOptions: { router: consoleRouter, createContext: ({ req }: { req: { headers: Record<string, string | string[] | undefined> } }) => ({ services: app.services, authorization: req.headers.authorization as string | undefined }) },
+  })
+
+  const page = (file: string) => async (_request: unknown, reply: { type(t: string): { send(b: Buffer): unknown } }) =>
+    reply.type(types[extname(file)] ?? 'application/octet-stream').send(await readFile(join(publicDir, file)))
+  app.get('/console', { schema: { hide: true } }, page('index.html'))
+  app.get('/console/console.js', { schema: { hide: true } }, page('console.js'))
+  app.get('/console/console.css', { schema: { hide: true } }, page('console.css'))
+
+  app.get<{ Params: { pkg: string; '*': string } }>('/console/vendor/:pkg/*', { schema: { hide: true } }, async (request, reply) => {
+    const root = vendorRoots[request.params.pkg]
+    const path = root ? normalize(join(root, request.params['*'])) : ''
+    if (!root || !path.startsWith(root + sep) || extname(path) !== '.mjs') return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
+    try {
+      return reply.type(types['.mjs']!).header('cache-control', 'public, max-age=3600').send(await readFile(path))
+    } catch {
+      return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
+    }
+  })
+}

@@ -1,0 +1,146 @@
+// The console page: a console token in session storage, and every read and action through the
+// console's tRPC router.
+import { createTRPCClient, httpBatchLink } from '@trpc/client'
+
+const $ = (selector) => document.querySelector(selector)
+const tokenKey = 'kiln.console.token'
+let client = null
+
+const fmtDate = (iso) => (iso ? new Date(iso).toLocaleString() : '–')
+const cell = (text) => {
+  const td = document.createElement('td')
+  td.textContent = text
+  return td
+}
+const row = (...cells) => {
+  const tr = document.createElement('tr')
+  for (const c of cells) tr.append(c instanceof Node ? c : cell(String(c)))
+  return tr
+}
+
+function connect(token) {
+  client = createTRPCClient({
+    links: [httpBatchLink({ url: '/internal/trpc', headers: () => ({ authorization: `Bearer ${token}` }) })],
+  })
+}
+
+async function renderAccount() {
+  const [me, billing] = await Promise.all([client.me.query(), client.billing.query()])
+  $('#who').textContent = `${me.login}${me.email ? ` · ${me.email}` : ''} · ${me.plan}`
+  $('#balance').textContent = billing.balance.toLocaleString()
+  $('#frozen').hidden = !billing.frozen
+  $('#lots tbody').replaceChildren(...billing.lots.map((l) => row(l.kind, l.credits, l.remaining, fmtDate(l.expires_at))))
+  $('#ledger tbody').replaceChildren(...billing.entries.map((e) => row(fmtDate(e.created_at), e.kind, e.amount, e.tool ?? '', e.job_id ?? '')))
+}
+
+async function renderKeys() {
+  const keys = await client.keys.list.query()
+  $('#keys tbody').replaceChildren(
+    ...keys.map((k) => {
+      const revoke = document.createElement('button')
+      revoke.textContent = 'Revoke'
+      revoke.dataset.keyId = k.id
+      revoke.addEventListener('click', async () => {
+        await client.keys.revoke.mutate({ id: k.id })
+        await renderKeys()
+      })
+      const actions = document.createElement('td')
+      actions.append(revoke)
+      const tr = row(k.name, k.prefix, fmtDate(k.created_at), fmtDate(k.last_used_at), actions)
+      tr.dataset.keyId = k.id
+      return tr
+    }),
+  )
+}
+
+async function renderCatalog() {
+  const catalog = await client.catalog.query()
+  if (!catalog.available) {
+    $('#catalog').textContent = 'Purchases are not available on this server.'
+    return
+  }
+  $('#catalog').replaceChildren(
+    ...catalog.items.map((item) => {
+      const box = document.createElement('div')
+      box.className = 'catalog-item'
+      const buy = document.createElement('button')
+      buy.textContent = `Buy · $${item.priceUsd}`
+      buy.addEventListener('click', async () => {
+        try {
+          const { url } = await client.checkout.mutate({ item: item.id, requestId: crypto.randomUUID() })
+          window.location.assign(url)
+        } catch (error) {
+          $('#checkout-message').textContent = error.message
+        }
+      })
+      box.append(`${item.name} (${item.kind === 'bundle' ? 'monthly' : 'once'}) `, buy)
+      return box
+    }),
+  )
+}
+
+async function renderJobs() {
+  const { jobs } = await client.jobs.list.query({ limit: 20 })
+  $('#jobs tbody').replaceChildren(
+    ...jobs.map((job) => {
+      const outputs = document.createElement('td')
+      for (const file of job.result?.files ?? []) {
+        const link = document.createElement('a')
+        link.href = file.url
+        link.textContent = file.name
+        outputs.append(link, ' ')
+      }
+      if (job.error) outputs.append(`${job.error.code}: ${job.error.message}`)
+      return row(fmtDate(job.created_at), job.tool, job.status, job.credits_charged ?? '–', outputs)
+    }),
+  )
+}
+
+async function showApp() {
+  $('#signin-panel').hidden = true
+  $('#app').hidden = false
+  $('#sign-out').hidden = false
+  await Promise.all([renderAccount(), renderKeys(), renderCatalog(), renderJobs()])
+}
+
+async function signIn(token) {
+  connect(token)
+  try {
+    await client.me.query()
+  } catch (error) {
+    client = null
+    sessionStorage.removeItem(tokenKey)
+    $('#signin-error').textContent = error?.data?.appCode === 'forbidden' ? 'That is an API key; sign in with a console token.' : 'That token was not accepted.'
+    return
+  }
+  sessionStorage.setItem(tokenKey, token)
+  $('#signin-error').textContent = ''
+  await showApp()
+}
+
+$('#signin-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  void signIn($('#token').value.trim())
+})
+
+$('#sign-out').addEventListener('click', () => {
+  sessionStorage.removeItem(tokenKey)
+  window.location.reload()
+})
+
+$('#key-form').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  $('#key-error').textContent = ''
+  try {
+    const created = await client.keys.create.mutate({ name: $('#new-key-name').value.trim() })
+    $('#new-key-secret').textContent = created.key
+    $('#new-key').hidden = false
+    $('#new-key-name').value = ''
+    await renderKeys()
+  } catch (error) {
+    $('#key-error').textContent = error.message
+  }
+})
+
+const saved = sessionStorage.getItem(tokenKey)
+if (saved) void signIn(saved)

@@ -1,0 +1,69 @@
+// The console page in headless Chromium (Debian's package, driven by playwright-core): sign in with a
+// console token, create a key, see it listed, revoke it, see the balance. A screenshot is saved to
+// test-artifacts/console.png.
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Browser, chromium } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { registerConsole } from '../../api/console/plugin.ts'
+import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const available = existsSync(chromiumPath)
+if (!available) console.warn(`[console] SKIPPED: no Chromium at ${chromiumPath} (apt-get install chromium)`)
+const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts')
+
+describe.skipIf(!available)('console page', () => {
+  let service: TestService
+  let grace: TestAccount
+  let browser: Browser
+
+  beforeAll(async () => {
+    service = await startTestService({}, { plugins: [registerConsole] })
+    grace = await service.account({ credits: 250, login: 'grace' })
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await service?.close()
+  })
+
+  it('refuses an API key at sign-in', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${service.baseUrl}/console`)
+    await page.fill('#token', grace.apiKey)
+    await page.click('#sign-in')
+    await expect.poll(() => page.textContent('#signin-error')).toMatch(/console token/)
+    await page.close()
+  })
+
+  it('signs in, shows the balance, creates a key, lists it, revokes it', async () => {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 1200 } })
+    const problems: string[] = []
+    page.on('pageerror', (error) => problems.push(error.message))
+    await page.goto(`${service.baseUrl}/console`)
+    await page.fill('#token', grace.consoleToken)
+    await page.click('#sign-in')
+    await expect.poll(() => page.textContent('#balance')).toBe('250')
+    expect(await page.locator('#lots tbody tr').count()).toBe(1)
+
+    await page.fill('#new-key-name', 'laptop')
+    await page.click('#create-key')
+    await expect.poll(() => page.textContent('#new-key-secret')).toMatch(/^kiln_sk_[0-9A-Za-z]{43}$/)
+    const secret = (await page.textContent('#new-key-secret'))!
+    await expect.poll(() => page.locator('#keys tbody tr', { hasText: 'laptop' }).count()).toBe(1)
+    expect((await grace.request('/v1/me', { token: secret })).status).toBe(200)
+
+    mkdirSync(artifacts, { recursive: true })
+    await page.screenshot({ path: join(artifacts, 'console.png'), fullPage: true })
+
+    await page.locator('#keys tbody tr', { hasText: 'laptop' }).locator('button').click()
+    await expect.poll(() => page.locator('#keys tbody tr', { hasText: 'laptop' }).count()).toBe(0)
+    expect((await grace.request('/v1/me', { token: secret })).status).toBe(401)
+    expect(problems).toEqual([])
+    await page.close()
+  })
+})
