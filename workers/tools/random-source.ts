@@ -1,35 +1,37 @@
 // Unbiased draws from a byte source. Integers use rejection sampling over the smallest power-of-two
-// range covering the span, so every value is equally likely (no modulo bias). Reals take 53 random
-// bits, giving every representable step of [0, 1) with equal weight.
+// range covering the span, so every value is equally likely (no modulo bias); spans up to 2^54 (the
+// whole safe-integer range) draw as many bits as they need. Reals take 53 random bits, giving every
+// representable step of [0, 1) with equal weight.
 
 type Bytes = (size: number) => Uint8Array
 
-function randomBits53(bytes: Bytes): bigint {
-  const b = bytes(8)
+/** A uniform integer in [0, 2^bits). */
+function randomBits(bits: bigint, bytes: Bytes): bigint {
   let value = 0n
-  for (const byte of b) value = (value << 8n) | BigInt(byte)
-  return value >> 11n
+  for (const byte of bytes(Number((bits + 7n) / 8n))) value = (value << 8n) | BigInt(byte)
+  return value & ((1n << bits) - 1n)
 }
 
-/** A uniform integer in [0, span) for span ≤ 2^53. */
+/** A uniform integer in [0, span). */
 export function uniformBelow(span: bigint, bytes: Bytes): bigint {
   if (span <= 1n) return 0n
   let bits = 0n
   while (1n << bits < span) bits++
-  const mask = (1n << bits) - 1n
   for (;;) {
-    const candidate = randomBits53(bytes) & mask
+    const candidate = randomBits(bits, bytes)
     if (candidate < span) return candidate
   }
 }
 
 export function uniformInteger(min: number, max: number, bytes: Bytes): number {
-  return min + Number(uniformBelow(BigInt(max) - BigInt(min) + 1n, bytes))
+  return Number(BigInt(min) + uniformBelow(BigInt(max) - BigInt(min) + 1n, bytes))
 }
 
 export function uniformReal(min: number, max: number, bytes: Bytes): number {
-  const unit = Number(randomBits53(bytes)) / 2 ** 53
-  return min + unit * (max - min)
+  const unit = Number(randomBits(53n, bytes)) / 2 ** 53
+  // Weighting the ends (rather than min + unit·(max − min)) cannot overflow when max − min exceeds the
+  // largest double; the clamp absorbs the last rounding step.
+  return Math.min(max, Math.max(min, min * (1 - unit) + max * unit))
 }
 
 /** `count` distinct integers from [min, max]: a partial Fisher–Yates over a sparse map of swaps. */
@@ -41,7 +43,7 @@ export function distinctIntegers(min: number, max: number, count: number, bytes:
     const j = i + uniformBelow(span - i, bytes)
     const atJ = swapped.get(j) ?? j
     swapped.set(j, swapped.get(i) ?? i)
-    out.push(min + Number(atJ))
+    out.push(Number(BigInt(min) + atJ))
   }
   return out
 }
