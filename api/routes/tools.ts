@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { isToolAvailable } from '../../app/generation/availability.ts'
 import { toolCatalog } from '../../domain/tools/catalog.ts'
 import { accountDoc } from '../account-doc.ts'
 import { errors, tool } from '../schemas.ts'
@@ -12,7 +13,7 @@ export const toolRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const account = await accountDoc(app.services, request.principal.accountId)
       const publicUrl = app.services.ctx.config.publicUrl
-      return { tools: [...toolCatalog.values()].map((t) => toolView(t, publicUrl, account.purchased)) }
+      return { tools: [...toolCatalog.values()].filter((t) => isToolAvailable(t.id)).map((t) => toolView(t, publicUrl, account.purchased)) }
     },
   )
 }

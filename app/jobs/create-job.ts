@@ -11,6 +11,8 @@ import { getTool, isToolId, type ToolDefinition, type ToolId } from '../../domai
 import { smallestPrice } from '../../domain/tools/pricing.ts'
 import { type ServiceContext, jobBlobPrefix, jobInputKey } from '../context.ts'
 import { accountDecider, jobDecider, uploadDecider } from '../deciders.ts'
+import { requireAvailableTool } from '../generation/availability.ts'
+import { reserveGeneration } from '../generation/capacity.ts'
 import { handleCommand, readState } from '../handle-command.ts'
 import { resolveOptions } from './options.ts'
 
@@ -111,6 +113,7 @@ function requestHashOf(tool: string, input: InputSpec, options: Record<string, u
 
 export async function createJob(ctx: ServiceContext, request: CreateJobRequest): Promise<CreateJobResult> {
   const tool = requireTool(request.tool)
+  requireAvailableTool(tool.id)
   const options = resolveOptions(tool, request.options)
   checkInputShape(tool, request.input)
   if (tool.idempotencyRequired && request.idempotencyKey === null) {
@@ -134,13 +137,17 @@ export async function createJob(ctx: ServiceContext, request: CreateJobRequest):
   }
 
   let admitted: Awaited<ReturnType<typeof admit>>
+  let reservation: Awaited<ReturnType<typeof reserveGeneration>> | null = null
   try {
+    reservation = await reserveGeneration(ctx, tool, { jobId, accountId: request.accountId, idempotencyKey: request.idempotencyKey })
     admitted = await admit(ctx, request, tool, jobId, requestHash)
   } catch (error) {
+    await reservation?.release()
     await ctx.blobs.deletePrefix(jobBlobPrefix(jobId))
     throw error
   }
   if (admitted.events.length === 0) {
+    await reservation.release()
     await ctx.blobs.deletePrefix(jobBlobPrefix(jobId))
     const earlier = request.idempotencyKey === null ? undefined : admitted.state.idempotency.get(request.idempotencyKey)
     if (!earlier) throw new DomainError('internal', 'Admission changed nothing.')
