@@ -4,7 +4,7 @@
 // SSRF guard. Each test scripts the next answers and reads what the fakes received.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { deflateSync, crc32 } from 'node:zlib'
+import { crc32, deflateSync } from 'node:zlib'
 import { type HttpsFixture, startHttpsFixture } from '../security/https-fixture.ts'
 
 export interface Received {
@@ -37,10 +37,17 @@ export function png(width: number, height: number): Buffer {
   header.set([8, 0, 0, 0, 0], 8)
   const rows = Buffer.alloc((width + 1) * height, 0x80)
   for (let y = 0; y < height; y++) rows[y * (width + 1)] = 0
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
 }
 
-async function listen(handler: (request: IncomingMessage, body: string, response: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+async function listen(
+  handler: (request: IncomingMessage, body: string, response: ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
     let body = ''
     request.on('data', (chunk) => (body += chunk))
@@ -51,7 +58,9 @@ async function listen(handler: (request: IncomingMessage, body: string, response
 }
 
 const send = (response: ServerResponse, answer: Answer) => {
-  response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body))
+  response
+    .writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+    .end(JSON.stringify(answer.body))
 }
 
 export interface FakeOpenAi {
@@ -67,13 +76,29 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const next: Answer[] = []
   const { server, url } = await listen((request, body, response) => {
     received.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body })
-    if (request.method !== 'POST' || request.url !== '/v1/images/generations') return send(response, { status: 404, body: { error: { type: 'invalid_request_error', code: 'not_found', message: 'Unknown path' } } })
+    if (request.method !== 'POST' || request.url !== '/v1/images/generations')
+      return send(response, {
+        status: 404,
+        body: { error: { type: 'invalid_request_error', code: 'not_found', message: 'Unknown path' } },
+      })
     const scripted = next.shift()
     if (scripted) return send(response, scripted)
     const [width, height] = String(JSON.parse(body).size).split('x').map(Number)
-    send(response, { status: 200, body: { created: 1_700_000_000, data: [{ b64_json: png(width!, height!).toString('base64') }], usage: { total_tokens: 100 } } })
+    send(response, {
+      status: 200,
+      body: {
+        created: 1_700_000_000,
+        data: [{ b64_json: png(width!, height!).toString('base64') }],
+        usage: { total_tokens: 100 },
+      },
+    })
   })
-  return { baseUrl: `${url}/v1`, received, next, close: () => new Promise((resolve) => server.close(() => resolve())) }
+  return {
+    baseUrl: `${url}/v1`,
+    received,
+    next,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
 }
 
 export interface FakeFal {
@@ -104,11 +129,18 @@ export async function startFakeFal(outputs: { image: () => Buffer; model: () => 
   const received: Received[] = []
   const requests = new Map<string, FalRequest & { fails: boolean }>()
   let counter = 0
-  const fake: Omit<FakeFal, 'baseUrl' | 'close'> = { files, received, nextSubmit: [], nextResult: [], failWhileRunning: 0 }
+  const fake: Omit<FakeFal, 'baseUrl' | 'close'> = {
+    files,
+    received,
+    nextSubmit: [],
+    nextResult: [],
+    failWhileRunning: 0,
+  }
 
   const { server, url } = await listen((request, body, response) => {
     received.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body })
-    if (request.headers.authorization !== 'Key test-fal-key') return send(response, { status: 401, body: { detail: 'Invalid key' } })
+    if (request.headers.authorization !== 'Key test-fal-key')
+      return send(response, { status: 401, body: { detail: 'Invalid key' } })
     const path = request.url ?? ''
     const statusMatch = /^\/([^/]+\/[^/]+)\/requests\/([^/]+)\/status$/.exec(path)
     const resultMatch = /^\/([^/]+\/[^/]+)\/requests\/([^/]+)$/.exec(path)
@@ -123,17 +155,36 @@ export async function startFakeFal(outputs: { image: () => Buffer; model: () => 
       const app = model.split('/').slice(0, 2).join('/')
       return send(response, {
         status: 200,
-        body: { request_id: id, response_url: `${url}/${app}/requests/${id}`, status_url: `${url}/${app}/requests/${id}/status`, cancel_url: `${url}/${app}/requests/${id}/cancel`, queue_position: 0 },
+        body: {
+          request_id: id,
+          response_url: `${url}/${app}/requests/${id}`,
+          status_url: `${url}/${app}/requests/${id}/status`,
+          cancel_url: `${url}/${app}/requests/${id}/cancel`,
+          queue_position: 0,
+        },
       })
     }
     if (statusMatch) {
       const queued = requests.get(statusMatch[2]!)
       if (!queued) return send(response, { status: 404, body: { detail: 'Request not found' } })
       queued.polls++
-      if (queued.polls === 1) return send(response, { status: 202, body: { status: 'IN_QUEUE', queue_position: 2 } })
-      if (queued.polls === 2) return send(response, { status: 202, body: { status: 'IN_PROGRESS', logs: [] } })
-      if (queued.fails) return send(response, { status: 200, body: { status: 'COMPLETED', error: 'Runner crashed (CUDA out of memory)', error_type: 'runner_error' } })
-      return send(response, { status: 200, body: { status: 'COMPLETED', logs: [], metrics: { inference_time: 1.2 } } })
+      if (queued.polls === 1)
+        return send(response, { status: 202, body: { status: 'IN_QUEUE', queue_position: 2 } })
+      if (queued.polls === 2)
+        return send(response, { status: 202, body: { status: 'IN_PROGRESS', logs: [] } })
+      if (queued.fails)
+        return send(response, {
+          status: 200,
+          body: {
+            status: 'COMPLETED',
+            error: 'Runner crashed (CUDA out of memory)',
+            error_type: 'runner_error',
+          },
+        })
+      return send(response, {
+        status: 200,
+        body: { status: 'COMPLETED', logs: [], metrics: { inference_time: 1.2 } },
+      })
     }
     if (resultMatch) {
       const queued = requests.get(resultMatch[2]!)
@@ -142,9 +193,21 @@ export async function startFakeFal(outputs: { image: () => Buffer; model: () => 
       if (scripted) return send(response, scripted)
       const name = `${resultMatch[2]}.${queued.model.includes('flux') ? 'png' : 'glb'}`
       const data = name.endsWith('.glb') ? outputs.model() : outputs.image()
-      files.routes.set(`/files/${name}`, (_req, res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(data))
-      const file = { url: fileUrl(name), content_type: 'application/octet-stream', file_size: data.length, file_name: name }
-      return send(response, { status: 200, body: name.endsWith('.glb') ? { model_mesh: file, seed: 42 } : { images: [{ ...file, width: 1024, height: 1024 }], has_nsfw_concepts: [false], seed: 42 } })
+      files.routes.set(`/files/${name}`, (_req, res) =>
+        res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(data),
+      )
+      const file = {
+        url: fileUrl(name),
+        content_type: 'application/octet-stream',
+        file_size: data.length,
+        file_name: name,
+      }
+      return send(response, {
+        status: 200,
+        body: name.endsWith('.glb')
+          ? { model_mesh: file, seed: 42 }
+          : { images: [{ ...file, width: 1024, height: 1024 }], has_nsfw_concepts: [false], seed: 42 },
+      })
     }
     send(response, { status: 404, body: { detail: 'Not found' } })
   })
