@@ -36,7 +36,8 @@ export interface Config {
 }
 
 const day = 86_400_000
-const int = (value: string | undefined, fallback: number) => (value === undefined || value === '' ? fallback : Number.parseInt(value, 10))
+const int = (value: string | undefined, fallback: number) =>
+  value === undefined || value === '' ? fallback : Number.parseInt(value, 10)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080)
@@ -63,11 +64,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stuckJobGraceMs: int(env.STUCK_JOB_GRACE_MS, 60_000),
     oauth:
       env.OAUTH_ISSUER && env.OAUTH_AUDIENCE && env.OAUTH_JWKS_URL
-        ? { issuer: env.OAUTH_ISSUER, audience: env.OAUTH_AUDIENCE, jwksUrl: env.OAUTH_JWKS_URL, accountClaim: env.OAUTH_ACCOUNT_CLAIM ?? 'sub' }
+        ? {
+            issuer: env.OAUTH_ISSUER,
+            audience: env.OAUTH_AUDIENCE,
+            jwksUrl: env.OAUTH_JWKS_URL,
+            accountClaim: env.OAUTH_ACCOUNT_CLAIM ?? 'sub',
+          }
         : null,
     rateLimit: { perSecond: int(env.RATE_LIMIT_PER_SECOND, 20), burst: int(env.RATE_LIMIT_BURST, 60) },
     stripe: env.STRIPE_SECRET_KEY
-      ? { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET ?? '', apiBase: env.STRIPE_API_BASE || null }
+      ? {
+          secretKey: env.STRIPE_SECRET_KEY,
+          webhookSecret: env.STRIPE_WEBHOOK_SECRET ?? '',
+          apiBase: env.STRIPE_API_BASE || null,
+        }
       : null,
     billingCatalog: env.BILLING_CATALOG || null,
   }

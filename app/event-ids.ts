@@ -4,7 +4,13 @@
 import { createHash } from 'node:crypto'
 
 export function deterministicEventId(streamId: string, type: string, data: unknown): string {
-  const digest = createHash('sha256').update(streamId).update('\0').update(type).update('\0').update(JSON.stringify(data)).digest()
+  const digest = createHash('sha256')
+    .update(streamId)
+    .update('\0')
+    .update(type)
+    .update('\0')
+    .update(JSON.stringify(data))
+    .digest()
   digest[6] = (digest[6]! & 0x0f) | 0x80
   digest[8] = (digest[8]! & 0x3f) | 0x80
   const hex = digest.subarray(0, 16).toString('hex')

@@ -35,7 +35,11 @@ export async function handleCommand<State, Command, Event extends { type: string
     try {
       const { position } = await store.append(
         streamId,
-        events.map((event) => ({ id: deterministicEventId(streamId, event.type, event.data), type: event.type, data: event.data })),
+        events.map((event) => ({
+          id: deterministicEventId(streamId, event.type, event.data),
+          type: event.type,
+          data: event.data,
+        })),
         recorded.length === 0 ? 'no_stream' : recorded.length - 1,
       )
       for (const event of events) state = decider.evolve(state, event)

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream'
 import { DomainError } from '../domain/errors.ts'
 import { newUploadId } from '../domain/ids.ts'
 import { uploadStream } from '../domain/upload/events.ts'
-import { type ServiceContext } from './context.ts'
+import type { ServiceContext } from './context.ts'
 import { uploadDecider } from './deciders.ts'
 import { handleCommand, readState } from './handle-command.ts'
 
@@ -11,8 +11,17 @@ export const uploadBlobKey = (uploadId: string) => `uploads/${uploadId}/file`
 
 export function cleanFilename(name: string): string {
   const base = name.split(/[\\/]/).at(-1)!.trim()
-  if (base.length === 0 || base.length > 255 || base === '.' || base === '..' || /[\0-\x1f]/.test(base)) {
-    throw new DomainError('invalid_request', 'filename must be a plain file name of 1 to 255 characters, such as model.glb.')
+  if (
+    base.length === 0 ||
+    base.length > 255 ||
+    base === '.' ||
+    base === '..' ||
+    [...base].some((c) => c.charCodeAt(0) < 0x20)
+  ) {
+    throw new DomainError(
+      'invalid_request',
+      'filename must be a plain file name of 1 to 255 characters, such as model.glb.',
+    )
   }
   return base
 }
@@ -21,28 +30,51 @@ export async function createUpload(ctx: ServiceContext, accountId: string, filen
   const uploadId = newUploadId(ctx.random)
   const { state, position } = await handleCommand(ctx.store, uploadStream(uploadId), uploadDecider, {
     type: 'CreateUpload',
-    data: { uploadId, accountId, filename: cleanFilename(filename), maxBytes: ctx.config.uploadMaxBytes, urlValidMs: ctx.config.uploadUrlValidMs, now: ctx.now() },
+    data: {
+      uploadId,
+      accountId,
+      filename: cleanFilename(filename),
+      maxBytes: ctx.config.uploadMaxBytes,
+      urlValidMs: ctx.config.uploadUrlValidMs,
+      now: ctx.now(),
+    },
   })
   return { uploadId, maxBytes: state.maxBytes, expiresAt: state.urlExpiresAt, position }
 }
 
 /** Receives the PUT body. The signature was checked by the caller; the state decides the rest. */
-export async function receiveUpload(ctx: ServiceContext, uploadId: string, body: Readable, contentLength: number) {
+export async function receiveUpload(
+  ctx: ServiceContext,
+  uploadId: string,
+  body: Readable,
+  contentLength: number,
+) {
   const { state } = await readState(ctx.store, uploadStream(uploadId), uploadDecider)
   if (!state.exists) throw new DomainError('invalid_token')
   if (state.received) throw new DomainError('already_uploaded')
-  if (ctx.now() >= state.urlExpiresAt) throw new DomainError('invalid_token', 'The upload URL has expired; create a new upload.')
-  if (contentLength > state.maxBytes) throw new DomainError('too_large', `Uploads are limited to ${state.maxBytes} bytes.`)
+  if (ctx.now() >= state.urlExpiresAt)
+    throw new DomainError('invalid_token', 'The upload URL has expired; create a new upload.')
+  if (contentLength > state.maxBytes)
+    throw new DomainError('too_large', `Uploads are limited to ${state.maxBytes} bytes.`)
   const blobKey = uploadBlobKey(uploadId)
   const stored = await ctx.blobs.put(blobKey, body, { maxBytes: Math.min(contentLength, state.maxBytes) })
   if (stored.bytes !== contentLength) {
     await ctx.blobs.deletePrefix(`uploads/${uploadId}`)
-    throw new DomainError('invalid_request', `Received ${stored.bytes} bytes, but Content-Length said ${contentLength}.`)
+    throw new DomainError(
+      'invalid_request',
+      `Received ${stored.bytes} bytes, but Content-Length said ${contentLength}.`,
+    )
   }
   try {
     return await handleCommand(ctx.store, uploadStream(uploadId), uploadDecider, {
       type: 'ReceiveUpload',
-      data: { bytes: stored.bytes, sha256: stored.sha256, blobKey, retentionMs: ctx.config.outputRetentionMs, now: ctx.now() },
+      data: {
+        bytes: stored.bytes,
+        sha256: stored.sha256,
+        blobKey,
+        retentionMs: ctx.config.outputRetentionMs,
+        now: ctx.now(),
+      },
     })
   } catch (error) {
     // A concurrent PUT won the race; its file is the one that counts.

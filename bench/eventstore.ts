@@ -10,13 +10,23 @@ import { SqliteEventStore } from '../adapters/eventstore/sqlite.ts'
 
 const appends = Number(process.argv[2] ?? 5000)
 const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-es-'))
-const payload = { accountId: 'acct_bench', jobId: 'j_0123456789abcdefghijklmnop', tool: 'split_3d_model', hold: 2, at: new Date().toISOString() }
+const payload = {
+  accountId: 'acct_bench',
+  jobId: 'j_0123456789abcdefghijklmnop',
+  tool: 'split_3d_model',
+  hold: 2,
+  at: new Date().toISOString(),
+}
 
 async function adapterRun() {
   const store = new SqliteEventStore(join(dir, 'adapter.db'))
   const started = performance.now()
   for (let i = 0; i < appends; i++) {
-    await store.append(`account-${i % 100}`, [{ id: randomUUID(), type: 'JobAdmitted', data: payload }], 'any')
+    await store.append(
+      `account-${i % 100}`,
+      [{ id: randomUUID(), type: 'JobAdmitted', data: payload }],
+      'any',
+    )
   }
   const appendMs = performance.now() - started
   const readStarted = performance.now()
@@ -39,7 +49,9 @@ function rawRun() {
     CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, stream_id TEXT NOT NULL, revision INTEGER NOT NULL,
       event_id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, created_at TEXT NOT NULL,
       UNIQUE (stream_id, revision));`)
-  const insert = db.prepare('INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  const insert = db.prepare(
+    'INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  )
   const revisions = new Map<string, number>()
   const started = performance.now()
   for (let i = 0; i < appends; i++) {
@@ -47,7 +59,15 @@ function rawRun() {
     const revision = (revisions.get(stream) ?? -1) + 1
     revisions.set(stream, revision)
     db.exec('BEGIN IMMEDIATE')
-    insert.run(stream, revision, randomUUID(), 'JobAdmitted', JSON.stringify(payload), '{}', new Date().toISOString())
+    insert.run(
+      stream,
+      revision,
+      randomUUID(),
+      'JobAdmitted',
+      JSON.stringify(payload),
+      '{}',
+      new Date().toISOString(),
+    )
     db.exec('COMMIT')
   }
   const appendMs = performance.now() - started
@@ -79,4 +99,5 @@ const rows = [
 console.log(`SQLite event store vs raw node:sqlite, ${appends} appends, Node ${process.version}`)
 console.log('| measure | kiln adapter | raw node:sqlite | ratio |')
 console.log('|---|---:|---:|---:|')
-for (const [name, ours, peer] of rows) console.log(`| ${name} | ${ours} | ${peer} | ${(ours / peer).toFixed(2)} |`)
+for (const [name, ours, peer] of rows)
+  console.log(`| ${name} | ${ours} | ${peer} | ${(ours / peer).toFixed(2)} |`)

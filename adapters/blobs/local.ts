@@ -6,8 +6,8 @@ import { copyFile, mkdir, open, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join, normalize, sep } from 'node:path'
 import { type Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import type { BlobStore, StoredBlob } from '../../domain/ports/blob-store.ts'
 import { DomainError } from '../../domain/errors.ts'
+import type { BlobStore, StoredBlob } from '../../domain/ports/blob-store.ts'
 
 export class LocalBlobStore implements BlobStore {
   readonly #root: string
@@ -18,7 +18,8 @@ export class LocalBlobStore implements BlobStore {
 
   #path(key: string): string {
     const path = normalize(join(this.#root, key))
-    if (!path.startsWith(this.#root + sep) || key.includes('\0')) throw new DomainError('invalid_request', 'Invalid file name.')
+    if (!path.startsWith(this.#root + sep) || key.includes('\0'))
+      throw new DomainError('invalid_request', 'Invalid file name.')
     return path
   }
 
@@ -31,7 +32,8 @@ export class LocalBlobStore implements BlobStore {
     const meter = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
         bytes += chunk.length
-        if (bytes > maxBytes) return callback(new DomainError('too_large', `The file is larger than ${maxBytes} bytes.`))
+        if (bytes > maxBytes)
+          return callback(new DomainError('too_large', `The file is larger than ${maxBytes} bytes.`))
         hash.update(chunk)
         callback(null, chunk)
       },

@@ -7,10 +7,10 @@ import {
   FORWARDS,
   jsonEvent,
   KurrentDBClient,
+  WrongExpectedVersionError as KurrentWrongExpectedVersion,
   NO_STREAM,
   START,
   StreamNotFoundError,
-  WrongExpectedVersionError as KurrentWrongExpectedVersion,
 } from '@kurrent/kurrentdb-client'
 import {
   type AppendResult,
@@ -63,14 +63,23 @@ export class KurrentDbEventStore implements EventStore {
     try {
       const result = await this.#client.appendToStream(
         streamId,
-        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as never, metadata: (e.metadata ?? {}) as never })),
+        events.map((e) =>
+          jsonEvent({ id: e.id, type: e.type, data: e.data as never, metadata: (e.metadata ?? {}) as never }),
+        ),
         { streamState: streamState(expected) },
       )
-      return { nextRevision: Number(result.nextExpectedRevision), position: Number(result.position?.commit ?? 0n) }
+      return {
+        nextRevision: Number(result.nextExpectedRevision),
+        position: Number(result.position?.commit ?? 0n),
+      }
     } catch (error) {
       if (error instanceof KurrentWrongExpectedVersion) {
         const actual = error.actualState
-        throw new WrongExpectedVersionError(streamId, expected, typeof actual === 'bigint' ? Number(actual) : 'no_stream')
+        throw new WrongExpectedVersionError(
+          streamId,
+          expected,
+          typeof actual === 'bigint' ? Number(actual) : 'no_stream',
+        )
       }
       throw error
     }
@@ -109,14 +118,22 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<number> {
-    for await (const resolved of this.#client.readAll({ fromPosition: 'end', direction: 'backwards', maxCount: 1, filter: excludeSystemEvents() })) {
+    for await (const resolved of this.#client.readAll({
+      fromPosition: 'end',
+      direction: 'backwards',
+      maxCount: 1,
+      filter: excludeSystemEvents(),
+    })) {
       return Number(resolved.event?.position?.commit ?? 0n)
     }
     return 0
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {
-    const from = options.fromPosition === 0 ? START : { commit: BigInt(options.fromPosition), prepare: BigInt(options.fromPosition) }
+    const from =
+      options.fromPosition === 0
+        ? START
+        : { commit: BigInt(options.fromPosition), prepare: BigInt(options.fromPosition) }
     const subscription = this.#client.subscribeToAll({ fromPosition: from, filter: excludeSystemEvents() })
     const loop = (async () => {
       try {

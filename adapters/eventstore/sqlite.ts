@@ -87,7 +87,9 @@ export class SqliteEventStore implements EventStore {
       insert: this.#db.prepare(
         'INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
-      readStream: this.#db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision'),
+      readStream: this.#db.prepare(
+        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision',
+      ),
       readAll: this.#db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       head: this.#db.prepare('SELECT COALESCE(MAX(position), 0) AS position FROM events'),
     }
@@ -106,13 +108,21 @@ export class SqliteEventStore implements EventStore {
       const head = (s.streamHead.get(streamId) as { revision: number | null }).revision
       const first = events[0]
       if (first) {
-        const existing = s.byEventId.get(first.id) as { stream_id: string; revision: number; position: number } | undefined
+        const existing = s.byEventId.get(first.id) as
+          | { stream_id: string; revision: number; position: number }
+          | undefined
         if (existing) {
           // The same events were appended before (a retry): acknowledge them again, append nothing.
-          if (existing.stream_id !== streamId) throw new Error(`Event ${first.id} belongs to stream ${existing.stream_id}`)
-          const last = s.byEventId.get(events.at(-1)!.id) as { revision: number; position: number } | undefined
+          if (existing.stream_id !== streamId)
+            throw new Error(`Event ${first.id} belongs to stream ${existing.stream_id}`)
+          const last = s.byEventId.get(events.at(-1)!.id) as
+            | { revision: number; position: number }
+            | undefined
           this.#db.exec('COMMIT')
-          return { nextRevision: last?.revision ?? existing.revision, position: last?.position ?? existing.position }
+          return {
+            nextRevision: last?.revision ?? existing.revision,
+            position: last?.position ?? existing.position,
+          }
         }
       }
       const matches =

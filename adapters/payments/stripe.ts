@@ -2,7 +2,11 @@
 // account and catalog item in metadata so the confirmations that come back by webhook can be
 // credited without any other lookup.
 import Stripe from 'stripe'
-import type { CheckoutRequest, PaymentProcessor, ProcessorEvent } from '../../domain/ports/payment-processor.ts'
+import type {
+  CheckoutRequest,
+  PaymentProcessor,
+  ProcessorEvent,
+} from '../../domain/ports/payment-processor.ts'
 
 export interface StripeOptions {
   secretKey: string
@@ -12,7 +16,8 @@ export interface StripeOptions {
 }
 
 const seconds = (value: number | null | undefined) => (typeof value === 'number' ? value * 1000 : null)
-const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : (value?.id ?? null))
+const idOf = (value: string | { id: string } | null | undefined) =>
+  typeof value === 'string' ? value : (value?.id ?? null)
 
 export class StripePaymentProcessor implements PaymentProcessor {
   readonly #stripe: Stripe
@@ -22,13 +27,22 @@ export class StripePaymentProcessor implements PaymentProcessor {
     const base = apiBase ? new URL(apiBase) : null
     this.#stripe = new Stripe(secretKey, {
       maxNetworkRetries: 2,
-      ...(base ? { host: base.hostname, port: Number(base.port), protocol: base.protocol.replace(':', '') as 'http' | 'https' } : {}),
+      ...(base
+        ? {
+            host: base.hostname,
+            port: Number(base.port),
+            protocol: base.protocol.replace(':', '') as 'http' | 'https',
+          }
+        : {}),
     })
     this.#webhookSecret = webhookSecret
   }
 
   async createCustomer(accountId: string, email: string | null): Promise<string> {
-    const customer = await this.#stripe.customers.create({ metadata: { account_id: accountId }, ...(email ? { email } : {}) }, { idempotencyKey: `customer-${accountId}` })
+    const customer = await this.#stripe.customers.create(
+      { metadata: { account_id: accountId }, ...(email ? { email } : {}) },
+      { idempotencyKey: `customer-${accountId}` },
+    )
     return customer.id
   }
 
@@ -43,7 +57,12 @@ export class StripePaymentProcessor implements PaymentProcessor {
             client_reference_id: accountId,
             metadata,
             payment_intent_data: { metadata },
-            line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: unitAmount, product_data: { name: item.name } } }],
+            line_items: [
+              {
+                quantity: 1,
+                price_data: { currency: 'usd', unit_amount: unitAmount, product_data: { name: item.name } },
+              },
+            ],
             success_url: successUrl,
             cancel_url: cancelUrl,
           }
@@ -54,7 +73,15 @@ export class StripePaymentProcessor implements PaymentProcessor {
             metadata,
             subscription_data: { metadata },
             line_items: [
-              { quantity: 1, price_data: { currency: 'usd', unit_amount: unitAmount, recurring: { interval: 'month' }, product_data: { name: item.name } } },
+              {
+                quantity: 1,
+                price_data: {
+                  currency: 'usd',
+                  unit_amount: unitAmount,
+                  recurring: { interval: 'month' },
+                  product_data: { name: item.name },
+                },
+              },
             ],
             success_url: successUrl,
             cancel_url: cancelUrl,
@@ -66,7 +93,10 @@ export class StripePaymentProcessor implements PaymentProcessor {
   }
 
   async createPortal(customerId: string, returnUrl: string) {
-    const session = await this.#stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl })
+    const session = await this.#stripe.billingPortal.sessions.create({
+      customer: customerId,
+      return_url: returnUrl,
+    })
     return { url: session.url }
   }
 
@@ -79,7 +109,9 @@ export class StripePaymentProcessor implements PaymentProcessor {
 type Metadata = Record<string, string> | null | undefined
 
 function fromMetadata(metadata: Metadata): { accountId: string; itemId: string } | null {
-  return metadata?.account_id && metadata.item ? { accountId: metadata.account_id, itemId: metadata.item } : null
+  return metadata?.account_id && metadata.item
+    ? { accountId: metadata.account_id, itemId: metadata.item }
+    : null
 }
 
 /** Maps the Stripe events the ledger cares about; everything else is acknowledged and ignored. */
@@ -92,19 +124,36 @@ export function toProcessorEvent(event: Stripe.Event): ProcessorEvent {
       const session = event.data.object
       const owner = fromMetadata(session.metadata)
       const paymentRef = idOf(session.payment_intent)
-      if (session.mode !== 'payment' || session.payment_status !== 'paid' || !owner || !paymentRef) return ignored
-      return { eventId, kind: 'payment_succeeded', ...owner, paymentRef, amountCents: session.amount_total ?? 0, periodEnd: null }
+      if (session.mode !== 'payment' || session.payment_status !== 'paid' || !owner || !paymentRef)
+        return ignored
+      return {
+        eventId,
+        kind: 'payment_succeeded',
+        ...owner,
+        paymentRef,
+        amountCents: session.amount_total ?? 0,
+        periodEnd: null,
+      }
     }
     case 'invoice.paid': {
       const invoice = event.data.object as Stripe.Invoice & {
         subscription_details?: { metadata: Metadata }
         payment_intent?: string | { id: string } | null
       }
-      const owner = fromMetadata(invoice.parent?.subscription_details?.metadata ?? invoice.subscription_details?.metadata)
+      const owner = fromMetadata(
+        invoice.parent?.subscription_details?.metadata ?? invoice.subscription_details?.metadata,
+      )
       if (!owner) return ignored
       const paymentRef = idOf(invoice.payment_intent) ?? invoice.id
       const periodEnd = seconds(invoice.lines?.data?.[0]?.period?.end ?? invoice.period_end)
-      return { eventId, kind: 'payment_succeeded', ...owner, paymentRef: paymentRef!, amountCents: invoice.amount_paid, periodEnd }
+      return {
+        eventId,
+        kind: 'payment_succeeded',
+        ...owner,
+        paymentRef: paymentRef!,
+        amountCents: invoice.amount_paid,
+        periodEnd,
+      }
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
@@ -112,10 +161,23 @@ export function toProcessorEvent(event: Stripe.Event): ProcessorEvent {
       const subscription = event.data.object as Stripe.Subscription & { current_period_end?: number }
       const owner = fromMetadata(subscription.metadata)
       if (!owner) return ignored
-      const periodEnd = seconds(subscription.items?.data?.[0]?.current_period_end ?? subscription.current_period_end)
+      const periodEnd = seconds(
+        subscription.items?.data?.[0]?.current_period_end ?? subscription.current_period_end,
+      )
       const ended = event.type === 'customer.subscription.deleted' || subscription.status === 'canceled'
-      const endsAt = ended ? seconds(subscription.ended_at ?? subscription.canceled_at) : subscription.cancel_at_period_end ? periodEnd : seconds(subscription.cancel_at)
-      return { eventId, kind: 'subscription_changed', ...owner, status: subscription.status, renewsAt: ended || subscription.cancel_at_period_end ? null : periodEnd, endsAt }
+      const endsAt = ended
+        ? seconds(subscription.ended_at ?? subscription.canceled_at)
+        : subscription.cancel_at_period_end
+          ? periodEnd
+          : seconds(subscription.cancel_at)
+      return {
+        eventId,
+        kind: 'subscription_changed',
+        ...owner,
+        status: subscription.status,
+        renewsAt: ended || subscription.cancel_at_period_end ? null : periodEnd,
+        endsAt,
+      }
     }
     case 'charge.dispute.created': {
       const dispute = event.data.object
@@ -125,12 +187,26 @@ export function toProcessorEvent(event: Stripe.Event): ProcessorEvent {
     case 'charge.dispute.closed': {
       const dispute = event.data.object
       const paymentRef = idOf(dispute.payment_intent) ?? idOf(dispute.charge)
-      return paymentRef ? { eventId, kind: 'dispute_closed', disputeId: dispute.id, paymentRef, outcome: dispute.status === 'lost' ? 'lost' : 'won' } : ignored
+      return paymentRef
+        ? {
+            eventId,
+            kind: 'dispute_closed',
+            disputeId: dispute.id,
+            paymentRef,
+            outcome: dispute.status === 'lost' ? 'lost' : 'won',
+          }
+        : ignored
     }
     case 'charge.refunded': {
       const charge = event.data.object
       const paymentRef = idOf(charge.payment_intent) ?? charge.id
-      return { eventId, kind: 'refunded', paymentRef, amountCents: charge.amount, amountRefundedCents: charge.amount_refunded }
+      return {
+        eventId,
+        kind: 'refunded',
+        paymentRef,
+        amountCents: charge.amount,
+        amountRefundedCents: charge.amount_refunded,
+      }
     }
     default:
       return ignored

@@ -11,30 +11,55 @@ export const consoleTrpcPrefix = '/internal/trpc'
 
 const require = createRequire(import.meta.url)
 const packageDist = (name: string) => join(dirname(require.resolve(`${name}/package.json`)), 'dist')
-const vendorRoots: Record<string, string> = { 'trpc-client': packageDist('@trpc/client'), 'trpc-server': packageDist('@trpc/server') }
+const vendorRoots: Record<string, string> = {
+  'trpc-client': packageDist('@trpc/client'),
+  'trpc-server': packageDist('@trpc/server'),
+}
 const publicDir = join(import.meta.dirname, 'public')
-const types: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' }
+const types: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+}
 
 export async function registerConsole(app: FastifyInstance): Promise<void> {
   await app.register(fastifyTRPCPlugin, {
     prefix: consoleTrpcPrefix,
-    trpcOptions: { router: consoleRouter, createContext: ({ req }: { req: { headers: Record<string, string | string[] | undefined> } }) => ({ services: app.services, authorization: req.headers.authorization as string | undefined }) },
+    trpcOptions: {
+      router: consoleRouter,
+      createContext: ({ req }: { req: { headers: Record<string, string | string[] | undefined> } }) => ({
+        services: app.services,
+        authorization: req.headers.authorization as string | undefined,
+      }),
+    },
   })
 
-  const page = (file: string) => async (_request: unknown, reply: { type(t: string): { send(b: Buffer): unknown } }) =>
-    reply.type(types[extname(file)] ?? 'application/octet-stream').send(await readFile(join(publicDir, file)))
+  const page =
+    (file: string) => async (_request: unknown, reply: { type(t: string): { send(b: Buffer): unknown } }) =>
+      reply
+        .type(types[extname(file)] ?? 'application/octet-stream')
+        .send(await readFile(join(publicDir, file)))
   app.get('/console', { schema: { hide: true } }, page('index.html'))
   app.get('/console/console.js', { schema: { hide: true } }, page('console.js'))
   app.get('/console/console.css', { schema: { hide: true } }, page('console.css'))
 
-  app.get<{ Params: { pkg: string; '*': string } }>('/console/vendor/:pkg/*', { schema: { hide: true } }, async (request, reply) => {
-    const root = vendorRoots[request.params.pkg]
-    const path = root ? normalize(join(root, request.params['*'])) : ''
-    if (!root || !path.startsWith(root + sep) || extname(path) !== '.mjs') return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
-    try {
-      return reply.type(types['.mjs']!).header('cache-control', 'public, max-age=3600').send(await readFile(path))
-    } catch {
-      return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
-    }
-  })
+  app.get<{ Params: { pkg: string; '*': string } }>(
+    '/console/vendor/:pkg/*',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const root = vendorRoots[request.params.pkg]
+      const path = root ? normalize(join(root, request.params['*'])) : ''
+      if (!root || !path.startsWith(root + sep) || extname(path) !== '.mjs')
+        return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
+      try {
+        return reply
+          .type(types['.mjs']!)
+          .header('cache-control', 'public, max-age=3600')
+          .send(await readFile(path))
+      } catch {
+        return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
+      }
+    },
+  )
 }

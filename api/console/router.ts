@@ -40,7 +40,12 @@ const t = initTRPC.context<ConsoleContext>().create({
 })
 
 const toTrpc = (error: unknown): never => {
-  if (isDomainError(error)) throw new TRPCError({ code: trpcCodes[error.status] ?? 'INTERNAL_SERVER_ERROR', message: error.message, cause: error })
+  if (isDomainError(error))
+    throw new TRPCError({
+      code: trpcCodes[error.status] ?? 'INTERNAL_SERVER_ERROR',
+      message: error.message,
+      cause: error,
+    })
   throw error
 }
 
@@ -63,22 +68,43 @@ const consoleProcedure = t.procedure.use(async ({ ctx, next }) => {
 const jobId = z.object({ id: z.string().min(1).max(64) })
 
 export const consoleRouter = t.router({
-  me: consoleProcedure.query(({ ctx }) => getMe(ctx.services.models, ctx.principal.accountId, { now: new Date(ctx.services.ctx.now()), auth: 'key' })),
-  billing: consoleProcedure.query(({ ctx }) => getBilling(ctx.services.models, ctx.principal.accountId, { now: new Date(ctx.services.ctx.now()) })),
-  catalog: consoleProcedure.query(({ ctx }) => ({ available: ctx.services.ctx.payments !== null, items: ctx.services.catalog })),
+  me: consoleProcedure.query(({ ctx }) =>
+    getMe(ctx.services.models, ctx.principal.accountId, {
+      now: new Date(ctx.services.ctx.now()),
+      auth: 'key',
+    }),
+  ),
+  billing: consoleProcedure.query(({ ctx }) =>
+    getBilling(ctx.services.models, ctx.principal.accountId, { now: new Date(ctx.services.ctx.now()) }),
+  ),
+  catalog: consoleProcedure.query(({ ctx }) => ({
+    available: ctx.services.ctx.payments !== null,
+    items: ctx.services.catalog,
+  })),
   checkout: consoleProcedure
     .input(z.object({ item: z.string().min(1).max(100), requestId: z.uuid() }))
     .mutation(({ ctx, input }) =>
-      startCheckout(ctx.services.ctx, ctx.services.catalog, ctx.principal.accountId, input.item, input.requestId, `${ctx.services.ctx.config.publicUrl}/console`),
+      startCheckout(
+        ctx.services.ctx,
+        ctx.services.catalog,
+        ctx.principal.accountId,
+        input.item,
+        input.requestId,
+        `${ctx.services.ctx.config.publicUrl}/console`,
+      ),
     ),
-  portal: consoleProcedure.mutation(({ ctx }) => openPortal(ctx.services.ctx, ctx.principal.accountId, `${ctx.services.ctx.config.publicUrl}/console`)),
+  portal: consoleProcedure.mutation(({ ctx }) =>
+    openPortal(ctx.services.ctx, ctx.principal.accountId, `${ctx.services.ctx.config.publicUrl}/console`),
+  ),
   keys: t.router({
     list: consoleProcedure.query(({ ctx }) => listKeys(ctx.services.models, ctx.principal.accountId)),
-    create: consoleProcedure.input(z.object({ name: z.string().min(1).max(60) })).mutation(async ({ ctx, input }) => {
-      const { position, ...key } = await createApiKey(ctx.services.ctx, ctx.principal.accountId, input.name)
-      await ctx.services.waitForPosition(position)
-      return key
-    }),
+    create: consoleProcedure
+      .input(z.object({ name: z.string().min(1).max(60) }))
+      .mutation(async ({ ctx, input }) => {
+        const { position, ...key } = await createApiKey(ctx.services.ctx, ctx.principal.accountId, input.name)
+        await ctx.services.waitForPosition(position)
+        return key
+      }),
     revoke: consoleProcedure.input(jobId).mutation(async ({ ctx, input }) => {
       const { position } = await revokeApiKey(ctx.services.ctx, ctx.principal.accountId, input.id)
       await ctx.services.waitForPosition(position)
@@ -87,9 +113,21 @@ export const consoleRouter = t.router({
   }),
   jobs: t.router({
     list: consoleProcedure
-      .input(z.object({ limit: z.int().min(1).max(100).default(20), before: z.int().min(0).nullable().default(null), tool: z.string().max(64).nullable().default(null) }))
-      .query(({ ctx, input }) => listJobs(ctx.services.models, ctx.principal.accountId, input, renderOptions(ctx.services))),
-    get: consoleProcedure.input(jobId).query(({ ctx, input }) => getJob(ctx.services.models, ctx.principal.accountId, input.id, renderOptions(ctx.services))),
+      .input(
+        z.object({
+          limit: z.int().min(1).max(100).default(20),
+          before: z.int().min(0).nullable().default(null),
+          tool: z.string().max(64).nullable().default(null),
+        }),
+      )
+      .query(({ ctx, input }) =>
+        listJobs(ctx.services.models, ctx.principal.accountId, input, renderOptions(ctx.services)),
+      ),
+    get: consoleProcedure
+      .input(jobId)
+      .query(({ ctx, input }) =>
+        getJob(ctx.services.models, ctx.principal.accountId, input.id, renderOptions(ctx.services)),
+      ),
     cancel: consoleProcedure.input(jobId).mutation(async ({ ctx, input }) => {
       const result = await cancelJob(ctx.services.ctx, ctx.principal.accountId, input.id)
       await ctx.services.waitForPosition(result.position)

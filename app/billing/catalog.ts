@@ -33,6 +33,8 @@ export function loadCatalog(json: string | null): CatalogItem[] {
 /** A pack lasts 12 months; a bundle month's credits last until one month after its paid period. */
 export function lotExpiry(item: CatalogItem, now: number, periodEnd: number | null): number {
   const from = new Date(item.kind === 'pack' ? now : (periodEnd ?? now))
-  from.setUTCMonth(from.getUTCMonth() + (item.kind === 'pack' ? 12 : item.kind === 'bundle' && periodEnd === null ? 2 : 1))
+  from.setUTCMonth(
+    from.getUTCMonth() + (item.kind === 'pack' ? 12 : item.kind === 'bundle' && periodEnd === null ? 2 : 1),
+  )
   return from.getTime()
 }

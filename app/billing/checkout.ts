@@ -8,26 +8,46 @@ import { accountDecider } from '../deciders.ts'
 import { handleCommand, readState } from '../handle-command.ts'
 
 function requirePayments(ctx: ServiceContext) {
-  if (!ctx.payments) throw new DomainError('payments_unavailable', 'No payment processor is configured on this server.')
+  if (!ctx.payments)
+    throw new DomainError('payments_unavailable', 'No payment processor is configured on this server.')
   return ctx.payments
 }
 
-export async function startCheckout(ctx: ServiceContext, catalog: CatalogItem[], accountId: string, itemId: string, requestId: string, consoleUrl: string) {
+export async function startCheckout(
+  ctx: ServiceContext,
+  catalog: CatalogItem[],
+  accountId: string,
+  itemId: string,
+  requestId: string,
+  consoleUrl: string,
+) {
   const payments = requirePayments(ctx)
   const item = catalog.find((i) => i.id === itemId)
-  if (!item) throw new DomainError('invalid_request', `No catalog item ${itemId}; GET /v1/billing/catalog lists them.`)
+  if (!item)
+    throw new DomainError('invalid_request', `No catalog item ${itemId}; GET /v1/billing/catalog lists them.`)
   const { state } = await readState(ctx.store, accountStream(accountId), accountDecider)
   if (state.disabled) throw new DomainError('account_disabled')
-  if (state.openDisputes.size > 0) throw new DomainError('account_frozen', 'The account is frozen while a disputed payment is open; it cannot buy.')
+  if (state.openDisputes.size > 0)
+    throw new DomainError(
+      'account_frozen',
+      'The account is frozen while a disputed payment is open; it cannot buy.',
+    )
   const earlier = state.checkouts.get(requestId)
   if (earlier) {
-    if (earlier.item !== itemId) throw new DomainError('conflict', 'This request_id started a checkout for another item; use a new request_id.')
+    if (earlier.item !== itemId)
+      throw new DomainError(
+        'conflict',
+        'This request_id started a checkout for another item; use a new request_id.',
+      )
     return { url: earlier.url }
   }
   let customerId = state.customerId
   if (!customerId) {
     customerId = await payments.createCustomer(accountId, state.email)
-    await handleCommand(ctx.store, accountStream(accountId), accountDecider, { type: 'LinkPaymentCustomer', data: { customerId, now: ctx.now() } })
+    await handleCommand(ctx.store, accountStream(accountId), accountDecider, {
+      type: 'LinkPaymentCustomer',
+      data: { customerId, now: ctx.now() },
+    })
   }
   const session = await payments.createCheckout({
     accountId,
@@ -47,6 +67,7 @@ export async function startCheckout(ctx: ServiceContext, catalog: CatalogItem[],
 export async function openPortal(ctx: ServiceContext, accountId: string, consoleUrl: string) {
   const payments = requirePayments(ctx)
   const { state } = await readState(ctx.store, accountStream(accountId), accountDecider)
-  if (!state.purchased || !state.customerId) throw new DomainError('conflict', 'The customer portal opens after the first purchase.')
+  if (!state.purchased || !state.customerId)
+    throw new DomainError('conflict', 'The customer portal opens after the first purchase.')
   return payments.createPortal(state.customerId, consoleUrl)
 }

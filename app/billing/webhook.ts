@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto'
 import { accountStream } from '../../domain/account/events.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { type PaymentEvent, paymentStream, webhookStream } from '../../domain/payment/events.ts'
-import type { CatalogItem, ProcessorEvent } from '../../domain/ports/payment-processor.ts'
 import { WrongExpectedVersionError } from '../../domain/ports/event-store.ts'
+import type { CatalogItem, ProcessorEvent } from '../../domain/ports/payment-processor.ts'
 import type { ServiceContext } from '../context.ts'
 import { accountDecider } from '../deciders.ts'
 import { deterministicEventId } from '../event-ids.ts'
@@ -21,9 +21,18 @@ async function paymentOf(ctx: ServiceContext, paymentRef: string): Promise<Payme
   return linked ? (linked.data as PaymentEvent['data']) : null
 }
 
-async function appendOnce(ctx: ServiceContext, stream: string, type: string, data: Record<string, unknown>): Promise<number> {
+async function appendOnce(
+  ctx: ServiceContext,
+  stream: string,
+  type: string,
+  data: Record<string, unknown>,
+): Promise<number> {
   try {
-    const { position } = await ctx.store.append(stream, [{ id: deterministicEventId(stream, type, data), type, data }], 'no_stream')
+    const { position } = await ctx.store.append(
+      stream,
+      [{ id: deterministicEventId(stream, type, data), type, data }],
+      'no_stream',
+    )
     return position
   } catch (error) {
     if (error instanceof WrongExpectedVersionError) return 0
@@ -64,14 +73,23 @@ async function apply(ctx: ServiceContext, catalog: CatalogItem[], event: Process
       const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
       const { position } = await handleCommand(ctx.store, accountStream(event.accountId), accountDecider, {
         type: 'UpdateSubscription',
-        data: { plan: event.itemId, status: event.status, renewsAt: iso(event.renewsAt), endsAt: iso(event.endsAt), now },
+        data: {
+          plan: event.itemId,
+          status: event.status,
+          renewsAt: iso(event.renewsAt),
+          endsAt: iso(event.endsAt),
+          now,
+        },
       })
       return position
     }
     case 'dispute_opened': {
       const payment = await paymentOf(ctx, event.paymentRef)
       if (!payment) return 0
-      const { position } = await handleCommand(ctx.store, accountStream(payment.accountId), accountDecider, { type: 'Freeze', data: { disputeId: event.disputeId, now } })
+      const { position } = await handleCommand(ctx.store, accountStream(payment.accountId), accountDecider, {
+        type: 'Freeze',
+        data: { disputeId: event.disputeId, now },
+      })
       return position
     }
     case 'dispute_closed': {
@@ -79,9 +97,20 @@ async function apply(ctx: ServiceContext, catalog: CatalogItem[], event: Process
       if (!payment) return 0
       const stream = accountStream(payment.accountId)
       if (event.outcome === 'lost') {
-        await handleCommand(ctx.store, stream, accountDecider, { type: 'ClawBack', data: { paymentRef: event.paymentRef, amount: null, reason: `dispute ${event.disputeId} lost`, now } })
+        await handleCommand(ctx.store, stream, accountDecider, {
+          type: 'ClawBack',
+          data: {
+            paymentRef: event.paymentRef,
+            amount: null,
+            reason: `dispute ${event.disputeId} lost`,
+            now,
+          },
+        })
       }
-      const { position } = await handleCommand(ctx.store, stream, accountDecider, { type: 'Unfreeze', data: { disputeId: event.disputeId, now } })
+      const { position } = await handleCommand(ctx.store, stream, accountDecider, {
+        type: 'Unfreeze',
+        data: { disputeId: event.disputeId, now },
+      })
       return position
     }
     case 'refunded': {
@@ -89,7 +118,10 @@ async function apply(ctx: ServiceContext, catalog: CatalogItem[], event: Process
       if (!payment || event.amountCents <= 0) return 0
       const stream = accountStream(payment.accountId)
       const { state } = await readState(ctx.store, stream, accountDecider)
-      const target = Math.min(payment.credits, Math.round((payment.credits * event.amountRefundedCents) / event.amountCents))
+      const target = Math.min(
+        payment.credits,
+        Math.round((payment.credits * event.amountRefundedCents) / event.amountCents),
+      )
       const already = state.lots.get(payment.lotId)?.clawedBack ?? 0
       if (target <= already) return 0
       const { position } = await handleCommand(ctx.store, stream, accountDecider, {
@@ -103,9 +135,18 @@ async function apply(ctx: ServiceContext, catalog: CatalogItem[], event: Process
   }
 }
 
-export async function handleProcessorEvent(ctx: ServiceContext, catalog: CatalogItem[], event: ProcessorEvent): Promise<{ duplicate: boolean; position: number }> {
-  if ((await ctx.store.readStream(webhookStream(event.eventId))).length > 0) return { duplicate: true, position: 0 }
+export async function handleProcessorEvent(
+  ctx: ServiceContext,
+  catalog: CatalogItem[],
+  event: ProcessorEvent,
+): Promise<{ duplicate: boolean; position: number }> {
+  if ((await ctx.store.readStream(webhookStream(event.eventId))).length > 0)
+    return { duplicate: true, position: 0 }
   const position = await apply(ctx, catalog, event)
-  const recorded = await appendOnce(ctx, webhookStream(event.eventId), 'WebhookProcessed', { eventId: event.eventId, kind: event.kind, at: new Date(ctx.now()).toISOString() })
+  const recorded = await appendOnce(ctx, webhookStream(event.eventId), 'WebhookProcessed', {
+    eventId: event.eventId,
+    kind: event.kind,
+    at: new Date(ctx.now()).toISOString(),
+  })
   return { duplicate: false, position: Math.max(position, recorded) }
 }

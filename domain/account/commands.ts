@@ -22,14 +22,37 @@ export interface KeyPolicy {
 type Command<T extends string, D> = { type: T; data: D & { now: number } }
 
 export type AccountCommand =
-  | Command<'OpenAccount', { accountId: string; login: string; email: string | null; signupLotId: string; signupCredits: number; signupExpiresAt: number }>
+  | Command<
+      'OpenAccount',
+      {
+        accountId: string
+        login: string
+        email: string | null
+        signupLotId: string
+        signupCredits: number
+        signupExpiresAt: number
+      }
+    >
   | Command<
       'GrantCredits',
-      { lotId: string; kind: LotKind; credits: number; expiresAt: number; reason: string; paymentRef: string | null }
+      {
+        lotId: string
+        kind: LotKind
+        credits: number
+        expiresAt: number
+        reason: string
+        paymentRef: string | null
+      }
     >
   | Command<
       'AdmitJob',
-      { jobId: string; tool: ToolPolicy; idempotencyKey: string | null; requestHash: string | null; policy: AdmissionPolicy }
+      {
+        jobId: string
+        tool: ToolPolicy
+        idempotencyKey: string | null
+        requestHash: string | null
+        policy: AdmissionPolicy
+      }
     >
   | Command<'ChargeJob', { jobId: string; units: number; price: number }>
   | Command<'FinishJob', { jobId: string; outcome: JobOutcome }>
@@ -40,9 +63,15 @@ export type AccountCommand =
   | Command<'Unfreeze', { disputeId: string }>
   | Command<'Disable', { reason: string }>
   | Command<'Enable', Record<never, never>>
-  | Command<'CreateApiKey', { keyId: string; name: string; prefix: string; secretHash: string; policy: KeyPolicy }>
+  | Command<
+      'CreateApiKey',
+      { keyId: string; name: string; prefix: string; secretHash: string; policy: KeyPolicy }
+    >
   | Command<'RevokeApiKey', { keyId: string }>
   | Command<'IssueConsoleToken', { tokenId: string; prefix: string; secretHash: string }>
-  | Command<'UpdateSubscription', { plan: string; status: string; renewsAt: string | null; endsAt: string | null }>
+  | Command<
+      'UpdateSubscription',
+      { plan: string; status: string; renewsAt: string | null; endsAt: string | null }
+    >
   | Command<'LinkPaymentCustomer', { customerId: string }>
   | Command<'StartCheckout', { requestId: string; item: string; sessionId: string; url: string }>

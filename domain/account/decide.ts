@@ -43,7 +43,14 @@ function requireActive(state: AccountState): void {
 
 function admitJob(
   state: AccountState,
-  d: { jobId: string; tool: ToolPolicy; idempotencyKey: string | null; requestHash: string | null; policy: AdmissionPolicy; now: number },
+  d: {
+    jobId: string
+    tool: ToolPolicy
+    idempotencyKey: string | null
+    requestHash: string | null
+    policy: AdmissionPolicy
+    now: number
+  },
 ): AccountEvent[] {
   requireActive(state)
   if (state.jobs.has(d.jobId)) return []
@@ -121,25 +128,37 @@ function allocate(state: AccountState, amount: number, now: number): Allocation[
   return allocations
 }
 
-function chargeJob(state: AccountState, d: { jobId: string; units: number; price: number; now: number }): AccountEvent[] {
+function chargeJob(
+  state: AccountState,
+  d: { jobId: string; units: number; price: number; now: number },
+): AccountEvent[] {
   requireOpen(state)
   const job = state.jobs.get(d.jobId)
   if (!job) throw new DomainError('not_found', `Job ${d.jobId} was not admitted on this account.`)
   if (job.charged !== null || job.released) return []
-  if (!Number.isSafeInteger(d.price) || d.price < 0) throw new DomainError('invalid_request', 'A price is a whole number of credits.')
+  if (!Number.isSafeInteger(d.price) || d.price < 0)
+    throw new DomainError('invalid_request', 'A price is a whole number of credits.')
   const base = { accountId: state.accountId, jobId: d.jobId, tool: job.tool, at: iso(d.now) }
   const available = balanceAt(state, d.now) - heldCredits(state, d.jobId)
   if (d.price > available) {
     return [
       { type: 'JobChargeDeclined', data: { ...base, price: d.price, available: Math.max(0, available) } },
-      { type: 'JobReleased', data: { accountId: state.accountId, jobId: d.jobId, outcome: 'failed', at: base.at } },
+      {
+        type: 'JobReleased',
+        data: { accountId: state.accountId, jobId: d.jobId, outcome: 'failed', at: base.at },
+      },
     ]
   }
   const allocations = allocate(state, d.price, d.now)
-  return chain(state, [{ type: 'JobCharged', data: { ...base, units: d.units, amount: d.price, allocations, ...unsealed } }])
+  return chain(state, [
+    { type: 'JobCharged', data: { ...base, units: d.units, amount: d.price, allocations, ...unsealed } },
+  ])
 }
 
-function finishJob(state: AccountState, d: { jobId: string; outcome: JobOutcome; now: number }): AccountEvent[] {
+function finishJob(
+  state: AccountState,
+  d: { jobId: string; outcome: JobOutcome; now: number },
+): AccountEvent[] {
   requireOpen(state)
   const job = state.jobs.get(d.jobId)
   if (!job) throw new DomainError('not_found', `Job ${d.jobId} was not admitted on this account.`)
@@ -160,7 +179,10 @@ function finishJob(state: AccountState, d: { jobId: string; outcome: JobOutcome;
     })
   }
   if (!job.released) {
-    events.push({ type: 'JobReleased', data: { accountId: state.accountId, jobId: d.jobId, outcome: d.outcome, at } })
+    events.push({
+      type: 'JobReleased',
+      data: { accountId: state.accountId, jobId: d.jobId, outcome: d.outcome, at },
+    })
   }
   return chain(state, events)
 }
@@ -170,7 +192,12 @@ function forgetJob(state: AccountState, d: { jobId: string; now: number }): Acco
   const job = state.jobs.get(d.jobId)
   if (!job || job.forgotten) return []
   const key = [...state.idempotency.entries()].find(([, r]) => r.jobId === d.jobId)
-  return [{ type: 'JobForgotten', data: { accountId: state.accountId, jobId: d.jobId, idempotencyKey: key?.[0] ?? null, at: iso(d.now) } }]
+  return [
+    {
+      type: 'JobForgotten',
+      data: { accountId: state.accountId, jobId: d.jobId, idempotencyKey: key?.[0] ?? null, at: iso(d.now) },
+    },
+  ]
 }
 
 function expireLots(state: AccountState, now: number): AccountEvent[] {
@@ -187,7 +214,10 @@ function expireLots(state: AccountState, now: number): AccountEvent[] {
   )
 }
 
-function clawBack(state: AccountState, d: { paymentRef: string; amount: number | null; reason: string; now: number }): AccountEvent[] {
+function clawBack(
+  state: AccountState,
+  d: { paymentRef: string; amount: number | null; reason: string; now: number },
+): AccountEvent[] {
   requireOpen(state)
   const events: AccountEvent[] = []
   let wanted = d.amount ?? Number.POSITIVE_INFINITY
@@ -199,7 +229,15 @@ function clawBack(state: AccountState, d: { paymentRef: string; amount: number |
     wanted -= take
     events.push({
       type: 'CreditsClawedBack',
-      data: { accountId: state.accountId, lotId: lot.id, amount: take, reverses: d.paymentRef, reason: d.reason, at: iso(d.now), ...unsealed },
+      data: {
+        accountId: state.accountId,
+        lotId: lot.id,
+        amount: take,
+        reverses: d.paymentRef,
+        reason: d.reason,
+        at: iso(d.now),
+        ...unsealed,
+      },
     })
   }
   return chain(state, events)
@@ -212,7 +250,8 @@ function createApiKey(
   requireOpen(state)
   if (state.disabled) throw new DomainError('account_disabled')
   if (state.keys.has(d.keyId)) return []
-  if (d.name.length === 0 || d.name.length > 60) throw new DomainError('invalid_request', 'A key name has 1 to 60 characters.')
+  if (d.name.length === 0 || d.name.length > 60)
+    throw new DomainError('invalid_request', 'A key name has 1 to 60 characters.')
   const keys = [...state.keys.values()]
   const active = keys.filter((k) => !k.revoked).length
   if (active >= d.policy.maxActiveKeys) {
@@ -223,7 +262,12 @@ function createApiKey(
     throw new DomainError('key_limit', `At most ${d.policy.maxNewKeysPerDay} new keys per 24 hours.`)
   }
   const { keyId, name, prefix, secretHash } = d
-  return [{ type: 'ApiKeyCreated', data: { accountId: state.accountId, keyId, name, prefix, secretHash, at: iso(d.now) } }]
+  return [
+    {
+      type: 'ApiKeyCreated',
+      data: { accountId: state.accountId, keyId, name, prefix, secretHash, at: iso(d.now) },
+    },
+  ]
 }
 
 export function decideAccount(command: AccountCommand, state: AccountState): AccountEvent[] {
@@ -234,7 +278,10 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
     case 'OpenAccount': {
       if (state.exists) return []
       const d = command.data
-      const opened: AccountEvent = { type: 'AccountOpened', data: { accountId: d.accountId, login: d.login, email: d.email, at } }
+      const opened: AccountEvent = {
+        type: 'AccountOpened',
+        data: { accountId: d.accountId, login: d.login, email: d.email, at },
+      }
       if (d.signupCredits <= 0) return [opened]
       const openedState = evolveAccount(initialAccountState(), opened)
       const grant: AccountEvent = {
@@ -300,7 +347,9 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       return [{ type: 'AccountUnfrozen', data: { accountId, disputeId: command.data.disputeId, at } }]
     case 'Disable':
       requireOpen(state)
-      return state.disabled ? [] : [{ type: 'AccountDisabled', data: { accountId, reason: command.data.reason, at } }]
+      return state.disabled
+        ? []
+        : [{ type: 'AccountDisabled', data: { accountId, reason: command.data.reason, at } }]
     case 'Enable':
       requireOpen(state)
       return state.disabled ? [{ type: 'AccountEnabled', data: { accountId, at } }] : []
@@ -322,7 +371,8 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       requireOpen(state)
       const { plan, status, renewsAt, endsAt } = command.data
       const s = state.subscription
-      if (s && s.plan === plan && s.status === status && s.renewsAt === renewsAt && s.endsAt === endsAt) return []
+      if (s && s.plan === plan && s.status === status && s.renewsAt === renewsAt && s.endsAt === endsAt)
+        return []
       return [{ type: 'SubscriptionUpdated', data: { accountId, plan, status, renewsAt, endsAt, at } }]
     }
     case 'LinkPaymentCustomer':
@@ -334,7 +384,11 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       const { requestId, item, sessionId, url } = command.data
       const earlier = state.checkouts.get(requestId)
       if (earlier) {
-        if (earlier.item !== item) throw new DomainError('conflict', 'This request_id started a checkout for another item; use a new request_id.')
+        if (earlier.item !== item)
+          throw new DomainError(
+            'conflict',
+            'This request_id started a checkout for another item; use a new request_id.',
+          )
         return []
       }
       return [{ type: 'CheckoutStarted', data: { accountId, requestId, item, sessionId, url, at } }]

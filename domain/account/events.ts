@@ -63,10 +63,20 @@ export type AccountEvent =
     }
   | {
       type: 'JobRefunded'
-      data: Chained & { accountId: string; jobId: string; tool: string; amount: number; allocations: Allocation[]; at: string }
+      data: Chained & {
+        accountId: string
+        jobId: string
+        tool: string
+        amount: number
+        allocations: Allocation[]
+        at: string
+      }
     }
   | { type: 'JobReleased'; data: { accountId: string; jobId: string; outcome: JobOutcome; at: string } }
-  | { type: 'JobForgotten'; data: { accountId: string; jobId: string; idempotencyKey: string | null; at: string } }
+  | {
+      type: 'JobForgotten'
+      data: { accountId: string; jobId: string; idempotencyKey: string | null; at: string }
+    }
   | { type: 'LotExpired'; data: Chained & { accountId: string; lotId: string; amount: number; at: string } }
   | {
       type: 'CreditsClawedBack'

@@ -213,7 +213,11 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       state.disabled = false
       break
     case 'ApiKeyCreated':
-      state.keys.set(event.data.keyId, { keyId: event.data.keyId, createdAt: ms(event.data.at), revoked: false })
+      state.keys.set(event.data.keyId, {
+        keyId: event.data.keyId,
+        createdAt: ms(event.data.at),
+        revoked: false,
+      })
       break
     case 'ApiKeyRevoked': {
       const key = state.keys.get(event.data.keyId)
@@ -247,7 +251,10 @@ export const foldAccount = (events: AccountEvent[]): AccountState =>
 export function liveLots(state: AccountState, now: number): Lot[] {
   return [...state.lots.values()]
     .filter((lot) => !lot.expired && lot.expiresAt > now)
-    .sort((a, b) => a.expiresAt - b.expiresAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .sort(
+      (a, b) =>
+        a.expiresAt - b.expiresAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    )
 }
 
 export const balanceAt = (state: AccountState, now: number): number =>

@@ -6,7 +6,14 @@ type Command<T extends string, D> = { type: T; data: D & { now: number } }
 export type JobCommand =
   | Command<
       'CreateJob',
-      { jobId: string; accountId: string; tool: string; input: JobInput; options: Record<string, unknown>; idempotencyKey: string | null }
+      {
+        jobId: string
+        accountId: string
+        tool: string
+        input: JobInput
+        options: Record<string, unknown>
+        idempotencyKey: string | null
+      }
     >
   | Command<'StartJob', { attempt: number; worker: string }>
   | Command<'RecordMeasurement', { units: number; credits: number }>

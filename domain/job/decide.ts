@@ -26,12 +26,22 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
       if (isFinished(state)) return []
       // A redelivery after a worker died restarts the job under a higher attempt number.
       if (state.status === 'running' && command.data.attempt <= state.attempt) return []
-      return [{ type: 'JobStarted', data: { jobId, attempt: command.data.attempt, worker: command.data.worker, at } }]
+      return [
+        {
+          type: 'JobStarted',
+          data: { jobId, attempt: command.data.attempt, worker: command.data.worker, at },
+        },
+      ]
     }
     case 'RecordMeasurement': {
       requireJob(state)
       if (state.status !== 'running' || state.credits !== null) return []
-      return [{ type: 'JobMeasured', data: { jobId, units: command.data.units, credits: command.data.credits, at } }]
+      return [
+        {
+          type: 'JobMeasured',
+          data: { jobId, units: command.data.units, credits: command.data.credits, at },
+        },
+      ]
     }
     case 'ReportProgress': {
       requireJob(state)
@@ -44,13 +54,20 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
       if (isFinished(state)) return []
       if (state.status !== 'running') throw new DomainError('job_running', 'Only a running job can succeed.')
       const { result, computeMs, retentionMs } = command.data
-      return [{ type: 'JobSucceeded', data: { jobId, result, computeMs, outputsExpireAt: iso(now + retentionMs), at } }]
+      return [
+        {
+          type: 'JobSucceeded',
+          data: { jobId, result, computeMs, outputsExpireAt: iso(now + retentionMs), at },
+        },
+      ]
     }
     case 'FailJob': {
       requireJob(state)
       if (isFinished(state)) return []
       const { error, computeMs, retentionMs } = command.data
-      return [{ type: 'JobFailed', data: { jobId, error, computeMs, outputsExpireAt: iso(now + retentionMs), at } }]
+      return [
+        { type: 'JobFailed', data: { jobId, error, computeMs, outputsExpireAt: iso(now + retentionMs), at } },
+      ]
     }
     case 'CancelJob': {
       requireJob(state)
@@ -58,7 +75,9 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
       if (state.status !== 'queued') {
         throw new DomainError('job_running', `The job is ${state.status}; only a queued job can be canceled.`)
       }
-      return [{ type: 'JobCanceled', data: { jobId, outputsExpireAt: iso(now + command.data.retentionMs), at } }]
+      return [
+        { type: 'JobCanceled', data: { jobId, outputsExpireAt: iso(now + command.data.retentionMs), at } },
+      ]
     }
     case 'ExpireJob': {
       requireJob(state)
@@ -69,7 +88,10 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
     case 'DeleteJob': {
       requireJob(state)
       if (!isFinished(state)) {
-        throw new DomainError('job_running', `The job is ${state.status}; cancel it while queued or wait for it to finish.`)
+        throw new DomainError(
+          'job_running',
+          `The job is ${state.status}; cancel it while queued or wait for it to finish.`,
+        )
       }
       return [{ type: 'JobDeleted', data: { jobId, at } }]
     }

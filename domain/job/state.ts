@@ -58,9 +58,19 @@ export function evolveJob(state: JobState, event: JobEvent): JobState {
     case 'JobProgressed':
       return state
     case 'JobSucceeded':
-      return { ...state, status: 'succeeded', result: event.data.result, outputsExpireAt: Date.parse(event.data.outputsExpireAt) }
+      return {
+        ...state,
+        status: 'succeeded',
+        result: event.data.result,
+        outputsExpireAt: Date.parse(event.data.outputsExpireAt),
+      }
     case 'JobFailed':
-      return { ...state, status: 'failed', error: event.data.error, outputsExpireAt: Date.parse(event.data.outputsExpireAt) }
+      return {
+        ...state,
+        status: 'failed',
+        error: event.data.error,
+        outputsExpireAt: Date.parse(event.data.outputsExpireAt),
+      }
     case 'JobCanceled':
       return { ...state, status: 'canceled', outputsExpireAt: Date.parse(event.data.outputsExpireAt) }
     case 'JobExpired':

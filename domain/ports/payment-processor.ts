@@ -32,7 +32,14 @@ export type ProcessorEvent = { eventId: string } & (
       /** For a bundle: the end of the paid period (ms); its credits last one more month. */
       periodEnd: number | null
     }
-  | { kind: 'subscription_changed'; accountId: string; itemId: string; status: string; renewsAt: number | null; endsAt: number | null }
+  | {
+      kind: 'subscription_changed'
+      accountId: string
+      itemId: string
+      status: string
+      renewsAt: number | null
+      endsAt: number | null
+    }
   | { kind: 'dispute_opened'; disputeId: string; paymentRef: string }
   | { kind: 'dispute_closed'; disputeId: string; paymentRef: string; outcome: 'won' | 'lost' }
   | { kind: 'refunded'; paymentRef: string; amountCents: number; amountRefundedCents: number }

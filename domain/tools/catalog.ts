@@ -65,7 +65,8 @@ const meshExtensions = ['glb', 'gltf', 'obj', 'ply', 'stl']
 const fileSources: InputSource[] = ['upload', 'url', 'body']
 const retryNote =
   'Pass an idempotency_key (any unique string) and reuse the same key when you retry after a network error: the first job is returned instead of starting and charging a new one.'
-const followNote = 'The call starts an asynchronous job; poll it until status is succeeded or failed, then read result.files.'
+const followNote =
+  'The call starts an asynchronous job; poll it until status is succeeded or failed, then read result.files.'
 
 const standardLimits = { jobsPerDay: 500, jobsPerDayBeforePurchase: 100, timeoutMs: 120_000, memoryMb: 2048 }
 const generationLimits = { jobsPerDay: 20, jobsPerDayBeforePurchase: 3, timeoutMs: 600_000, memoryMb: 1024 }
@@ -105,7 +106,11 @@ const definitions: ToolDefinition[] = [
     summary: 'Turns a picture of an object into a textured 3D model (GLB).',
     description: `Generate a 3D model from one image of an object (PNG, JPEG or WebP, up to 20 MB and 25 megapixels). Give the image as upload_id, a public https url, or job_file {job_id, name} naming an output of an earlier job (for example create_image's image.png). ${followNote} ${retryNote}`,
     toolset: '3d',
-    input: { kind: 'file', sources: [...fileSources, 'job_file'], extensions: ['png', 'jpg', 'jpeg', 'webp'] },
+    input: {
+      kind: 'file',
+      sources: [...fileSources, 'job_file'],
+      extensions: ['png', 'jpg', 'jpeg', 'webp'],
+    },
     options: create3dModelFromImageOptions,
     limits: { maxUnits: null, maxBytes: 20 * MB, ...generationLimits },
     pricing: { kind: 'per', per: 1, credits: 50, description: '50 credits per model.' },
@@ -116,12 +121,19 @@ const definitions: ToolDefinition[] = [
   {
     id: 'optimize_3d_model',
     title: 'Optimize a 3D model for the web',
-    summary: 'Makes a model smaller and faster to draw: welding, reordering, quantization and meshopt compression.',
+    summary:
+      'Makes a model smaller and faster to draw: welding, reordering, quantization and meshopt compression.',
     description: `Optimize a 3D model (GLB, glTF, OBJ, PLY or STL; up to 50 MB and 2,000,000 triangles) into a compact GLB with KHR_mesh_quantization and EXT_meshopt_compression. The result reports sizes and counts before and after. The model can come as upload_id, url, or job_file from an earlier job. ${followNote} ${retryNote}`,
     toolset: '3d',
     input: { kind: 'file', sources: [...fileSources, 'job_file'], extensions: meshExtensions },
     options: optimizeOptions,
-    limits: { maxUnits: 2_000_000, maxBytes: 50 * MB, ...standardLimits, jobsPerDay: 20, jobsPerDayBeforePurchase: 3 },
+    limits: {
+      maxUnits: 2_000_000,
+      maxBytes: 50 * MB,
+      ...standardLimits,
+      jobsPerDay: 20,
+      jobsPerDayBeforePurchase: 3,
+    },
     pricing: {
       kind: 'tiers',
       unit: 'faces',
@@ -183,7 +195,8 @@ const definitions: ToolDefinition[] = [
   {
     id: 'inspect_3d_model',
     title: 'Inspect a 3D model',
-    summary: 'Reports what a model contains: scenes, meshes, materials, counts, bounds and defects, with a preview.',
+    summary:
+      'Reports what a model contains: scenes, meshes, materials, counts, bounds and defects, with a preview.',
     description: `Inspect a 3D model (GLB, glTF, OBJ, PLY or STL; up to 200,000 faces). No options. Output: inspection.json (scenes, nodes, meshes, materials, textures, animations, bounding boxes, non-manifold edges, degenerate faces), summary.txt and preview.png. ${followNote}`,
     toolset: '3d',
     input: { kind: 'file', sources: fileSources, extensions: meshExtensions },
@@ -203,7 +216,13 @@ const definitions: ToolDefinition[] = [
     input: { kind: 'file', sources: fileSources, extensions: ['pdf'] },
     options: extractPdfOptions,
     limits: { maxUnits: 500, maxBytes: 20 * MB, ...standardLimits },
-    pricing: { kind: 'per', unit: 'pages', per: 10, credits: 1, description: '1 credit for every 10 pages started.' },
+    pricing: {
+      kind: 'per',
+      unit: 'pages',
+      per: 10,
+      credits: 1,
+      description: '1 credit for every 10 pages started.',
+    },
     idempotencyRequired: false,
     generation: false,
     readOnly: true,
@@ -239,7 +258,9 @@ const definitions: ToolDefinition[] = [
   },
 ]
 
-export const toolCatalog: ReadonlyMap<ToolId, ToolDefinition> = new Map(definitions.map((tool) => [tool.id, tool]))
+export const toolCatalog: ReadonlyMap<ToolId, ToolDefinition> = new Map(
+  definitions.map((tool) => [tool.id, tool]),
+)
 export const toolsets: Toolset[] = ['3d', 'image', 'pdf', 'random']
 
 export const isToolId = (id: string): id is ToolId => toolCatalog.has(id as ToolId)

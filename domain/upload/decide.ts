@@ -5,7 +5,10 @@ import type { UploadState } from './state.ts'
 type Command<T extends string, D> = { type: T; data: D & { now: number } }
 
 export type UploadCommand =
-  | Command<'CreateUpload', { uploadId: string; accountId: string; filename: string; maxBytes: number; urlValidMs: number }>
+  | Command<
+      'CreateUpload',
+      { uploadId: string; accountId: string; filename: string; maxBytes: number; urlValidMs: number }
+    >
   | Command<'ReceiveUpload', { bytes: number; sha256: string; blobKey: string; retentionMs: number }>
   | Command<'UseUpload', { jobId: string; accountId: string }>
   | Command<'ExpireUpload', Record<never, never>>
@@ -23,12 +26,18 @@ export function decideUpload(command: UploadCommand, state: UploadState): Upload
     case 'CreateUpload': {
       if (state.exists) return []
       const { uploadId, accountId, filename, maxBytes, urlValidMs } = command.data
-      return [{ type: 'UploadCreated', data: { uploadId, accountId, filename, maxBytes, urlExpiresAt: iso(now + urlValidMs), at } }]
+      return [
+        {
+          type: 'UploadCreated',
+          data: { uploadId, accountId, filename, maxBytes, urlExpiresAt: iso(now + urlValidMs), at },
+        },
+      ]
     }
     case 'ReceiveUpload': {
       if (!state.exists) throw new DomainError('invalid_token')
       if (state.received) throw new DomainError('already_uploaded')
-      if (now >= state.urlExpiresAt || state.expired) throw new DomainError('invalid_token', 'The upload URL has expired.')
+      if (now >= state.urlExpiresAt || state.expired)
+        throw new DomainError('invalid_token', 'The upload URL has expired.')
       if (command.data.bytes > state.maxBytes) throw new DomainError('too_large')
       const { bytes, sha256, blobKey, retentionMs } = command.data
       return [

@@ -3,9 +3,26 @@
 export type UploadEvent =
   | {
       type: 'UploadCreated'
-      data: { uploadId: string; accountId: string; filename: string; maxBytes: number; urlExpiresAt: string; at: string }
+      data: {
+        uploadId: string
+        accountId: string
+        filename: string
+        maxBytes: number
+        urlExpiresAt: string
+        at: string
+      }
     }
-  | { type: 'UploadReceived'; data: { uploadId: string; bytes: number; sha256: string; blobKey: string; retainUntil: string; at: string } }
+  | {
+      type: 'UploadReceived'
+      data: {
+        uploadId: string
+        bytes: number
+        sha256: string
+        blobKey: string
+        retainUntil: string
+        at: string
+      }
+    }
   | { type: 'UploadUsed'; data: { uploadId: string; jobId: string; at: string } }
   | { type: 'UploadExpired'; data: { uploadId: string; at: string } }
 

@@ -49,4 +49,5 @@ export function evolveUpload(state: UploadState, event: UploadEvent): UploadStat
   }
 }
 
-export const foldUpload = (events: UploadEvent[]): UploadState => events.reduce(evolveUpload, initialUploadState())
+export const foldUpload = (events: UploadEvent[]): UploadState =>
+  events.reduce(evolveUpload, initialUploadState())

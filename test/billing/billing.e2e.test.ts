@@ -10,11 +10,24 @@ import { startStripeMock } from '../support/stripe-mock.ts'
 const webhookSecret = 'whsec_test_secret_for_kiln'
 const stripe = new Stripe('sk_test_123')
 const mock = await startStripeMock()
-if (!mock) console.warn('[billing] SKIPPED: stripe-mock is not installed (go install github.com/stripe/stripe-mock@latest)')
+if (!mock)
+  console.warn(
+    '[billing] SKIPPED: stripe-mock is not installed (go install github.com/stripe/stripe-mock@latest)',
+  )
 
 let sequence = 0
 function stripeEvent(type: string, object: Record<string, unknown>, id = `evt_test_${++sequence}`) {
-  return { id, object: 'event', type, api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), livemode: false, pending_webhooks: 0, request: null, data: { object } }
+  return {
+    id,
+    object: 'event',
+    type,
+    api_version: '2025-01-01',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    pending_webhooks: 0,
+    request: null,
+    data: { object },
+  }
 }
 
 describe.skipIf(!mock)('billing with Stripe', () => {
@@ -25,14 +38,37 @@ describe.skipIf(!mock)('billing with Stripe', () => {
   const deliver = async (event: ReturnType<typeof stripeEvent>, secret = webhookSecret) => {
     const payload = JSON.stringify(event)
     const header = stripe.webhooks.generateTestHeaderString({ payload, secret })
-    return fetch(`${service.baseUrl}/v1/billing/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': header }, body: payload })
+    return fetch(`${service.baseUrl}/v1/billing/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': header },
+      body: payload,
+    })
   }
-  const billing = async () => (await (await ada.request('/v1/billing')).json()) as { balance: number; frozen: boolean; portal: boolean; lots: { kind: string; remaining: number }[]; entries: { kind: string; amount: number }[]; subscription: unknown }
+  const billing = async () =>
+    (await (await ada.request('/v1/billing')).json()) as {
+      balance: number
+      frozen: boolean
+      portal: boolean
+      lots: { kind: string; remaining: number }[]
+      entries: { kind: string; amount: number }[]
+      subscription: unknown
+    }
   const paidCheckout = (paymentIntent: string, item = 'pack_500') =>
-    stripeEvent('checkout.session.completed', { id: `cs_${paymentIntent}`, object: 'checkout.session', mode: 'payment', payment_status: 'paid', payment_intent: paymentIntent, amount_total: 500, client_reference_id: ada.accountId, metadata: { account_id: ada.accountId, item } })
+    stripeEvent('checkout.session.completed', {
+      id: `cs_${paymentIntent}`,
+      object: 'checkout.session',
+      mode: 'payment',
+      payment_status: 'paid',
+      payment_intent: paymentIntent,
+      amount_total: 500,
+      client_reference_id: ada.accountId,
+      metadata: { account_id: ada.accountId, item },
+    })
 
   beforeAll(async () => {
-    service = await startTestService({ stripe: { secretKey: 'sk_test_123', webhookSecret, apiBase: mock!.url } })
+    service = await startTestService({
+      stripe: { secretKey: 'sk_test_123', webhookSecret, apiBase: mock!.url },
+    })
     ada = await service.account({ credits: 10, login: 'ada' })
   })
   afterAll(async () => {
@@ -41,7 +77,10 @@ describe.skipIf(!mock)('billing with Stripe', () => {
   })
 
   it('the catalog is available with packs and bundles', async () => {
-    const catalog = (await (await ada.request('/v1/billing/catalog')).json()) as { available: boolean; items: { kind: string }[] }
+    const catalog = (await (await ada.request('/v1/billing/catalog')).json()) as {
+      available: boolean
+      items: { kind: string }[]
+    }
     expect(catalog.available).toBe(true)
     expect(new Set(catalog.items.map((i) => i.kind))).toEqual(new Set(['pack', 'bundle']))
   })
@@ -49,14 +88,24 @@ describe.skipIf(!mock)('billing with Stripe', () => {
   it('checkout: console only; a hosted URL; the same request_id returns the same checkout; grants nothing by itself', async () => {
     const body = { item: 'pack_500', request_id: request_id() }
     expect((await ada.request('/v1/billing/checkout', { method: 'POST', json: body })).status).toBe(403)
-    const first = await ada.request('/v1/billing/checkout', { method: 'POST', json: body, token: ada.consoleToken })
+    const first = await ada.request('/v1/billing/checkout', {
+      method: 'POST',
+      json: body,
+      token: ada.consoleToken,
+    })
     expect(first.status).toBe(200)
     const { url } = (await first.json()) as { url: string }
     expect(url).toMatch(/^https?:\/\//)
-    const again = (await (await ada.request('/v1/billing/checkout', { method: 'POST', json: body, token: ada.consoleToken })).json()) as { url: string }
+    const again = (await (
+      await ada.request('/v1/billing/checkout', { method: 'POST', json: body, token: ada.consoleToken })
+    ).json()) as { url: string }
     expect(again.url).toBe(url)
     expect((await billing()).balance).toBe(10)
-    const unknown = await ada.request('/v1/billing/checkout', { method: 'POST', json: { item: 'nope', request_id: request_id() }, token: ada.consoleToken })
+    const unknown = await ada.request('/v1/billing/checkout', {
+      method: 'POST',
+      json: { item: 'nope', request_id: request_id() },
+      token: ada.consoleToken,
+    })
     expect(unknown.status).toBe(400)
   })
 
@@ -66,7 +115,9 @@ describe.skipIf(!mock)('billing with Stripe', () => {
   })
 
   it('a paid checkout grants a pack lot once, lifts the pre-purchase quota, and opens the portal', async () => {
-    const before = (await (await ada.request('/v1/me')).json()) as { limits: { tools: Record<string, { jobs_per_day: number }> } }
+    const before = (await (await ada.request('/v1/me')).json()) as {
+      limits: { tools: Record<string, { jobs_per_day: number }> }
+    }
     expect(before.limits.tools.create_image!.jobs_per_day).toBe(3)
     const event = paidCheckout('pi_pack_1')
     const delivered = await deliver(event)
@@ -77,7 +128,9 @@ describe.skipIf(!mock)('billing with Stripe', () => {
     expect(after.balance).toBe(510)
     expect(after.lots.filter((l) => l.kind === 'pack')).toHaveLength(1)
     expect(after.portal).toBe(true)
-    const me = (await (await ada.request('/v1/me')).json()) as { limits: { tools: Record<string, { jobs_per_day: number }> } }
+    const me = (await (await ada.request('/v1/me')).json()) as {
+      limits: { tools: Record<string, { jobs_per_day: number }> }
+    }
     expect(me.limits.tools.create_image!.jobs_per_day).toBe(20)
     const portal = await ada.request('/v1/billing/portal', { method: 'POST', token: ada.consoleToken })
     expect(portal.status).toBe(200)
@@ -92,25 +145,76 @@ describe.skipIf(!mock)('billing with Stripe', () => {
   it('a paid bundle invoice grants a subscription lot; subscription changes show in Billing', async () => {
     const metadata = { account_id: ada.accountId, item: 'bundle_monthly_1500' }
     const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400
-    await deliver(stripeEvent('customer.subscription.created', { id: 'sub_1', object: 'subscription', status: 'active', metadata, cancel_at_period_end: false, items: { data: [{ current_period_end: periodEnd }] } }))
-    await deliver(stripeEvent('invoice.paid', { id: 'in_1', object: 'invoice', amount_paid: 1200, payment_intent: 'pi_bundle_1', parent: { subscription_details: { metadata } }, lines: { data: [{ period: { end: periodEnd } }] } }))
+    await deliver(
+      stripeEvent('customer.subscription.created', {
+        id: 'sub_1',
+        object: 'subscription',
+        status: 'active',
+        metadata,
+        cancel_at_period_end: false,
+        items: { data: [{ current_period_end: periodEnd }] },
+      }),
+    )
+    await deliver(
+      stripeEvent('invoice.paid', {
+        id: 'in_1',
+        object: 'invoice',
+        amount_paid: 1200,
+        payment_intent: 'pi_bundle_1',
+        parent: { subscription_details: { metadata } },
+        lines: { data: [{ period: { end: periodEnd } }] },
+      }),
+    )
     const after = await billing()
     expect(after.balance).toBe(2010)
     expect(after.subscription).toMatchObject({ plan: 'bundle_monthly_1500', status: 'active', ends_at: null })
-    await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_1', object: 'subscription', status: 'active', metadata, cancel_at_period_end: true, items: { data: [{ current_period_end: periodEnd }] } }))
-    expect((await billing()).subscription).toMatchObject({ renews_at: null, ends_at: new Date(periodEnd * 1000).toISOString() })
+    await deliver(
+      stripeEvent('customer.subscription.updated', {
+        id: 'sub_1',
+        object: 'subscription',
+        status: 'active',
+        metadata,
+        cancel_at_period_end: true,
+        items: { data: [{ current_period_end: periodEnd }] },
+      }),
+    )
+    expect((await billing()).subscription).toMatchObject({
+      renews_at: null,
+      ends_at: new Date(periodEnd * 1000).toISOString(),
+    })
   })
 
   it('a dispute freezes the account (no jobs, no purchases); lost, it claws back what remained; the auditor passes', async () => {
-    const opened = stripeEvent('charge.dispute.created', { id: 'dp_1', object: 'dispute', payment_intent: 'pi_pack_1', charge: 'ch_1', status: 'needs_response' })
+    const opened = stripeEvent('charge.dispute.created', {
+      id: 'dp_1',
+      object: 'dispute',
+      payment_intent: 'pi_pack_1',
+      charge: 'ch_1',
+      status: 'needs_response',
+    })
     await deliver(opened)
     expect((await billing()).frozen).toBe(true)
-    const job = await ada.request('/v1/tools/get_random_numbers/jobs', { method: 'POST', json: { options: {}, idempotency_key: 'frozen-job' } })
+    const job = await ada.request('/v1/tools/get_random_numbers/jobs', {
+      method: 'POST',
+      json: { options: {}, idempotency_key: 'frozen-job' },
+    })
     expect(job.status).toBe(403)
-    const checkout = await ada.request('/v1/billing/checkout', { method: 'POST', json: { item: 'pack_500', request_id: request_id() }, token: ada.consoleToken })
+    const checkout = await ada.request('/v1/billing/checkout', {
+      method: 'POST',
+      json: { item: 'pack_500', request_id: request_id() },
+      token: ada.consoleToken,
+    })
     expect(checkout.status).toBe(403)
 
-    await deliver(stripeEvent('charge.dispute.closed', { id: 'dp_1', object: 'dispute', payment_intent: 'pi_pack_1', charge: 'ch_1', status: 'lost' }))
+    await deliver(
+      stripeEvent('charge.dispute.closed', {
+        id: 'dp_1',
+        object: 'dispute',
+        payment_intent: 'pi_pack_1',
+        charge: 'ch_1',
+        status: 'lost',
+      }),
+    )
     const after = await billing()
     expect(after.frozen).toBe(false)
     expect(after.entries[0]).toMatchObject({ kind: 'clawback', amount: 500 })
@@ -124,9 +228,23 @@ describe.skipIf(!mock)('billing with Stripe', () => {
   it('a refund claws back its share of the credits, once', async () => {
     await deliver(paidCheckout('pi_pack_2'))
     expect((await billing()).balance).toBe(2010)
-    const refund = stripeEvent('charge.refunded', { id: 'ch_2', object: 'charge', payment_intent: 'pi_pack_2', amount: 500, amount_refunded: 250 })
+    const refund = stripeEvent('charge.refunded', {
+      id: 'ch_2',
+      object: 'charge',
+      payment_intent: 'pi_pack_2',
+      amount: 500,
+      amount_refunded: 250,
+    })
     await deliver(refund)
-    await deliver(stripeEvent('charge.refunded', { id: 'ch_2', object: 'charge', payment_intent: 'pi_pack_2', amount: 500, amount_refunded: 250 }))
+    await deliver(
+      stripeEvent('charge.refunded', {
+        id: 'ch_2',
+        object: 'charge',
+        payment_intent: 'pi_pack_2',
+        amount: 500,
+        amount_refunded: 250,
+      }),
+    )
     expect((await billing()).balance).toBe(1760)
     const report = await audit(service.services.ctx.store)
     expect(report.ok).toBe(true)

@@ -25,16 +25,41 @@ export function history(commands: AccountCommand[]): AccountEvent[] {
 
 export const open = (credits = 100, now = t0): AccountCommand => ({
   type: 'OpenAccount',
-  data: { accountId, login: 'ada', email: 'ada@example.com', signupLotId: 'lot_signup', signupCredits: credits, signupExpiresAt: now + 30 * day, now },
+  data: {
+    accountId,
+    login: 'ada',
+    email: 'ada@example.com',
+    signupLotId: 'lot_signup',
+    signupCredits: credits,
+    signupExpiresAt: now + 30 * day,
+    now,
+  },
 })
 
-export const grant = (lotId: string, credits: number, now: number, expiresAt: number, kind: 'pack' | 'subscription' | 'adjustment' = 'pack', paymentRef: string | null = `pay_${lotId}`): AccountCommand => ({
+export const grant = (
+  lotId: string,
+  credits: number,
+  now: number,
+  expiresAt: number,
+  kind: 'pack' | 'subscription' | 'adjustment' = 'pack',
+  paymentRef: string | null = `pay_${lotId}`,
+): AccountCommand => ({
   type: 'GrantCredits',
   data: { lotId, kind, credits, expiresAt, reason: kind, paymentRef, now },
 })
 
-export const splitTool: ToolPolicy = { id: 'split_3d_model', minPrice: 2, jobsPerDay: 500, jobsPerDayBeforePurchase: 100 }
-export const imageTool: ToolPolicy = { id: 'create_image', minPrice: 8, jobsPerDay: 20, jobsPerDayBeforePurchase: 3 }
+export const splitTool: ToolPolicy = {
+  id: 'split_3d_model',
+  minPrice: 2,
+  jobsPerDay: 500,
+  jobsPerDayBeforePurchase: 100,
+}
+export const imageTool: ToolPolicy = {
+  id: 'create_image',
+  minPrice: 8,
+  jobsPerDay: 20,
+  jobsPerDayBeforePurchase: 3,
+}
 
 export const admit = (
   jobId: string,
@@ -42,7 +67,14 @@ export const admit = (
   { tool = splitTool, key = null as string | null, hash = null as string | null, maxActiveJobs = 1 } = {},
 ): AccountCommand => ({
   type: 'AdmitJob',
-  data: { jobId, tool, idempotencyKey: key, requestHash: hash, policy: { maxActiveJobs, forgottenKeyMs: 30 * day }, now },
+  data: {
+    jobId,
+    tool,
+    idempotencyKey: key,
+    requestHash: hash,
+    policy: { maxActiveJobs, forgottenKeyMs: 30 * day },
+    now,
+  },
 })
 
 export const charge = (jobId: string, price: number, now: number, units = 1000): AccountCommand => ({
@@ -50,7 +82,11 @@ export const charge = (jobId: string, price: number, now: number, units = 1000):
   data: { jobId, units, price, now },
 })
 
-export const finish = (jobId: string, outcome: 'succeeded' | 'failed' | 'canceled', now: number): AccountCommand => ({
+export const finish = (
+  jobId: string,
+  outcome: 'succeeded' | 'failed' | 'canceled',
+  now: number,
+): AccountCommand => ({
   type: 'FinishJob',
   data: { jobId, outcome, now },
 })

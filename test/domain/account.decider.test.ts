@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { accountDecider } from '../../app/deciders.ts'
 import type { AccountEvent } from '../../domain/account/events.ts'
 import { genesisHash, ledgerHash } from '../../domain/account/ledger-hash.ts'
 import { balanceAt, foldAccount } from '../../domain/account/state.ts'
-import { accountDecider } from '../../app/deciders.ts'
 import { specFor } from '../support/given-when-then.ts'
 import { admit, charge, day, finish, grant, history, hour, imageTool, open, t0 } from './account-fixtures.ts'
 
@@ -16,12 +16,16 @@ describe('account: opening and grants', () => {
         expect(events.map((e) => e.type)).toEqual(['AccountOpened', 'CreditsGranted'])
         const grantEvent = events[1] as Extract<AccountEvent, { type: 'CreditsGranted' }>
         expect(grantEvent.data).toMatchObject({ lotKind: 'signup', credits: 100, prevHash: genesisHash })
-        expect(grantEvent.data.hash).toBe(ledgerHash('CreditsGranted', { ...grantEvent.data, hash: undefined }))
+        expect(grantEvent.data.hash).toBe(
+          ledgerHash('CreditsGranted', { ...grantEvent.data, hash: undefined }),
+        )
       })
   })
 
   it('opening twice changes nothing', () => {
-    given(history([open()])).when(open()).thenNothing()
+    given(history([open()]))
+      .when(open())
+      .thenNothing()
   })
 
   it('a pack lot lasts as long as its grant says and marks the first purchase', () => {
@@ -34,13 +38,20 @@ describe('account: opening and grants', () => {
 
   it('a repeated grant of the same lot is a no-op; non-positive grants are refused', () => {
     const past = history([open(0), grant('lot_a', 10, t0, t0 + day)])
-    given(past).when(grant('lot_a', 10, t0, t0 + day)).thenNothing()
-    given(past).when(grant('lot_b', 0, t0, t0 + day)).thenError('invalid_request')
+    given(past)
+      .when(grant('lot_a', 10, t0, t0 + day))
+      .thenNothing()
+    given(past)
+      .when(grant('lot_b', 0, t0, t0 + day))
+      .thenError('invalid_request')
   })
 
   it('each ledger event chains to the previous one', () => {
     const events = history([open(10), grant('lot_a', 10, t0, t0 + day), admit('j1', t0), charge('j1', 5, t0)])
-    const ledger = events.filter((e) => 'hash' in e.data) as Extract<AccountEvent, { data: { hash: string } }>[]
+    const ledger = events.filter((e) => 'hash' in e.data) as Extract<
+      AccountEvent,
+      { data: { hash: string } }
+    >[]
     expect(ledger).toHaveLength(3)
     for (let i = 1; i < ledger.length; i++) expect(ledger[i]!.data.prevHash).toBe(ledger[i - 1]!.data.hash)
   })
@@ -50,15 +61,21 @@ describe('account: admission is one decision', () => {
   const funded = history([open(10)])
 
   it('admits a job and holds its smallest price', () => {
-    given(funded).when(admit('j1', t0)).then([{ type: 'JobAdmitted', data: { jobId: 'j1', hold: 2 } }])
+    given(funded)
+      .when(admit('j1', t0))
+      .then([{ type: 'JobAdmitted', data: { jobId: 'j1', hold: 2 } }])
   })
 
   it('refuses with insufficient_credits when the balance is below the smallest price', () => {
-    given(history([open(1)])).when(admit('j1', t0)).thenError('insufficient_credits', /costs at least 2 credits; the available balance is 1/)
+    given(history([open(1)]))
+      .when(admit('j1', t0))
+      .thenError('insufficient_credits', /costs at least 2 credits; the available balance is 1/)
   })
 
   it('refuses a second active job with too_many_active_jobs', () => {
-    given(history([open(10), admit('j1', t0)])).when(admit('j2', t0)).thenError('too_many_active_jobs')
+    given(history([open(10), admit('j1', t0)]))
+      .when(admit('j2', t0))
+      .thenError('too_many_active_jobs')
   })
 
   it('counts holds of active jobs against the balance', () => {
@@ -68,16 +85,26 @@ describe('account: admission is one decision', () => {
   })
 
   it('caps a generation tool at 3 jobs per rolling 24 h before the first purchase, saying a purchase lifts it', () => {
-    const jobs = [0, 1, 2].flatMap((i) => [admit(`j${i}`, t0 + i * hour, { tool: imageTool }), finish(`j${i}`, 'succeeded', t0 + i * hour)])
+    const jobs = [0, 1, 2].flatMap((i) => [
+      admit(`j${i}`, t0 + i * hour, { tool: imageTool }),
+      finish(`j${i}`, 'succeeded', t0 + i * hour),
+    ])
     const past = history([open(100), ...jobs])
-    const error = given(past).when(admit('j3', t0 + 3 * hour, { tool: imageTool })).thenError('quota_exceeded', /purchase/)
+    const error = given(past)
+      .when(admit('j3', t0 + 3 * hour, { tool: imageTool }))
+      .thenError('quota_exceeded', /purchase/)
     expect(error.retryAfterSeconds).toBe(21 * 3600)
     // The window rolls: a day after the first job, one slot is free again.
-    given(past).when(admit('j3', t0 + day + 1, { tool: imageTool })).then([{ type: 'JobAdmitted' }])
+    given(past)
+      .when(admit('j3', t0 + day + 1, { tool: imageTool }))
+      .then([{ type: 'JobAdmitted' }])
   })
 
   it('lifts the quota to 20 from the first purchase on', () => {
-    const jobs = [0, 1, 2].flatMap((i) => [admit(`j${i}`, t0, { tool: imageTool }), finish(`j${i}`, 'succeeded', t0)])
+    const jobs = [0, 1, 2].flatMap((i) => [
+      admit(`j${i}`, t0, { tool: imageTool }),
+      finish(`j${i}`, 'succeeded', t0),
+    ])
     given(history([open(100), ...jobs, grant('lot_pack', 100, t0, t0 + 365 * day)]))
       .when(admit('j3', t0 + hour, { tool: imageTool }))
       .then([{ type: 'JobAdmitted' }])
@@ -85,13 +112,23 @@ describe('account: admission is one decision', () => {
 
   it('returns nothing for a repeated idempotency key of the same request (the first job stands)', () => {
     const past = history([open(10), admit('j1', t0, { key: 'k', hash: 'h1' })])
-    given(past).when(admit('j2', t0, { key: 'k', hash: 'h1' })).thenNothing()
+    given(past)
+      .when(admit('j2', t0, { key: 'k', hash: 'h1' }))
+      .thenNothing()
   })
 
   it('refuses the same key for another tool or a different request', () => {
-    const past = history([open(100), admit('j1', t0, { key: 'k', hash: 'h1' }), finish('j1', 'succeeded', t0)])
-    given(past).when(admit('j2', t0, { key: 'k', hash: 'h2' })).thenError('idempotency_conflict', /different request/)
-    given(past).when(admit('j2', t0, { key: 'k', hash: 'h1', tool: imageTool })).thenError('idempotency_conflict', /split_3d_model/)
+    const past = history([
+      open(100),
+      admit('j1', t0, { key: 'k', hash: 'h1' }),
+      finish('j1', 'succeeded', t0),
+    ])
+    given(past)
+      .when(admit('j2', t0, { key: 'k', hash: 'h2' }))
+      .thenError('idempotency_conflict', /different request/)
+    given(past)
+      .when(admit('j2', t0, { key: 'k', hash: 'h1', tool: imageTool }))
+      .thenError('idempotency_conflict', /split_3d_model/)
   })
 
   it("answers job_deleted for a deleted job's key for a while, then lets the key go", () => {
@@ -101,15 +138,23 @@ describe('account: admission is one decision', () => {
       finish('j1', 'succeeded', t0),
       { type: 'ForgetJob', data: { jobId: 'j1', now: t0 + hour } },
     ])
-    given(past).when(admit('j2', t0 + 2 * hour, { key: 'k', hash: 'h1' })).thenError('job_deleted')
+    given(past)
+      .when(admit('j2', t0 + 2 * hour, { key: 'k', hash: 'h1' }))
+      .thenError('job_deleted')
     const later = admit('j2', t0 + 29 * day, { key: 'k', hash: 'h1' })
     if (later.type === 'AdmitJob') later.data.policy.forgottenKeyMs = 7 * day
-    given(past).when(later).then([{ type: 'JobAdmitted' }])
+    given(past)
+      .when(later)
+      .then([{ type: 'JobAdmitted' }])
   })
 
   it('refuses a disabled or frozen account', () => {
-    given(history([open(10), { type: 'Disable', data: { reason: 'abuse', now: t0 } }])).when(admit('j1', t0)).thenError('account_disabled')
-    given(history([open(10), { type: 'Freeze', data: { disputeId: 'dp_1', now: t0 } }])).when(admit('j1', t0)).thenError('account_frozen')
+    given(history([open(10), { type: 'Disable', data: { reason: 'abuse', now: t0 } }]))
+      .when(admit('j1', t0))
+      .thenError('account_disabled')
+    given(history([open(10), { type: 'Freeze', data: { disputeId: 'dp_1', now: t0 } }]))
+      .when(admit('j1', t0))
+      .thenError('account_frozen')
   })
 })
 
@@ -142,7 +187,9 @@ describe('account: charge, refund, release', () => {
   })
 
   it('charges a job once', () => {
-    given(history([open(10), admit('j1', t0), charge('j1', 4, t0)])).when(charge('j1', 4, t0)).thenNothing()
+    given(history([open(10), admit('j1', t0), charge('j1', 4, t0)]))
+      .when(charge('j1', 4, t0))
+      .thenNothing()
   })
 
   it('declines a charge above the available balance and releases the job, charging nothing', () => {
@@ -158,24 +205,33 @@ describe('account: charge, refund, release', () => {
     const past = history([open(10), admit('j1', t0), charge('j1', 4, t0)])
     const events = given(past)
       .when(finish('j1', 'failed', t0 + 1))
-      .then([{ type: 'JobRefunded', data: { amount: 4, allocations: [{ lotId: 'lot_signup', amount: 4 }] } }, { type: 'JobReleased' }])
+      .then([
+        { type: 'JobRefunded', data: { amount: 4, allocations: [{ lotId: 'lot_signup', amount: 4 }] } },
+        { type: 'JobReleased' },
+      ])
     expect(balanceAt(foldAccount([...past, ...events]), t0 + 2)).toBe(10)
   })
 
   it('does not refund a succeeded job, and refunds at most once', () => {
     const charged = history([open(10), admit('j1', t0), charge('j1', 4, t0)])
-    given(charged).when(finish('j1', 'succeeded', t0)).then([{ type: 'JobReleased' }])
+    given(charged)
+      .when(finish('j1', 'succeeded', t0))
+      .then([{ type: 'JobReleased' }])
     given(history([open(10), admit('j1', t0), charge('j1', 4, t0), finish('j1', 'failed', t0)]))
       .when(finish('j1', 'failed', t0))
       .thenNothing()
   })
 
   it('a canceled job that was never charged is only released', () => {
-    given(history([open(10), admit('j1', t0)])).when(finish('j1', 'canceled', t0)).then([{ type: 'JobReleased', data: { outcome: 'canceled' } }])
+    given(history([open(10), admit('j1', t0)]))
+      .when(finish('j1', 'canceled', t0))
+      .then([{ type: 'JobReleased', data: { outcome: 'canceled' } }])
   })
 
   it('charging or finishing an unknown job is refused', () => {
-    given(history([open(10)])).when(charge('nope', 1, t0)).thenError('not_found')
+    given(history([open(10)]))
+      .when(charge('nope', 1, t0))
+      .thenError('not_found')
   })
 })
 
@@ -185,7 +241,9 @@ describe('account: expiry, disputes, clawbacks', () => {
     const events = given(past)
       .when({ type: 'ExpireLots', data: { now: t0 + 30 * day } })
       .then([{ type: 'LotExpired', data: { lotId: 'lot_signup', amount: 6 } }])
-    given([...past, ...events]).when({ type: 'ExpireLots', data: { now: t0 + 40 * day } }).thenNothing()
+    given([...past, ...events])
+      .when({ type: 'ExpireLots', data: { now: t0 + 40 * day } })
+      .thenNothing()
   })
 
   it('reads the balance right before the expiry is recorded', () => {
@@ -203,7 +261,12 @@ describe('account: expiry, disputes, clawbacks', () => {
   })
 
   it('claws back at most what remains of the disputed payment, naming it', () => {
-    const past = history([open(0), grant('lot_pack', 10, t0, t0 + 365 * day, 'pack', 'pi_1'), admit('j1', t0), charge('j1', 7, t0)])
+    const past = history([
+      open(0),
+      grant('lot_pack', 10, t0, t0 + 365 * day, 'pack', 'pi_1'),
+      admit('j1', t0),
+      charge('j1', 7, t0),
+    ])
     given(past)
       .when({ type: 'ClawBack', data: { paymentRef: 'pi_1', amount: null, reason: 'dispute_lost', now: t0 } })
       .then([{ type: 'CreditsClawedBack', data: { lotId: 'lot_pack', amount: 3, reverses: 'pi_1' } }])
@@ -215,7 +278,9 @@ describe('account: expiry, disputes, clawbacks', () => {
       grant('lot_pack', 10, t0, t0 + 365 * day, 'pack', 'pi_1'),
       { type: 'ClawBack', data: { paymentRef: 'pi_1', amount: null, reason: 'refund', now: t0 } },
     ])
-    given(past).when({ type: 'ClawBack', data: { paymentRef: 'pi_1', amount: null, reason: 'dispute_lost', now: t0 } }).thenNothing()
+    given(past)
+      .when({ type: 'ClawBack', data: { paymentRef: 'pi_1', amount: null, reason: 'dispute_lost', now: t0 } })
+      .thenNothing()
   })
 })
 
@@ -223,25 +288,49 @@ describe('account: API keys', () => {
   const createKey = (keyId: string, now: number) =>
     ({
       type: 'CreateApiKey',
-      data: { keyId, name: 'default', prefix: 'kiln_sk_abcdef', secretHash: `h_${keyId}`, policy: { maxActiveKeys: 10, maxNewKeysPerDay: 20 }, now },
+      data: {
+        keyId,
+        name: 'default',
+        prefix: 'kiln_sk_abcdef',
+        secretHash: `h_${keyId}`,
+        policy: { maxActiveKeys: 10, maxNewKeysPerDay: 20 },
+        now,
+      },
     }) as const
 
   it('creates keys up to 10 active', () => {
     const ten = history([open(), ...Array.from({ length: 10 }, (_, i) => createKey(`k${i}`, t0))])
-    given(ten).when(createKey('k10', t0)).thenError('key_limit', /10 active/)
+    given(ten)
+      .when(createKey('k10', t0))
+      .thenError('key_limit', /10 active/)
   })
 
   it('allows 20 new keys per 24 h even with revocations', () => {
-    const churn = Array.from({ length: 20 }, (_, i) => [createKey(`k${i}`, t0 + i), { type: 'RevokeApiKey', data: { keyId: `k${i}`, now: t0 + i } } as const]).flat()
+    const churn = Array.from({ length: 20 }, (_, i) => [
+      createKey(`k${i}`, t0 + i),
+      { type: 'RevokeApiKey', data: { keyId: `k${i}`, now: t0 + i } } as const,
+    ]).flat()
     const past = history([open(), ...churn])
-    given(past).when(createKey('k20', t0 + hour)).thenError('key_limit', /20 new keys/)
-    given(past).when(createKey('k20', t0 + day + 1)).then([{ type: 'ApiKeyCreated' }])
+    given(past)
+      .when(createKey('k20', t0 + hour))
+      .thenError('key_limit', /20 new keys/)
+    given(past)
+      .when(createKey('k20', t0 + day + 1))
+      .then([{ type: 'ApiKeyCreated' }])
   })
 
   it('revokes once; an unknown key is not found', () => {
-    const past = history([open(), createKey('k1', t0), { type: 'RevokeApiKey', data: { keyId: 'k1', now: t0 } }])
-    given(past).when({ type: 'RevokeApiKey', data: { keyId: 'k1', now: t0 } }).thenNothing()
-    given(past).when({ type: 'RevokeApiKey', data: { keyId: 'k9', now: t0 } }).thenError('not_found')
+    const past = history([
+      open(),
+      createKey('k1', t0),
+      { type: 'RevokeApiKey', data: { keyId: 'k1', now: t0 } },
+    ])
+    given(past)
+      .when({ type: 'RevokeApiKey', data: { keyId: 'k1', now: t0 } })
+      .thenNothing()
+    given(past)
+      .when({ type: 'RevokeApiKey', data: { keyId: 'k9', now: t0 } })
+      .thenError('not_found')
   })
 
   it('refuses names longer than 60 characters', () => {
@@ -252,7 +341,10 @@ describe('account: API keys', () => {
 })
 
 describe('account: checkouts', () => {
-  const start = (requestId: string, item: string) => ({ type: 'StartCheckout' as const, data: { requestId, item, sessionId: 'cs_1', url: 'https://pay/cs_1', now: t0 } })
+  const start = (requestId: string, item: string) => ({
+    type: 'StartCheckout' as const,
+    data: { requestId, item, sessionId: 'cs_1', url: 'https://pay/cs_1', now: t0 },
+  })
 
   it('records a checkout once per request id; another item under the same id is a conflict', () => {
     const past = history([open(), start('r1', 'pack_500')])
@@ -261,6 +353,8 @@ describe('account: checkouts', () => {
   })
 
   it('a frozen account cannot buy', () => {
-    given(history([open(), { type: 'Freeze', data: { disputeId: 'dp', now: t0 } }])).when(start('r1', 'pack_500')).thenError('account_frozen')
+    given(history([open(), { type: 'Freeze', data: { disputeId: 'dp', now: t0 } }]))
+      .when(start('r1', 'pack_500'))
+      .thenError('account_frozen')
   })
 })

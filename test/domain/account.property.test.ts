@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest'
 import type { AccountCommand } from '../../domain/account/commands.ts'
 import { decideAccount } from '../../domain/account/decide.ts'
 import type { AccountEvent } from '../../domain/account/events.ts'
-import { type AccountState, balanceAt, evolveAccount, initialAccountState } from '../../domain/account/state.ts'
+import {
+  type AccountState,
+  balanceAt,
+  evolveAccount,
+  initialAccountState,
+} from '../../domain/account/state.ts'
 import { isDomainError } from '../../domain/errors.ts'
 import { day, hour, open, splitTool, t0 } from './account-fixtures.ts'
 
@@ -21,16 +26,30 @@ type Step =
   | { kind: 'clawback'; amount: number | null }
 
 const stepArb: fc.Arbitrary<{ step: Step; advanceMs: number }> = fc.record({
-  advanceMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 6 * hour }), fc.integer({ min: 1, max: 40 * day })),
+  advanceMs: fc.oneof(
+    fc.constant(0),
+    fc.integer({ min: 1, max: 6 * hour }),
+    fc.integer({ min: 1, max: 40 * day }),
+  ),
   step: fc.oneof(
-    fc.record({ kind: fc.constant('grant' as const), credits: fc.integer({ min: 1, max: 50 }), lifetimeDays: fc.integer({ min: 1, max: 60 }) }),
+    fc.record({
+      kind: fc.constant('grant' as const),
+      credits: fc.integer({ min: 1, max: 50 }),
+      lifetimeDays: fc.integer({ min: 1, max: 60 }),
+    }),
     fc.constant({ kind: 'admit' as const }),
     fc.record({ kind: fc.constant('charge' as const), price: fc.integer({ min: 0, max: 40 }) }),
-    fc.record({ kind: fc.constant('finish' as const), outcome: fc.constantFrom('succeeded' as const, 'failed' as const, 'canceled' as const) }),
+    fc.record({
+      kind: fc.constant('finish' as const),
+      outcome: fc.constantFrom('succeeded' as const, 'failed' as const, 'canceled' as const),
+    }),
     fc.constant({ kind: 'expire' as const }),
     fc.constant({ kind: 'freeze' as const }),
     fc.constant({ kind: 'unfreeze' as const }),
-    fc.record({ kind: fc.constant('clawback' as const), amount: fc.option(fc.integer({ min: 1, max: 30 }), { nil: null }) }),
+    fc.record({
+      kind: fc.constant('clawback' as const),
+      amount: fc.option(fc.integer({ min: 1, max: 30 }), { nil: null }),
+    }),
   ),
 })
 
@@ -47,14 +66,39 @@ interface Ledger {
 
 function commandFor(step: Step, state: AccountState, now: number, counter: number): AccountCommand | null {
   const active = [...state.activeJobIds]
-  const paymentRefs = [...state.lots.values()].map((lot) => lot.paymentRef).filter((ref): ref is string => ref !== null)
+  const paymentRefs = [...state.lots.values()]
+    .map((lot) => lot.paymentRef)
+    .filter((ref): ref is string => ref !== null)
   switch (step.kind) {
     case 'grant':
-      return { type: 'GrantCredits', data: { lotId: `lot_${counter}`, kind: 'pack', credits: step.credits, expiresAt: now + step.lifetimeDays * day, reason: 'pack', paymentRef: `pay_${counter}`, now } }
+      return {
+        type: 'GrantCredits',
+        data: {
+          lotId: `lot_${counter}`,
+          kind: 'pack',
+          credits: step.credits,
+          expiresAt: now + step.lifetimeDays * day,
+          reason: 'pack',
+          paymentRef: `pay_${counter}`,
+          now,
+        },
+      }
     case 'admit':
-      return { type: 'AdmitJob', data: { jobId: `j${counter}`, tool: splitTool, idempotencyKey: null, requestHash: null, policy: { maxActiveJobs: 3, forgottenKeyMs: day }, now } }
+      return {
+        type: 'AdmitJob',
+        data: {
+          jobId: `j${counter}`,
+          tool: splitTool,
+          idempotencyKey: null,
+          requestHash: null,
+          policy: { maxActiveJobs: 3, forgottenKeyMs: day },
+          now,
+        },
+      }
     case 'charge':
-      return active[0] ? { type: 'ChargeJob', data: { jobId: active[0], units: 1, price: step.price, now } } : null
+      return active[0]
+        ? { type: 'ChargeJob', data: { jobId: active[0], units: 1, price: step.price, now } }
+        : null
     case 'finish':
       return active[0] ? { type: 'FinishJob', data: { jobId: active[0], outcome: step.outcome, now } } : null
     case 'expire':
@@ -64,16 +108,37 @@ function commandFor(step: Step, state: AccountState, now: number, counter: numbe
     case 'unfreeze':
       return { type: 'Unfreeze', data: { disputeId: 'dp', now } }
     case 'clawback':
-      return paymentRefs.length > 0 ? { type: 'ClawBack', data: { paymentRef: paymentRefs[counter % paymentRefs.length]!, amount: step.amount, reason: 'dispute_lost', now } } : null
+      return paymentRefs.length > 0
+        ? {
+            type: 'ClawBack',
+            data: {
+              paymentRef: paymentRefs[counter % paymentRefs.length]!,
+              amount: step.amount,
+              reason: 'dispute_lost',
+              now,
+            },
+          }
+        : null
   }
 }
 
 /** The spending order, recomputed from the ledger alone: expires first, then granted first, then lot id. */
-function checkSpendingOrder(ledger: Ledger, event: Extract<AccountEvent, { type: 'JobCharged' }>, now: number): void {
+function checkSpendingOrder(
+  ledger: Ledger,
+  event: Extract<AccountEvent, { type: 'JobCharged' }>,
+  now: number,
+): void {
   const remaining = (lotId: string) => ledger.granted.get(lotId)! - (ledger.flows.get(lotId) ?? 0)
   const order = [...ledger.granted.keys()]
-    .filter((lotId) => !ledger.expired.has(lotId) && ledger.expiresAt.get(lotId)! > now && remaining(lotId) > 0)
-    .sort((a, b) => ledger.expiresAt.get(a)! - ledger.expiresAt.get(b)! || ledger.grantedAt.get(a)! - ledger.grantedAt.get(b)! || (a < b ? -1 : 1))
+    .filter(
+      (lotId) => !ledger.expired.has(lotId) && ledger.expiresAt.get(lotId)! > now && remaining(lotId) > 0,
+    )
+    .sort(
+      (a, b) =>
+        ledger.expiresAt.get(a)! - ledger.expiresAt.get(b)! ||
+        ledger.grantedAt.get(a)! - ledger.grantedAt.get(b)! ||
+        (a < b ? -1 : 1),
+    )
   const allocations = event.data.allocations
   expect(allocations.map((a) => a.lotId)).toEqual(order.slice(0, allocations.length))
   allocations.forEach((allocation, i) => {
@@ -85,7 +150,8 @@ function checkSpendingOrder(ledger: Ledger, event: Extract<AccountEvent, { type:
 }
 
 function apply(ledger: Ledger, event: AccountEvent, now: number): void {
-  const move = (lotId: string, amount: number) => ledger.flows.set(lotId, (ledger.flows.get(lotId) ?? 0) + amount)
+  const move = (lotId: string, amount: number) =>
+    ledger.flows.set(lotId, (ledger.flows.get(lotId) ?? 0) + amount)
   switch (event.type) {
     case 'CreditsGranted':
       ledger.granted.set(event.data.lotId, event.data.credits)
@@ -109,7 +175,9 @@ function apply(ledger: Ledger, event: AccountEvent, now: number): void {
       break
     case 'LotExpired':
       expect(ledger.expired.has(event.data.lotId)).toBe(false)
-      expect(event.data.amount).toBe(ledger.granted.get(event.data.lotId)! - (ledger.flows.get(event.data.lotId) ?? 0))
+      expect(event.data.amount).toBe(
+        ledger.granted.get(event.data.lotId)! - (ledger.flows.get(event.data.lotId) ?? 0),
+      )
       ledger.expired.add(event.data.lotId)
       move(event.data.lotId, event.data.amount)
       break
@@ -153,7 +221,16 @@ describe('account decider under random histories', () => {
       fc.property(fc.array(stepArb, { minLength: stepsPerRun, maxLength: stepsPerRun }), (script) => {
         let state = initialAccountState()
         let now = t0
-        const ledger: Ledger = { granted: new Map(), grantedAt: new Map(), expired: new Set(), expiresAt: new Map(), flows: new Map(), charged: new Map(), refunded: new Map(), outcomes: new Map() }
+        const ledger: Ledger = {
+          granted: new Map(),
+          grantedAt: new Map(),
+          expired: new Set(),
+          expiresAt: new Map(),
+          flows: new Map(),
+          charged: new Map(),
+          refunded: new Map(),
+          outcomes: new Map(),
+        }
         const opening = decideAccount(open(20, now), state)
         for (const event of opening) {
           apply(ledger, event, now)
@@ -178,7 +255,11 @@ describe('account decider under random histories', () => {
           checkInvariants(state, ledger, now)
         })
       }),
-      { numRuns: runs, seed: process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined, verbose: 1 },
+      {
+        numRuns: runs,
+        seed: process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined,
+        verbose: 1,
+      },
     )
     expect(steps).toBeGreaterThanOrEqual(10_000)
   })

@@ -1,12 +1,29 @@
+import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { jobIdPattern, newJobId, newSecret, newUploadId, randomString, secretShape, uploadIdPattern, apiKeyPrefix } from '../../domain/ids.ts'
+import {
+  apiKeyPrefix,
+  jobIdPattern,
+  newJobId,
+  newSecret,
+  newUploadId,
+  randomString,
+  secretShape,
+  uploadIdPattern,
+} from '../../domain/ids.ts'
 import { getTool, toolCatalog, toolIds } from '../../domain/tools/catalog.ts'
 import { priceFor, smallestPrice } from '../../domain/tools/pricing.ts'
-import { randomBytes } from 'node:crypto'
 
 describe('pricing', () => {
-  const tiers = { kind: 'tiers' as const, unit: 'faces' as const, tiers: [{ upTo: 100, credits: 2 }, { upTo: 1000, credits: 5 }], description: '' }
+  const tiers = {
+    kind: 'tiers' as const,
+    unit: 'faces' as const,
+    tiers: [
+      { upTo: 100, credits: 2 },
+      { upTo: 1000, credits: 5 },
+    ],
+    description: '',
+  }
 
   it('tiers: the first tier the input fits in', () => {
     expect(priceFor(tiers, 0)).toBe(2)
@@ -43,15 +60,42 @@ describe('tool catalog', () => {
   })
 
   it('advertises idempotency_required exactly for the spec list', () => {
-    const required = [...toolCatalog.values()].filter((t) => t.idempotencyRequired).map((t) => t.id).sort()
-    expect(required).toEqual(['create_3d_model', 'create_3d_model_from_image', 'create_image', 'get_random_numbers', 'optimize_3d_model'])
+    const required = [...toolCatalog.values()]
+      .filter((t) => t.idempotencyRequired)
+      .map((t) => t.id)
+      .sort()
+    expect(required).toEqual([
+      'create_3d_model',
+      'create_3d_model_from_image',
+      'create_image',
+      'get_random_numbers',
+      'optimize_3d_model',
+    ])
   })
 
   it('split_3d_model options are exactly the spec table, with its defaults, and refuse other properties', () => {
     const split = getTool('split_3d_model').options
-    expect(split.parse({})).toEqual({ detail: 'medium', min_part_faces: 0, format: 'glb', preprocess: 'auto', segmented: true })
-    const schema = z.toJSONSchema(split, { io: 'input' }) as { properties: Record<string, unknown>; additionalProperties: boolean }
-    expect(Object.keys(schema.properties).sort()).toEqual(['density', 'detail', 'format', 'max_parts', 'min_part_area', 'min_part_faces', 'preprocess', 'segmented'])
+    expect(split.parse({})).toEqual({
+      detail: 'medium',
+      min_part_faces: 0,
+      format: 'glb',
+      preprocess: 'auto',
+      segmented: true,
+    })
+    const schema = z.toJSONSchema(split, { io: 'input' }) as {
+      properties: Record<string, unknown>
+      additionalProperties: boolean
+    }
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      'density',
+      'detail',
+      'format',
+      'max_parts',
+      'min_part_area',
+      'min_part_faces',
+      'preprocess',
+      'segmented',
+    ])
     expect(schema.additionalProperties).toBe(false)
     expect(split.safeParse({ colour: 'red' }).success).toBe(false)
     expect(split.safeParse({ max_parts: 65 }).success).toBe(false)

@@ -1,7 +1,11 @@
 // The event store contract: every adapter runs this suite.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type EventStore, type RecordedEvent, WrongExpectedVersionError } from '../../domain/ports/event-store.ts'
+import {
+  type EventStore,
+  type RecordedEvent,
+  WrongExpectedVersionError,
+} from '../../domain/ports/event-store.ts'
 
 const ev = (type: string, data: unknown = {}) => ({ id: randomUUID(), type, data })
 

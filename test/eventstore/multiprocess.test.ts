@@ -21,11 +21,21 @@ describe('SQLite event store across processes', () => {
     const now = Date.now()
     await handleCommand(store, accountStream('a1'), accountDecider, {
       type: 'OpenAccount',
-      data: { accountId: 'a1', login: 'a', email: null, signupLotId: 'lot_1', signupCredits: 5, signupExpiresAt: now + 86_400_000, now },
+      data: {
+        accountId: 'a1',
+        login: 'a',
+        email: null,
+        signupLotId: 'lot_1',
+        signupCredits: 5,
+        signupExpiresAt: now + 86_400_000,
+        now,
+      },
     })
 
     const results = await Promise.all(
-      Array.from({ length: 5 }, (_, p) => run(process.execPath, [join(fixtures, 'admit-worker.ts'), path, 'a1', `p${p}`, '10'])),
+      Array.from({ length: 5 }, (_, p) =>
+        run(process.execPath, [join(fixtures, 'admit-worker.ts'), path, 'a1', `p${p}`, '10']),
+      ),
     )
     const outcomes = results.flatMap((r) => JSON.parse(r.stdout.trim()) as string[])
     expect(outcomes).toHaveLength(50)
@@ -41,7 +51,9 @@ describe('SQLite event store across processes', () => {
 
   it('an append acknowledged before SIGKILL is there after a restart', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'kiln-kill-')), 'events.db')
-    const child = spawn(process.execPath, [join(fixtures, 'append-until-killed.ts'), path], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [join(fixtures, 'append-until-killed.ts'), path], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let lastAck = -1
     await new Promise<void>((resolve) => {
       child.stdout.on('data', (chunk: Buffer) => {

@@ -4,4 +4,7 @@ import { join } from 'node:path'
 import { SqliteEventStore } from '../../adapters/eventstore/sqlite.ts'
 import { eventStoreContract } from './contract.ts'
 
-eventStoreContract('SQLite (embedded)', async () => new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'kiln-es-')), 'events.db')))
+eventStoreContract(
+  'SQLite (embedded)',
+  async () => new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'kiln-es-')), 'events.db')),
+)

@@ -14,6 +14,7 @@ export function specFor<State, Command, Event>(decider: Spec<State, Command, Eve
       const state = given.reduce(decider.evolve, decider.initialState())
       const run = () => decider.decide(command, state)
       return {
+        // biome-ignore lint/suspicious/noThenProperty: given/when/then is the specification vocabulary; the object is never awaited
         then(expected: { type: string; data?: Record<string, unknown> }[] | ((events: Event[]) => void)) {
           const events = run()
           if (typeof expected === 'function') expected(events)

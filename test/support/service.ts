@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import { type AppOptions, buildApp } from '../../api/app.ts'
 import { createApiKey, grantCredits, issueConsoleToken, openAccount } from '../../app/accounts.ts'
 import { type Config, loadConfig } from '../../app/config.ts'
 import { type Services, startServices } from '../../app/services.ts'
-import { buildApp, type AppOptions } from '../../api/app.ts'
 
 export interface TestService {
   services: Services
@@ -29,7 +29,12 @@ export async function startTestService(
   { consumeJobs = true, ...appOptions }: { consumeJobs?: boolean } & Omit<AppOptions, 'services'> = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiln-e2e-'))
-  const config: Config = { ...loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), signingSecret: 'test-signing-secret-of-at-least-32-bytes', ...overrides, dataDir }
+  const config: Config = {
+    ...loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+    signingSecret: 'test-signing-secret-of-at-least-32-bytes',
+    ...overrides,
+    dataDir,
+  }
   const services = await startServices(config, { consumeJobs })
   const app = await buildApp({ services, ...appOptions })
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -42,7 +47,11 @@ export async function startTestService(
     app,
     baseUrl,
     async account({ credits = 100, login = 'tester' } = {}) {
-      const { accountId } = await openAccount(services.ctx, { login, email: `${login}@example.com`, credits: 0 })
+      const { accountId } = await openAccount(services.ctx, {
+        login,
+        email: `${login}@example.com`,
+        credits: 0,
+      })
       if (credits > 0) await grantCredits(services.ctx, accountId, { credits, kind: 'adjustment' })
       const key = await createApiKey(services.ctx, accountId, 'test')
       const consoleToken = await issueConsoleToken(services.ctx, accountId)
@@ -56,7 +65,11 @@ export async function startTestService(
           const h = new Headers(headers)
           if (token) h.set('authorization', `Bearer ${token}`)
           if (json !== undefined) h.set('content-type', 'application/json')
-          return fetch(`${baseUrl}${path}`, { ...init, headers: h, body: json !== undefined ? JSON.stringify(json) : init.body })
+          return fetch(`${baseUrl}${path}`, {
+            ...init,
+            headers: h,
+            body: json !== undefined ? JSON.stringify(json) : init.body,
+          })
         },
       }
     },
@@ -69,7 +82,11 @@ export async function startTestService(
 }
 
 /** Polls a job until it is final. */
-export async function waitForJob(account: TestAccount, jobId: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+export async function waitForJob(
+  account: TestAccount,
+  jobId: string,
+  timeoutMs = 30_000,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const job = (await (await account.request(`/v1/jobs/${jobId}`)).json()) as Record<string, unknown>

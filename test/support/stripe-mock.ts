@@ -7,7 +7,11 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 
 function findBinary(): string | null {
-  const candidates = [process.env.STRIPE_MOCK_BIN, join(process.env.GOPATH ?? join(homedir(), 'go'), 'bin', 'stripe-mock'), '/usr/local/bin/stripe-mock']
+  const candidates = [
+    process.env.STRIPE_MOCK_BIN,
+    join(process.env.GOPATH ?? join(homedir(), 'go'), 'bin', 'stripe-mock'),
+    '/usr/local/bin/stripe-mock',
+  ]
   return candidates.find((path): path is string => !!path && existsSync(path)) ?? null
 }
 

@@ -29,8 +29,12 @@ async function renderAccount() {
   $('#who').textContent = `${me.login}${me.email ? ` · ${me.email}` : ''} · ${me.plan}`
   $('#balance').textContent = billing.balance.toLocaleString()
   $('#frozen').hidden = !billing.frozen
-  $('#lots tbody').replaceChildren(...billing.lots.map((l) => row(l.kind, l.credits, l.remaining, fmtDate(l.expires_at))))
-  $('#ledger tbody').replaceChildren(...billing.entries.map((e) => row(fmtDate(e.created_at), e.kind, e.amount, e.tool ?? '', e.job_id ?? '')))
+  $('#lots tbody').replaceChildren(
+    ...billing.lots.map((l) => row(l.kind, l.credits, l.remaining, fmtDate(l.expires_at))),
+  )
+  $('#ledger tbody').replaceChildren(
+    ...billing.entries.map((e) => row(fmtDate(e.created_at), e.kind, e.amount, e.tool ?? '', e.job_id ?? '')),
+  )
 }
 
 async function renderKeys() {
@@ -110,7 +114,10 @@ async function signIn(token) {
   } catch (error) {
     client = null
     sessionStorage.removeItem(tokenKey)
-    $('#signin-error').textContent = error?.data?.appCode === 'forbidden' ? 'That is an API key; sign in with a console token.' : 'That token was not accepted.'
+    $('#signin-error').textContent =
+      error?.data?.appCode === 'forbidden'
+        ? 'That is an API key; sign in with a console token.'
+        : 'That token was not accepted.'
     return
   }
   sessionStorage.setItem(tokenKey, token)
