@@ -83,7 +83,7 @@ for (const adapter of adapters) {
       const done = (await waitForJob(account, job.id)) as unknown as JobView
       expect(done).toMatchObject({ status: 'succeeded', credits_charged: 1, error: null })
       expect(done.result?.numbers).toHaveLength(3)
-      for (const n of done.result?.numbers as number[]) expect(n).toBeGreaterThanOrEqual(1)
+      for (const n of done.result!.numbers as number[]) expect(n).toBeGreaterThanOrEqual(1)
       expect(await books(job)).toEqual({
         charges: 1,
         refunds: 0,
