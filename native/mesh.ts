@@ -1,0 +1,132 @@
+// Typed facade over the mesh core. Loads the napi-rs addon (native/mesh-node), or, when that
+// binary is missing or KILN_MESH_BACKEND=wasm, the wasm32-wasip1-threads build of the same crate
+// (mesh.wasi.cjs beside it, produced by `napi build --target wasm32-wasip1-threads`); with neither
+// present it throws an error saying how to build one. The core answers with values, never throws:
+// failures come back as {code, message, hint} and are raised here as DomainError.
+import { existsSync } from 'node:fs'
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve, sep } from 'node:path'
+import { DomainError } from '../domain/errors.ts'
+import type { ToolInputFile, ToolRunner } from '../domain/ports/tool-runner.ts'
+import { getTool, type ToolId } from '../domain/tools/catalog.ts'
+import { loadNativeAddon } from './load.ts'
+
+export type MeshTool = 'inspect' | 'simplify' | 'optimize' | 'split'
+export type MeshErrorCode = 'invalid_mesh' | 'unsupported_format' | 'limit_exceeded'
+
+export interface MeshFile {
+  /** Relative output name; may carry a folder such as `parts/`. */
+  name: string
+  data: Buffer
+}
+
+interface Outcome {
+  summaryJson?: string
+  files: MeshFile[]
+  faces?: number
+  error?: { code: MeshErrorCode; message: string; hint: string }
+}
+
+export interface MeshAddon {
+  measure(input: Buffer, name: string, extension: string, maxFaces: number, resourceDir?: string | null): Promise<Outcome>
+  runTool(tool: MeshTool, input: Buffer, name: string, extension: string, optionsJson: string, resourceDir?: string | null): Promise<Outcome>
+  coreVersion(): string
+}
+
+export interface MeshInput {
+  data: Buffer
+  /** Original file name; its extension gives the format. */
+  name: string
+  extension: string
+  /** Folder a .gltf may take separately stored buffers and images from (plain file names only). */
+  resourceDir?: string
+}
+
+export interface MeshRunResult {
+  summary: Record<string, unknown>
+  files: MeshFile[]
+}
+
+const wasmLoader = join(import.meta.dirname, 'mesh-node', 'mesh.wasi.cjs')
+
+/** One build of the core, or null when it was not produced on this machine. */
+export function loadMeshBuild(kind: 'native' | 'wasm'): MeshAddon | null {
+  if (kind === 'native') return loadNativeAddon<MeshAddon>('mesh-node', 'mesh')
+  return existsSync(wasmLoader) ? (createRequire(import.meta.url)(wasmLoader) as MeshAddon) : null
+}
+
+let cached: { addon: MeshAddon; backend: 'native' | 'wasm' } | undefined
+
+/** The loaded core and which build it is. */
+export function meshBackend(): { addon: MeshAddon; backend: 'native' | 'wasm' } {
+  if (cached) return cached
+  const forceWasm = process.env.KILN_MESH_BACKEND === 'wasm'
+  const native = forceWasm ? null : loadMeshBuild('native')
+  if (native) return (cached = { addon: native, backend: 'native' })
+  const wasm = loadMeshBuild('wasm')
+  if (wasm) return (cached = { addon: wasm, backend: 'wasm' })
+  throw new Error(
+    'The mesh core is not built: run `npm run build:native` for the native addon, or build the WASM fallback with ' +
+      '`npx napi build --release --target wasm32-wasip1-threads --manifest-path native/mesh-node/Cargo.toml --output-dir native/mesh-node` ' +
+      '(needs the wasm32-wasip1-threads Rust target and a WASI C++ toolchain).',
+  )
+}
+
+function raise(outcome: Outcome): never {
+  const e = outcome.error ?? { code: 'invalid_mesh' as const, message: 'The mesh core returned no result.', hint: 'Retry later.' }
+  throw new DomainError(e.code, e.message, { hint: e.hint })
+}
+
+/** Faces in the model (the pricing unit); DomainError limit_exceeded beyond maxFaces, invalid_mesh etc. for bad files. */
+export async function measureFaces(input: MeshInput, maxFaces: number): Promise<number> {
+  const outcome = await meshBackend().addon.measure(input.data, input.name, input.extension, maxFaces, input.resourceDir ?? null)
+  if (outcome.error || outcome.faces === undefined) raise(outcome)
+  return outcome.faces
+}
+
+/** Runs a mesh tool off the JS thread; DomainError on a bad or too large model. */
+export async function runMeshTool(tool: MeshTool, input: MeshInput, options: object): Promise<MeshRunResult> {
+  const outcome = await meshBackend().addon.runTool(tool, input.data, input.name, input.extension, JSON.stringify(options), input.resourceDir ?? null)
+  if (outcome.error || outcome.summaryJson === undefined) raise(outcome)
+  return { summary: JSON.parse(outcome.summaryJson) as Record<string, unknown>, files: outcome.files }
+}
+
+/**
+ * A ToolRunner for one mesh tool: checks the file size, measures faces against the tool limit,
+ * runs the core and writes its files (folders included) into the job's outDir. A .gltf must
+ * carry its buffers inside: separate files next to an upload are never read.
+ */
+export function meshToolRunner<Options extends object>(toolId: ToolId, tool: MeshTool): ToolRunner<Options> {
+  const { maxUnits, maxBytes } = getTool(toolId).limits
+  const load = async (input: ToolInputFile | null): Promise<MeshInput> => {
+    if (!input)
+      throw new DomainError('unsupported_format', `${toolId} needs a 3D model file as input.`, { hint: 'Send a GLB, glTF, OBJ, PLY or STL file.' })
+    const { size } = await stat(input.path)
+    if (maxBytes !== null && size > maxBytes)
+      throw new DomainError('limit_exceeded', `The file has ${size} bytes; ${toolId} takes up to ${maxBytes}.`, {
+        hint: 'Simplify or split the model first, or compress its textures.',
+      })
+    return { data: await readFile(input.path), name: input.name, extension: input.extension }
+  }
+  const faceLimit = maxUnits ?? Number.MAX_SAFE_INTEGER
+  return {
+    async measure(input) {
+      return { units: await measureFaces(await load(input), faceLimit) }
+    },
+    async run(input, options, context) {
+      const model = await load(input)
+      context.progress(0.05, 'model read')
+      const result = await runMeshTool(tool, model, options)
+      context.signal.throwIfAborted()
+      for (const file of result.files) {
+        const target = resolve(context.outDir, file.name)
+        if (!target.startsWith(resolve(context.outDir) + sep)) throw new Error(`output name escapes outDir: ${file.name}`)
+        await mkdir(dirname(target), { recursive: true })
+        await writeFile(target, file.data)
+      }
+      context.progress(1, 'done')
+      return { summary: result.summary }
+    },
+  }
+}
