@@ -66,7 +66,7 @@ describe('get_random_numbers is uniform (chi-square, false failure 1e-7 each)', 
 
   it('no modulo bias: thirds of a span of 3·2^51 (a modulo draw would give the first third twice the weight)', () => {
     const span = 3 * 2 ** 51
-    const counts = [0, 0, 0]
+    const counts = new Array(3).fill(0)
     for (let i = 0; i < 30_000; i++) counts[Math.floor(uniformInteger(0, span - 1, randomBytes) / 2 ** 51)]++
     expectUniform(counts)
   })
