@@ -95,7 +95,10 @@ export async function startMongoServer(): Promise<MongoServer | null> {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve))
       child.kill('SIGTERM')
+      // FerretDB can linger in its graceful shutdown; the data is throw-away.
+      const kill = setTimeout(() => child.kill('SIGKILL'), 3000)
       await exited
+      clearTimeout(kill)
     }
     rmSync(dir, { recursive: true, force: true })
   }
