@@ -44,7 +44,7 @@ impl Default for SegmentParams {
 }
 
 /// Normal-smoothing rounds before crease angles are measured.
-const SMOOTHING_ROUNDS: usize = 2;
+const SMOOTHING_ROUNDS: usize = 3;
 
 /// Tuned on the Princeton Segmentation Benchmark (`bench/segmentation`); Medium is the setting
 /// scored there. A higher threshold stops merging earlier, giving more parts.
