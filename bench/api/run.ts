@@ -1,0 +1,176 @@
+// The REST facade under load: GET /v1/jobs/{id} and job creation (POST /v1/tools/get_random_bytes/jobs)
+// on the real server, against a bare Fastify route answering the same JSON, in the same run.
+//   node bench/api/run.ts [--duration 5] [--connections 10] [--creations 1000]
+// The server runs as `npm start` does, in its own process, with the rate, active-job and queue
+// limits lifted and no workers: creation measures the API path (auth, validation, the account and
+// job deciders, the event append, projection and read-back), not the tool. Nothing is asserted on
+// the figures; a run with any non-2xx answer is refused, since its numbers would measure errors.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+import autocannon, { type Result } from 'autocannon'
+import { getTool } from '../../domain/tools/catalog.ts'
+import { createBenchAccounts } from './accounts.ts'
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '10' },
+    creations: { type: 'string', default: '1000' },
+  },
+})
+const duration = Number(values.duration)
+const connections = Number(values.connections)
+const creations = Number(values.creations)
+const tool = 'get_random_bytes'
+const unlimited = '1000000000'
+
+const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-api-'))
+const children: ChildProcess[] = []
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as { port: number }
+  server.close()
+  return port
+}
+
+async function startKiln(port: number): Promise<string> {
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    RUN_WORKERS: 'false',
+    RATE_LIMIT_PER_SECOND: unlimited,
+    RATE_LIMIT_BURST: unlimited,
+    MAX_ACTIVE_JOBS: unlimited,
+    MAX_QUEUED_JOBS: unlimited,
+  }
+  children.push(spawn(process.execPath, ['api/main.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] }))
+  const base = `http://127.0.0.1:${port}`
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (
+      await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return base
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error('the kiln server did not start')
+}
+
+async function startBare(jobFile: string): Promise<string> {
+  const child = spawn(process.execPath, ['bench/api/bare-server.ts', jobFile], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  children.push(child)
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
+  return `http://127.0.0.1:${line.trim()}`
+}
+
+function refuseErrors(what: string, result: Result): Result {
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(
+      `${what}: ${result.non2xx} non-2xx answers and ${result.errors} errors (${JSON.stringify(result.statusCodeStats)})`,
+    )
+  }
+  return result
+}
+
+const readJob = async (base: string, jobId: string, key: string) =>
+  refuseErrors(
+    `GET ${base}`,
+    await autocannon({
+      url: `${base}/v1/jobs/${jobId}`,
+      headers: { authorization: `Bearer ${key}` },
+      connections,
+      duration,
+    }),
+  )
+
+// Each account may start a limited number of free jobs a day, so creations on kiln are counted
+// and rotate over the keys; the bare route has no quota and runs for the read duration.
+function createJobs(base: string, keys: string[], length: { amount: number } | { duration: number }) {
+  let next = 0
+  return autocannon({
+    url: `${base}/v1/tools/${tool}/jobs`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+    connections,
+    ...length,
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          headers: { ...request.headers, authorization: `Bearer ${keys[next++ % keys.length]}` },
+        }),
+      },
+    ],
+  }).then((result) => refuseErrors(`POST ${base}`, result))
+}
+
+// Over the whole run rather than per-second samples, which a short run has few of.
+const perSecond = (r: Result) => r.requests.total / r.duration
+
+const row = (operation: string, kiln: Result, bare: Result) => {
+  const ms = (value: number) => `${value} ms`
+  const rate = (r: Result) => Math.round(perSecond(r)).toLocaleString('en')
+  return `| ${operation} | ${rate(kiln)} | ${ms(kiln.latency.p50)} | ${ms(kiln.latency.p99)} | ${rate(bare)} | ${ms(bare.latency.p50)} | ${ms(bare.latency.p99)} | ${(perSecond(kiln) / perSecond(bare)).toFixed(2)} |`
+}
+
+try {
+  const perAccount = getTool(tool).limits.jobsPerDayBeforePurchase
+  // Room for the creation run on both servers' key rotation, plus the job the reads fetch.
+  const keys = await createBenchAccounts(dir, Math.ceil((creations + 1) / (perAccount - 1)))
+  const kiln = await startKiln(await freePort())
+  const created = await fetch(`${kiln}/v1/tools/${tool}/jobs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' },
+    body: '{}',
+  })
+  if (created.status !== 202)
+    throw new Error(`creating the job to read answered ${created.status}: ${await created.text()}`)
+  const job = (await created.json()) as { id: string }
+  const jobFile = join(dir, 'job.json')
+  writeFileSync(jobFile, JSON.stringify(job))
+  const bare = await startBare(jobFile)
+
+  // A short first pass on each warms the JIT; its figures are dropped.
+  for (const base of [kiln, bare])
+    await autocannon({
+      url: `${base}/v1/jobs/${job.id}`,
+      headers: { authorization: `Bearer ${keys[0]}` },
+      connections,
+      duration: 1,
+    })
+  const reads = { kiln: await readJob(kiln, job.id, keys[0]!), bare: await readJob(bare, job.id, keys[0]!) }
+  const creates = {
+    kiln: await createJobs(kiln, keys, { amount: creations }),
+    bare: await createJobs(bare, keys, { duration }),
+  }
+
+  console.log(
+    `\n${connections} connections; reads for ${duration} s; ${creations} creations over ${keys.length} accounts. Latencies in whole ms (autocannon's resolution). Ratio: kiln req/s ÷ bare req/s.\n`,
+  )
+  console.log(
+    '| Operation | kiln req/s | kiln p50 | kiln p99 | bare Fastify req/s | bare p50 | bare p99 | ratio |',
+  )
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  console.log(row('GET /v1/jobs/{id}', reads.kiln, reads.bare))
+  console.log(row(`POST /v1/tools/${tool}/jobs`, creates.kiln, creates.bare))
+} finally {
+  for (const child of children) child.kill('SIGTERM')
+  await Promise.all(children.map((child) => (child.exitCode === null ? once(child, 'exit') : null)))
+  rmSync(dir, { recursive: true, force: true })
+}
