@@ -90,3 +90,22 @@ fn written_files_read_back_with_the_same_faces() {
         }
     }
 }
+
+#[test]
+fn an_index_past_the_vertices_is_an_invalid_mesh() {
+    let Some(dir) = corpus() else { return };
+    let path = dir.join("malformed/gltf/IndexOutOfRange/IndexOutOfRange.gltf");
+    let options = ReadOptions { resource_dir: path.parent().map(Path::to_path_buf) };
+    let err = read_model(&std::fs::read(&path).unwrap(), "gltf", &options).unwrap_err();
+    assert_eq!(err.code, mesh_core::ErrorCode::InvalidMesh);
+    assert!(err.message.contains("out of range"), "{}", err.message);
+}
+
+#[test]
+fn a_gltf_with_a_separate_buffer_needs_that_file() {
+    let Some(dir) = corpus() else { return };
+    let data = std::fs::read(dir.join("gltf/CesiumMilkTruck/CesiumMilkTruck.gltf")).unwrap();
+    let err = read_model(&data, "gltf", &ReadOptions::default()).unwrap_err();
+    assert_eq!(err.code, mesh_core::ErrorCode::UnsupportedFormat);
+    assert!(err.hint.contains("data: URI"), "{}", err.hint);
+}

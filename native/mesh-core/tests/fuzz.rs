@@ -1,0 +1,85 @@
+//! Parser fuzzing without nightly: a seeded loop flips, inserts, deletes and overwrites bytes of
+//! small corpus files (and truncates them) and feeds every mutant to the reader of its format.
+//! Any outcome but a panic passes. MESH_FUZZ_ITERATIONS sets the budget per seed file (default
+//! 300 for CI; the bench script runs more).
+use mesh_core::read::{read_model, ReadOptions};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+const SEEDS: &[&str] = &[
+    "glb/Box.glb",
+    "glb/BoxMeshopt.glb",
+    "glb/BoxTextured.glb",
+    "gltf/BoxTextured_embedded/BoxTextured.gltf",
+    "ply/cube_binary.ply",
+    "ply/test_pos_color.ply",
+    "stl/Spider_binary.stl",
+    "malformed/off/OutOfMemory.off",
+    "malformed/obj/malformed.obj",
+];
+
+/// xorshift64*: a tiny deterministic generator so every run mutates the same way.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const INTERESTING: &[u32] = &[0, 1, 3, 0x7F, 0xFF, 0xFFFF, 0x7FFF_FFFF, 0xFFFF_FFFF, 0x8000_0000];
+
+fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut data = seed.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(data.len());
+        match rng.below(6) {
+            0 if !data.is_empty() => data[at] ^= 1 << rng.below(8),
+            1 if !data.is_empty() => data[at] = rng.next() as u8,
+            2 if data.len() >= at + 4 => data[at..at + 4].copy_from_slice(&INTERESTING[rng.below(INTERESTING.len())].to_le_bytes()),
+            3 => data.insert(at, rng.next() as u8),
+            4 if !data.is_empty() => {
+                data.remove(at);
+            }
+            _ => data.truncate(at),
+        }
+    }
+    data
+}
+
+#[test]
+fn mutated_corpus_files_never_panic_a_reader() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if !corpus.exists() {
+        eprintln!("SKIPPED: shared corpus not found at {}", corpus.display());
+        return;
+    }
+    let iterations: usize = std::env::var("MESH_FUZZ_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut outcomes = [0usize; 2];
+    for seed in SEEDS {
+        let bytes = std::fs::read(corpus.join(seed)).unwrap();
+        let extension = Path::new(seed).extension().unwrap().to_str().unwrap();
+        for i in 0..iterations {
+            let mutant = mutate(&bytes, &mut rng);
+            let result = catch_unwind(AssertUnwindSafe(|| read_model(&mutant, extension, &ReadOptions::default())));
+            match result {
+                Ok(r) => outcomes[usize::from(r.is_ok())] += 1,
+                Err(_) => {
+                    let path = std::env::temp_dir().join(format!("mesh-fuzz-crash-{i}.{extension}"));
+                    std::fs::write(&path, &mutant).unwrap();
+                    panic!("reader panicked on a mutant of {seed}; saved to {}", path.display());
+                }
+            }
+        }
+    }
+    eprintln!("fuzz: {} mutants rejected, {} still readable", outcomes[0], outcomes[1]);
+    assert!(outcomes[0] > 0, "mutations should break some files");
+}
