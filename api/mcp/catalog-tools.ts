@@ -4,7 +4,7 @@ import type { McpServer, ToolAnnotations } from '@modelcontextprotocol/server'
 import { createJob } from '../../app/jobs/create-job.ts'
 import type { ToolDefinition } from '../../domain/tools/catalog.ts'
 import { jobRequestFromArguments } from './job-request.ts'
-import { jobSchema } from './output-schemas.ts'
+import { jobSchema, toolOutput } from './output-schemas.ts'
 import { jobResult } from './results.ts'
 import { failure, type ToolContext } from './tool-context.ts'
 import { catalogToolInput } from './tool-input.ts'
@@ -33,7 +33,7 @@ export function registerCatalogTool(server: McpServer, tool: ToolDefinition, con
       title: tool.title,
       description: tool.description,
       inputSchema: catalogToolInput(tool),
-      outputSchema: jobSchema,
+      outputSchema: toolOutput(jobSchema),
       annotations: catalogAnnotations(tool),
     },
     async (args, ctx) => {

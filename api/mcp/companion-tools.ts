@@ -14,6 +14,7 @@ import {
   jobActionSchema,
   jobPageSchema,
   jobSchema,
+  toolOutput,
   uploadSchema,
 } from './output-schemas.ts'
 import { jobResult, structured } from './results.ts'
@@ -56,7 +57,7 @@ function register<Input extends z.ZodObject>(
       title: companion.title,
       description: companion.description,
       inputSchema: advertisedSchema(jsonSchema),
-      outputSchema: companion.output,
+      outputSchema: toolOutput(companion.output),
       annotations: { title: companion.title, ...companion.annotations },
     },
     async (raw, ctx) => {

@@ -1,6 +1,57 @@
 // What the tools return as structured content, as zod schemas: the SDK advertises them as each tool's
 // outputSchema and checks every result against them, so a drift from the REST shapes fails loudly.
+import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server'
 import { z } from 'zod'
+
+/**
+ * Spells nullable fields as anyOf and free-form objects as `additionalProperties: true`: zod's
+ * `type: [x, "null"]` and `{}` are valid JSON Schema, but clients that map tool schemas onto a
+ * single-type dialect (Gemini's OpenAPI subset, for one) reject or drop them.
+ */
+function portable(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(portable)
+  if (typeof node !== 'object' || node === null) return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (
+      key === 'additionalProperties' &&
+      typeof value === 'object' &&
+      value !== null &&
+      Object.keys(value).length === 0
+    )
+      out[key] = true
+    else out[key] = portable(value)
+  }
+  const { type } = out
+  if (Array.isArray(type) && type.length === 2 && type.includes('null')) {
+    delete out.type
+    out.anyOf = [{ type: type.find((t) => t !== 'null') }, { type: 'null' }]
+  }
+  return out
+}
+
+/** A refused call: the structured content of every tool error but a failed job's (which is the Job). */
+export const refusalSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    hint: z.string().nullable(),
+    retry_after_seconds: z.int().optional().describe('Wait this long before retrying.'),
+  }),
+})
+
+/**
+ * A tool's outputSchema: its result or a refusal. Some clients (the MCP Inspector among them) check
+ * error results against the schema too, so the refusal is part of it. zod validates; the advertised
+ * JSON Schema is the portable spelling, with the object root MCP requires.
+ */
+export function toolOutput(schema: z.ZodObject): StandardSchemaWithJSON {
+  const union = z.union([schema, refusalSchema])
+  const { $schema: _dialect, ...json } = z.toJSONSchema(union, { io: 'output' })
+  const converted = { type: 'object', ...(portable(json) as Record<string, unknown>) }
+  const convert = () => converted
+  return { '~standard': { ...union['~standard'], jsonSchema: { input: convert, output: convert } } }
+}
 
 const jobError = z.object({ code: z.string(), message: z.string(), hint: z.string().nullable() })
 

@@ -14,8 +14,8 @@ export interface McpTestServer {
   baseUrl: string
   services: Services
   app: FastifyInstance
-  /** Opens an account with this many credits and returns its API key. */
-  account(credits: number): Promise<{ accountId: string; key: string }>
+  /** Opens an account with this many credits and returns its API key; `purchased` lifts the lower pre-purchase quotas. */
+  account(credits: number, options?: { purchased?: boolean }): Promise<{ accountId: string; key: string }>
   close(): Promise<void>
 }
 
@@ -61,12 +61,13 @@ export async function startMcpTestServer({
     baseUrl,
     services,
     app,
-    async account(credits) {
+    async account(credits, { purchased = false } = {}) {
       const { accountId } = await openAccount(services.ctx, {
         login: `agent-${Math.random().toString(36).slice(2)}`,
         email: null,
       })
-      if (credits > 0) await grantCredits(services.ctx, accountId, { credits })
+      if (credits > 0)
+        await grantCredits(services.ctx, accountId, { credits, kind: purchased ? 'pack' : 'adjustment' })
       const { key, position } = await createApiKey(services.ctx, accountId, 'mcp-test')
       await services.waitForPosition(position)
       return { accountId, key }

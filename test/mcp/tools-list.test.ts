@@ -33,7 +33,10 @@ describe('tools/list', () => {
       const tool = tools.find((t) => t.name === definition.id)!
       expect(tool.description).toBe(definition.description)
       expect(tool.title).toBe(definition.title)
-      expect(tool.outputSchema?.required).toContain('status')
+      expect(tool.outputSchema?.anyOf).toEqual([
+        expect.objectContaining({ required: expect.arrayContaining(['id', 'status', 'result']) }),
+        expect.objectContaining({ required: ['error'] }),
+      ])
     }
   })
 
