@@ -43,7 +43,9 @@ export async function buildApp({ services, logger = false, fetchPolicy = {}, plu
   app.decorateRequest('principal', null as unknown as Principal)
   installErrorHandling(app)
 
+  // Only the tagged /v1 routes are the public contract; MCP and the console's tRPC are documented elsewhere.
   await app.register(swagger, {
+    hideUntagged: true,
     openapi: {
       openapi: '3.1.0',
       info: { title: 'kiln', version: '2.0.0', description: 'Job-based file processing for agents and developers.' },

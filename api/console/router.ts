@@ -33,6 +33,8 @@ const trpcCodes: Record<number, TRPCError['code']> = {
 }
 
 const t = initTRPC.context<ConsoleContext>().create({
+  // Never send server stack traces to the browser.
+  isDev: false,
   errorFormatter({ shape, error }) {
     const cause = error.cause as DomainError | undefined
     return { ...shape, data: { ...shape.data, appCode: isDomainError(cause) ? cause.code : null } }
