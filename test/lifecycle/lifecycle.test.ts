@@ -64,14 +64,11 @@ for (const adapter of adapters) {
       numbersLimits.timeoutMs = 1500
       process.env.KILN_TEST_RUNNER_MODULE = misbehavingRunner
       const blocker = await startJob(account, 'get_random_numbers', { count: behaviours.hang }, key())
+      // Charged means its isolated process is up and measured with the misbehaving runner; only then may
+      // later jobs go back to the real runner.
       await pollUntil(
         () => books(blocker),
-        (b) => b.starts === 1,
-      )
-      // The blocker's isolated process has started; later jobs get the real runner.
-      await pollUntil(
-        async () => (await (await account.request(`/v1/jobs/${blocker.id}`)).json()) as JobView,
-        (j) => j.status === 'running',
+        (b) => b.charges === 1,
       )
       delete process.env.KILN_TEST_RUNNER_MODULE
       return blocker
