@@ -1,0 +1,174 @@
+// Bench geometry helpers: read any GLB (meshopt-compressed and quantized included) into world-space
+// triangles with glTF-Transform, write a generated mesh as GLB, and measure simplification error.
+import { Document, NodeIO, type Primitive } from '@gltf-transform/core'
+import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
+import { MeshoptDecoder } from 'meshoptimizer'
+
+export interface Triangles {
+  positions: Float32Array
+  indices: Uint32Array
+}
+
+async function io(): Promise<NodeIO> {
+  await MeshoptDecoder.ready
+  return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
+}
+
+/** All triangles of the default scene in world space. */
+export async function readTriangles(path: string): Promise<Triangles> {
+  const doc = await (await io()).read(path)
+  const positions: number[] = []
+  const indices: number[] = []
+  for (const node of doc.getRoot().listNodes()) {
+    const mesh = node.getMesh()
+    if (!mesh) continue
+    const m = node.getWorldMatrix()
+    for (const prim of mesh.listPrimitives() as Primitive[]) {
+      const pos = prim.getAttribute('POSITION')
+      if (!pos || prim.getMode() !== 4) continue
+      const base = positions.length / 3
+      const v = [0, 0, 0]
+      for (let i = 0; i < pos.getCount(); i++) {
+        pos.getElement(i, v)
+        positions.push(m[0] * v[0] + m[4] * v[1] + m[8] * v[2] + m[12], m[1] * v[0] + m[5] * v[1] + m[9] * v[2] + m[13], m[2] * v[0] + m[6] * v[1] + m[10] * v[2] + m[14])
+      }
+      const idx = prim.getIndices()
+      const count = idx ? idx.getCount() : pos.getCount()
+      for (let i = 0; i < count; i++) indices.push(base + (idx ? idx.getScalar(i) : i))
+    }
+  }
+  return { positions: Float32Array.from(positions), indices: Uint32Array.from(indices) }
+}
+
+/** A bumpy UV sphere of about `triangles` triangles, written as a plain GLB. */
+export async function writeGeneratedSphere(path: string, triangles: number): Promise<void> {
+  const rings = Math.round(Math.sqrt(triangles / 4))
+  const segments = rings * 2
+  const positions = new Float32Array((rings + 1) * (segments + 1) * 3)
+  let k = 0
+  for (let r = 0; r <= rings; r++) {
+    const theta = (r / rings) * Math.PI
+    for (let s = 0; s <= segments; s++) {
+      const phi = (s / segments) * 2 * Math.PI
+      const bump = 1 + 0.05 * Math.sin(theta * 9) * Math.cos(phi * 7)
+      positions[k++] = bump * Math.sin(theta) * Math.cos(phi)
+      positions[k++] = bump * Math.cos(theta)
+      positions[k++] = bump * Math.sin(theta) * Math.sin(phi)
+    }
+  }
+  const indices = new Uint32Array(rings * segments * 6)
+  k = 0
+  for (let r = 0; r < rings; r++) {
+    for (let s = 0; s < segments; s++) {
+      const a = r * (segments + 1) + s
+      const b = a + segments + 1
+      indices.set([a, b, a + 1, a + 1, b, b + 1], k)
+      k += 6
+    }
+  }
+  const doc = new Document()
+  const buffer = doc.createBuffer()
+  const prim = doc
+    .createPrimitive()
+    .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(positions).setBuffer(buffer))
+    .setIndices(doc.createAccessor().setType('SCALAR').setArray(indices).setBuffer(buffer))
+  doc.createScene().addChild(doc.createNode().setMesh(doc.createMesh().addPrimitive(prim)))
+  await (await io()).write(path, doc)
+}
+
+function closestDistanceSq(p: number[], t: Triangles, f: number): number {
+  const P = t.positions
+  const [a, b, c] = [0, 1, 2].map((k) => t.indices[f * 3 + k] * 3)
+  // Ericson's closest point on triangle, by Voronoi regions.
+  const ab = [P[b] - P[a], P[b + 1] - P[a + 1], P[b + 2] - P[a + 2]]
+  const ac = [P[c] - P[a], P[c + 1] - P[a + 1], P[c + 2] - P[a + 2]]
+  const ap = [p[0] - P[a], p[1] - P[a + 1], p[2] - P[a + 2]]
+  const dot = (x: number[], y: number[]) => x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+  const d1 = dot(ab, ap)
+  const d2 = dot(ac, ap)
+  const bp = [p[0] - P[b], p[1] - P[b + 1], p[2] - P[b + 2]]
+  const d3 = dot(ab, bp)
+  const d4 = dot(ac, bp)
+  const cp = [p[0] - P[c], p[1] - P[c + 1], p[2] - P[c + 2]]
+  const d5 = dot(ab, cp)
+  const d6 = dot(ac, cp)
+  let v = 0
+  let w = 0
+  const va = d3 * d6 - d5 * d4
+  const vb = d5 * d2 - d1 * d6
+  const vc = d1 * d4 - d3 * d2
+  if (d1 <= 0 && d2 <= 0) [v, w] = [0, 0]
+  else if (d3 >= 0 && d4 <= d3) [v, w] = [1, 0]
+  else if (d6 >= 0 && d5 <= d6) [v, w] = [0, 1]
+  else if (vc <= 0 && d1 >= 0 && d3 <= 0) [v, w] = [d1 / (d1 - d3), 0]
+  else if (vb <= 0 && d2 >= 0 && d6 <= 0) [v, w] = [0, d2 / (d2 - d6)]
+  else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+    w = (d4 - d3) / (d4 - d3 + (d5 - d6))
+    v = 1 - w
+  } else {
+    const denom = 1 / (va + vb + vc)
+    v = vb * denom
+    w = vc * denom
+  }
+  const q = [0, 1, 2].map((k) => P[a + k] + ab[k] * v + ac[k] * w)
+  return (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2
+}
+
+/**
+ * How far the original surface lies from the simplified one: for up to `samples` original vertices,
+ * the distance to the nearest simplified triangle (a uniform grid narrows the search), as max and
+ * mean relative to the original bounding-box diagonal. Independent of any tool's own error estimate.
+ */
+export function surfaceError(original: Triangles, simplified: Triangles, samples = 20000): { max: number; mean: number } {
+  const O = original.positions
+  const lo = [Infinity, Infinity, Infinity]
+  const hi = [-Infinity, -Infinity, -Infinity]
+  for (let i = 0; i < O.length; i++) {
+    lo[i % 3] = Math.min(lo[i % 3], O[i])
+    hi[i % 3] = Math.max(hi[i % 3], O[i])
+  }
+  const diagonal = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) || 1
+  const cells = 48
+  const cell = diagonal / cells
+  const key = (x: number, y: number, z: number) => `${x},${y},${z}`
+  const grid = new Map<string, number[]>()
+  const S = simplified.positions
+  const faceCount = simplified.indices.length / 3
+  for (let f = 0; f < faceCount; f++) {
+    const min = [Infinity, Infinity, Infinity]
+    const max = [-Infinity, -Infinity, -Infinity]
+    for (let k = 0; k < 3; k++) {
+      const v = simplified.indices[f * 3 + k] * 3
+      for (let d = 0; d < 3; d++) {
+        min[d] = Math.min(min[d], S[v + d])
+        max[d] = Math.max(max[d], S[v + d])
+      }
+    }
+    const [x0, y0, z0] = min.map((m, d) => Math.floor((m - lo[d]) / cell))
+    const [x1, y1, z1] = max.map((m, d) => Math.floor((m - lo[d]) / cell))
+    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) for (let z = z0; z <= z1; z++) grid.get(key(x, y, z))?.push(f) ?? grid.set(key(x, y, z), [f])
+  }
+  const vertexCount = O.length / 3
+  const step = Math.max(1, Math.floor(vertexCount / samples))
+  let max = 0
+  let sum = 0
+  let n = 0
+  for (let v = 0; v < vertexCount; v += step) {
+    const p = [O[v * 3], O[v * 3 + 1], O[v * 3 + 2]]
+    const c = p.map((x, d) => Math.floor((x - lo[d]) / cell))
+    let best = Infinity
+    for (let r = 0; r < cells && best > ((r - 1) * cell) ** 2; r++) {
+      for (let x = c[0] - r; x <= c[0] + r; x++)
+        for (let y = c[1] - r; y <= c[1] + r; y++)
+          for (let z = c[2] - r; z <= c[2] + r; z++) {
+            if (Math.max(Math.abs(x - c[0]), Math.abs(y - c[1]), Math.abs(z - c[2])) !== r) continue
+            for (const f of grid.get(key(x, y, z)) ?? []) best = Math.min(best, closestDistanceSq(p, simplified, f))
+          }
+    }
+    const d = Math.sqrt(best) / diagonal
+    max = Math.max(max, d)
+    sum += d
+    n++
+  }
+  return { max, mean: sum / n }
+}
