@@ -59,7 +59,8 @@ function toDomainError(failure: PdfFailure): DomainError {
 
 export async function countPdfPages(bytes: Buffer): Promise<number> {
   const outcome = await pdfBinding().binding.countPages(bytes)
-  if (outcome.failure || outcome.pageCount === undefined) throw toDomainError(outcome.failure ?? unknownFailure)
+  if (outcome.failure || outcome.pageCount === undefined)
+    throw toDomainError(outcome.failure ?? unknownFailure)
   return outcome.pageCount
 }
 

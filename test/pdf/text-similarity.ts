@@ -2,9 +2,17 @@
 // summed over pages so long pages weigh more. Pages are compared pairwise because reading-order
 // choices inside one page are what differs between extractors; across pages they agree.
 
-/** NFKC folds ligatures (ﬁ → fi) and presentation forms; whitespace runs become one space. */
+/**
+ * NFKC folds ligatures (ﬁ → fi) and presentation forms; format controls (bidi embeddings, which
+ * pdftotext emits) and U+FFFD (which mutool emits for unmapped glyphs) are not text; whitespace
+ * runs become one space.
+ */
 export function normalizeText(text: string): string {
-  return text.normalize('NFKC').replace(/\s+/gu, ' ').trim()
+  return text
+    .normalize('NFKC')
+    .replace(/[\p{Cf}\uFFFD]/gu, '')
+    .replace(/\s+/gu, ' ')
+    .trim()
 }
 
 /** Edit distance with one rolling row; common prefix and suffix are cut first, which makes near-equal pages cheap. */

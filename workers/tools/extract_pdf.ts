@@ -20,12 +20,19 @@ const maxPages = maxUnits ?? 500
 const maxFileBytes = maxBytes ?? 20 * 1024 * 1024
 
 async function readPdf(input: ToolInputFile | null): Promise<Buffer> {
-  if (!input) throw new DomainError('unsupported_format', 'extract_pdf needs a PDF file as input.', { hint: 'Send a PDF document.' })
+  if (!input)
+    throw new DomainError('unsupported_format', 'extract_pdf needs a PDF file as input.', {
+      hint: 'Send a PDF document.',
+    })
   const { size } = await stat(input.path)
   if (size > maxFileBytes)
-    throw new DomainError('limit_exceeded', `The PDF is ${size} bytes; extract_pdf takes up to ${maxFileBytes} bytes.`, {
-      hint: 'Split the PDF into smaller files and extract each.',
-    })
+    throw new DomainError(
+      'limit_exceeded',
+      `The PDF is ${size} bytes; extract_pdf takes up to ${maxFileBytes} bytes.`,
+      {
+        hint: 'Split the PDF into smaller files and extract each.',
+      },
+    )
   return readFile(input.path)
 }
 
@@ -38,29 +45,46 @@ interface PageRange {
 function pageRange(pageCount: number, options: ExtractPdfOptions): PageRange {
   const first = options.first_page
   if (first > pageCount)
-    throw new DomainError('invalid_options', `first_page ${first} is past the end of the document, which has ${pageCount} pages.`, {
-      hint: `Choose first_page between 1 and ${pageCount}.`,
-    })
+    throw new DomainError(
+      'invalid_options',
+      `first_page ${first} is past the end of the document, which has ${pageCount} pages.`,
+      {
+        hint: `Choose first_page between 1 and ${pageCount}.`,
+      },
+    )
   const requestedLast = options.last_page ?? pageCount
   const last = Math.min(requestedLast, pageCount)
   const notes =
-    requestedLast > pageCount ? [`last_page ${requestedLast} is past the end of the document; extracted up to its last page, ${pageCount}.`] : []
+    requestedLast > pageCount
+      ? [
+          `last_page ${requestedLast} is past the end of the document; extracted up to its last page, ${pageCount}.`,
+        ]
+      : []
   const pages = last - first + 1
   if (pages > maxPages)
-    throw new DomainError('limit_exceeded', `${pages} pages were asked for; extract_pdf takes up to ${maxPages} pages per job.`, {
-      hint: `The document has ${pageCount} pages: extract it in ranges of at most ${maxPages} with first_page and last_page.`,
-    })
+    throw new DomainError(
+      'limit_exceeded',
+      `${pages} pages were asked for; extract_pdf takes up to ${maxPages} pages per job.`,
+      {
+        hint: `The document has ${pageCount} pages: extract it in ranges of at most ${maxPages} with first_page and last_page.`,
+      },
+    )
   return { first, last, notes }
 }
 
 /** A file name safe in any file system and URL, kept recognisable. */
 export function outputStem(name: string): string {
-  const stem = basename(name, extname(name)).replace(/[^\p{L}\p{N}._-]+/gu, '_').replace(/^[._]+/, '').slice(0, 100)
+  const stem = basename(name, extname(name))
+    .replace(/[^\p{L}\p{N}._-]+/gu, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 100)
   return stem || 'document'
 }
 
 export function textFile(pages: readonly PdfPage[]): string {
-  return pages.map((page, index) => `${index === 0 ? '' : '\f'}--- page ${page.number} ---\n${page.text}\n`).join('')
+  return pages
+    .map((page, index) => `${index === 0 ? '' : '\f'}--- page ${page.number} ---\n${page.text}\n`)
+    .join('')
 }
 
 export const runner: ToolRunner<ExtractPdfOptions> = {
@@ -74,7 +98,11 @@ export const runner: ToolRunner<ExtractPdfOptions> = {
     const bytes = await readPdf(input)
     context.progress(0.05, 'reading the PDF')
     const range = pageRange(await countPdfPages(bytes), options)
-    const extraction = await extractPdfText(bytes, { firstPage: range.first, lastPage: range.last, mode: options.mode })
+    const extraction = await extractPdfText(bytes, {
+      firstPage: range.first,
+      lastPage: range.last,
+      mode: options.mode,
+    })
     context.signal.throwIfAborted()
     context.progress(0.9, 'writing the text')
     const stem = outputStem(input?.name ?? 'document.pdf')

@@ -5,7 +5,11 @@ use std::time::Instant;
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: extract FILE.pdf [layout]");
-    let mode = if args.next().as_deref() == Some("layout") { pdf_core::Mode::Layout } else { pdf_core::Mode::Plain };
+    let mode = if args.next().as_deref() == Some("layout") {
+        pdf_core::Mode::Layout
+    } else {
+        pdf_core::Mode::Plain
+    };
     let bytes = std::fs::read(&path).expect("readable file");
     let started = Instant::now();
     match pdf_core::PdfDocument::open(&bytes) {
@@ -14,7 +18,12 @@ fn main() {
             for page in &extraction.pages {
                 print!("{}\x0c", page.text);
             }
-            eprintln!("{} pages in {:.1} ms; notes: {:?}", extraction.pages.len(), started.elapsed().as_secs_f64() * 1000.0, extraction.notes);
+            eprintln!(
+                "{} pages in {:.1} ms; notes: {:?}",
+                extraction.pages.len(),
+                started.elapsed().as_secs_f64() * 1000.0,
+                extraction.notes
+            );
         }
         Err(error) => eprintln!("{error} (hint: {})", error.hint),
     }

@@ -81,12 +81,21 @@ pub fn visual_to_logical(units: Vec<&str>) -> String {
     if !units.iter().any(|unit| unit.chars().any(is_rtl)) {
         return units.concat();
     }
-    let mut units: Vec<(Class, Cow<str>)> = units.into_iter().map(|unit| (classify(unit), Cow::Borrowed(unit))).collect();
-    let rtl = units.iter().filter(|(class, _)| *class == Class::Rtl).count();
+    let mut units: Vec<(Class, Cow<str>)> = units
+        .into_iter()
+        .map(|unit| (classify(unit), Cow::Borrowed(unit)))
+        .collect();
+    let rtl = units
+        .iter()
+        .filter(|(class, _)| *class == Class::Rtl)
+        .count();
     if rtl == 0 {
         return units.into_iter().map(|(_, unit)| unit).collect();
     }
-    let ltr = units.iter().filter(|(class, _)| *class == Class::Ltr).count();
+    let ltr = units
+        .iter()
+        .filter(|(class, _)| *class == Class::Ltr)
+        .count();
     if rtl >= ltr {
         units.reverse();
         for (class, unit) in units.iter_mut() {
@@ -96,7 +105,11 @@ pub fn visual_to_logical(units: Vec<&str>) -> String {
         }
         // Latin words (with the spaces between them) and numbers read forwards again.
         reverse_runs(&mut units, Class::Ltr, &[Class::Rtl, Class::Number]);
-        reverse_runs(&mut units, Class::Number, &[Class::Rtl, Class::Ltr, Class::Neutral]);
+        reverse_runs(
+            &mut units,
+            Class::Number,
+            &[Class::Rtl, Class::Ltr, Class::Neutral],
+        );
     } else {
         reverse_runs(&mut units, Class::Rtl, &[Class::Ltr, Class::Number]);
     }
@@ -121,7 +134,10 @@ mod tests {
 
     #[test]
     fn reverses_an_rtl_phrase_inside_a_latin_line() {
-        assert_eq!(logical("the word םולש means peace"), "the word שלום means peace");
+        assert_eq!(
+            logical("the word םולש means peace"),
+            "the word שלום means peace"
+        );
         assert_eq!(logical("plain text"), "plain text");
     }
 

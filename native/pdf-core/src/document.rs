@@ -35,8 +35,12 @@ impl PdfDocument {
             ));
         }
         let load = |bytes: &[u8]| {
-            let options = LoadOptions { max_decompressed_size: Some(objects::MAX_STREAM_BYTES), ..LoadOptions::default() };
-            Document::load_mem_with_options(bytes, options).map_err(|error| invalid(format!("The PDF could not be parsed: {error}.")))
+            let options = LoadOptions {
+                max_decompressed_size: Some(objects::MAX_STREAM_BYTES),
+                ..LoadOptions::default()
+            };
+            Document::load_mem_with_options(bytes, options)
+                .map_err(|error| invalid(format!("The PDF could not be parsed: {error}.")))
         };
         let mut doc = load(bytes)?;
         if let Some(patched) = with_referenced_encrypt(bytes, &doc.trailer) {
@@ -101,7 +105,9 @@ impl PdfDocument {
     }
 
     pub(crate) fn content(&self, page: ObjectId) -> Vec<u8> {
-        let Ok(dict) = self.doc.get_dictionary(page) else { return Vec::new() };
+        let Ok(dict) = self.doc.get_dictionary(page) else {
+            return Vec::new();
+        };
         let streams: Vec<&Object> = match objects::get(&self.doc, dict, b"Contents") {
             Some(Object::Array(items)) => items.iter().collect(),
             Some(other) => vec![other],

@@ -28,7 +28,11 @@ pub struct PdfError {
 
 impl PdfError {
     pub fn new(code: ErrorCode, message: impl Into<String>, hint: impl Into<String>) -> Self {
-        PdfError { code, message: message.into(), hint: hint.into() }
+        PdfError {
+            code,
+            message: message.into(),
+            hint: hint.into(),
+        }
     }
 }
 

@@ -32,13 +32,17 @@ impl PdfDocument {
     /// Pages `first..=last` (1-based, already clamped by the caller to the document).
     pub fn extract(&self, first: usize, last: usize, mode: Mode) -> Extraction {
         let mut fonts = FontCache::default();
-        let mut extraction = Extraction { pages: Vec::new(), notes: self.notes.clone() };
+        let mut extraction = Extraction {
+            pages: Vec::new(),
+            notes: self.notes.clone(),
+        };
         let mut fonts_without_unicode = BTreeSet::new();
         let mut failed_pages = Vec::new();
         for number in first.max(1)..=last.min(self.page_count()) {
             let page = self.pages[number - 1];
             let outcome = catch_unwind(AssertUnwindSafe(|| {
-                let mut interpreter = Interpreter::new(&self.doc, &mut fonts, self.visible_box(page));
+                let mut interpreter =
+                    Interpreter::new(&self.doc, &mut fonts, self.visible_box(page));
                 interpreter.run(&self.content(page), self.resources(page));
                 interpreter.finish()
             }));
@@ -46,7 +50,14 @@ impl PdfDocument {
                 // A bug on one hostile page must not lose the others; the cache may be half-built.
                 fonts = FontCache::default();
                 failed_pages.push(number);
-                extraction.pages.push(PageText { number, text: String::new(), chars: 0, empty: true, image_only: false, unmapped_glyphs: 0 });
+                extraction.pages.push(PageText {
+                    number,
+                    text: String::new(),
+                    chars: 0,
+                    empty: true,
+                    image_only: false,
+                    unmapped_glyphs: 0,
+                });
                 continue;
             };
             let text = normalize_presentation_forms(&page_text(&marks.glyphs, &marks.text, mode));
@@ -62,19 +73,33 @@ impl PdfDocument {
             });
         }
         if !failed_pages.is_empty() {
-            extraction.notes.push(format!("Pages {failed_pages:?} could not be read and are left empty."));
+            extraction.notes.push(format!(
+                "Pages {failed_pages:?} could not be read and are left empty."
+            ));
         }
         let unmapped: usize = extraction.pages.iter().map(|p| p.unmapped_glyphs).sum();
         if unmapped > 0 {
-            let names: Vec<_> = fonts_without_unicode.into_iter().filter(|n| !n.is_empty()).take(5).collect();
+            let names: Vec<_> = fonts_without_unicode
+                .into_iter()
+                .filter(|n| !n.is_empty())
+                .take(5)
+                .collect();
             extraction.notes.push(format!(
                 "{unmapped} glyphs have no Unicode mapping and were left out{}; OCR would recover them.",
                 if names.is_empty() { String::new() } else { format!(" (fonts: {})", names.join(", ")) }
             ));
         }
-        let scanned: Vec<usize> = extraction.pages.iter().filter(|p| p.image_only).map(|p| p.number).collect();
+        let scanned: Vec<usize> = extraction
+            .pages
+            .iter()
+            .filter(|p| p.image_only)
+            .map(|p| p.number)
+            .collect();
         if !scanned.is_empty() {
-            extraction.notes.push(format!("{} page(s) hold only images (no text layer); OCR would be needed: {scanned:?}.", scanned.len()));
+            extraction.notes.push(format!(
+                "{} page(s) hold only images (no text layer); OCR would be needed: {scanned:?}.",
+                scanned.len()
+            ));
         }
         extraction
     }

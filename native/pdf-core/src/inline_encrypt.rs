@@ -8,14 +8,16 @@ use std::io::Write;
 /// The file with an update appended that references the inline /Encrypt dictionary, or None
 /// when /Encrypt is absent or already a reference.
 pub fn with_referenced_encrypt(bytes: &[u8], trailer: &Dictionary) -> Option<Vec<u8>> {
-    let Ok(Object::Dictionary(encrypt)) = trailer.get(b"Encrypt") else { return None };
+    let Ok(Object::Dictionary(encrypt)) = trailer.get(b"Encrypt") else {
+        return None;
+    };
     let previous = last_startxref(bytes)?;
     let id = trailer.get(b"Size").ok()?.as_i64().ok()?.max(1);
     let mut out = Vec::with_capacity(bytes.len() + 1024);
     out.extend_from_slice(bytes);
     out.push(b'\n');
     let offset = out.len();
-    write!(out, "{id} 0 obj\n").ok()?;
+    writeln!(out, "{id} 0 obj").ok()?;
     write_object(&mut out, &Object::Dictionary(encrypt.clone()));
     out.extend_from_slice(b"\nendobj\n");
     let xref = out.len();
@@ -27,13 +29,25 @@ pub fn with_referenced_encrypt(bytes: &[u8], trailer: &Dictionary) -> Option<Vec
             write_object(&mut out, value);
         }
     }
-    write!(out, "/Size {}/Encrypt {id} 0 R/Prev {previous}>>\nstartxref\n{xref}\n%%EOF\n", id + 1).ok()?;
+    write!(
+        out,
+        "/Size {}/Encrypt {id} 0 R/Prev {previous}>>\nstartxref\n{xref}\n%%EOF\n",
+        id + 1
+    )
+    .ok()?;
     Some(out)
 }
 
 fn last_startxref(bytes: &[u8]) -> Option<usize> {
-    let at = bytes.windows(9).rposition(|window| window == b"startxref")?;
-    let digits: String = bytes[at + 9..].iter().map(|&b| b as char).skip_while(|c| c.is_ascii_whitespace()).take_while(char::is_ascii_digit).collect();
+    let at = bytes
+        .windows(9)
+        .rposition(|window| window == b"startxref")?;
+    let digits: String = bytes[at + 9..]
+        .iter()
+        .map(|&b| b as char)
+        .skip_while(|c| c.is_ascii_whitespace())
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.parse().ok()
 }
 

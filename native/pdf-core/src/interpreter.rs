@@ -145,7 +145,12 @@ impl<'d, 'c> Interpreter<'d, 'c> {
         }
     }
 
-    fn operator(&mut self, keyword: &[u8], operands: &[Operand], resources: Option<&'d Dictionary>) {
+    fn operator(
+        &mut self,
+        keyword: &[u8],
+        operands: &[Operand],
+        resources: Option<&'d Dictionary>,
+    ) {
         let number = |index: usize| -> f32 {
             match operands.get(index) {
                 Some(Operand::Number(value)) => *value,
@@ -160,11 +165,8 @@ impl<'d, 'c> Interpreter<'d, 'c> {
             Matrix::from_slice(&(start..start + 6).map(number).collect::<Vec<_>>())
         };
         match keyword {
-            b"q" => {
-                if self.stack.len() < 4096 {
-                    self.stack.push(self.state.clone());
-                }
-            }
+            // Bounded: a hostile stream of a million q operators must not cost a million states.
+            b"q" if self.stack.len() < 4096 => self.stack.push(self.state.clone()),
             b"Q" => {
                 if let Some(state) = self.stack.pop() {
                     self.state = state;
@@ -258,13 +260,18 @@ impl<'d, 'c> Interpreter<'d, 'c> {
             _ => return None,
         };
         let doc = self.doc;
-        self.fonts.fonts.entry(key).or_insert_with(|| Font::load(doc, dict));
+        self.fonts
+            .fonts
+            .entry(key)
+            .or_insert_with(|| Font::load(doc, dict));
         Some(key)
     }
 
     /// TJ numbers move the pen against the writing direction, in thousandths of the font size.
     fn adjust(&mut self, thousandths: f32) {
-        let Some(font) = self.state.font.and_then(|key| self.fonts.fonts.get(&key)) else { return };
+        let Some(font) = self.state.font.and_then(|key| self.fonts.fonts.get(&key)) else {
+            return;
+        };
         let distance = -thousandths / 1000.0 * self.state.font_size;
         let shift = if font.vertical {
             Matrix::translation(0.0, distance)
@@ -276,7 +283,9 @@ impl<'d, 'c> Interpreter<'d, 'c> {
 
     fn show(&mut self, bytes: &[u8]) {
         let Some(key) = self.state.font else { return };
-        let Some(font) = self.fonts.fonts.get_mut(&key) else { return };
+        let Some(font) = self.fonts.fonts.get_mut(&key) else {
+            return;
+        };
         let state = &self.state;
         let size = state.font_size;
         let scale = state.horizontal_scale;
@@ -291,22 +300,48 @@ impl<'d, 'c> Interpreter<'d, 'c> {
         }
         font.each_glyph(bytes, |glyph| {
             let advance = glyph.advance * width_scale * size;
-            let spacing = state.char_spacing + if glyph.is_word_space { state.word_spacing } else { 0.0 };
-            let render = Matrix([size * scale, 0.0, 0.0, size, 0.0, state.rise]).then(text_matrix).then(&state.ctm);
+            let spacing = state.char_spacing
+                + if glyph.is_word_space {
+                    state.word_spacing
+                } else {
+                    0.0
+                };
+            let render = Matrix([size * scale, 0.0, 0.0, size, 0.0, state.rise])
+                .then(text_matrix)
+                .then(&state.ctm);
             let (x, y) = render.apply(0.0, 0.0);
             // Direction of the pen's travel in device space, and the glyph's extent along it.
-            let (dx, dy) = if vertical { render.apply_vector(0.0, -1.0) } else { render.apply_vector(1.0, 0.0) };
+            let (dx, dy) = if vertical {
+                render.apply_vector(0.0, -1.0)
+            } else {
+                render.apply_vector(1.0, 0.0)
+            };
             let unit = (dx * dx + dy * dy).sqrt();
             let (up_x, up_y) = render.apply_vector(0.0, 1.0);
             let height = (up_x * up_x + up_y * up_y).sqrt() * height_scale;
-            let width = if size != 0.0 { advance.abs() / size.abs() * unit } else { 0.0 };
-            let inside = visible_box.is_none_or(|[x0, y0, x1, y1]| x >= x0 - height && x <= x1 + height && y >= y0 - height && y <= y1 + height);
+            let width = if size != 0.0 {
+                advance.abs() / size.abs() * unit
+            } else {
+                0.0
+            };
+            let inside = visible_box.is_none_or(|[x0, y0, x1, y1]| {
+                x >= x0 - height && x <= x1 + height && y >= y0 - height && y <= y1 + height
+            });
             match glyph.text {
                 _ if !inside => {}
                 Some(text) if !text.is_empty() && x.is_finite() && y.is_finite() => {
                     let start = marks.text.len() as u32;
                     marks.text.push_str(text);
-                    marks.glyphs.push(PlacedGlyph::new(x, y, dx, dy, width, height, start, text.len() as u32));
+                    marks.glyphs.push(PlacedGlyph::new(
+                        x,
+                        y,
+                        dx,
+                        dy,
+                        width,
+                        height,
+                        start,
+                        text.len() as u32,
+                    ));
                 }
                 Some(_) => {}
                 None => marks.unmapped_glyphs += 1,
@@ -321,24 +356,33 @@ impl<'d, 'c> Interpreter<'d, 'c> {
     }
 
     fn draw_xobject(&mut self, resources: Option<&'d Dictionary>, name: &[u8]) {
-        let Some(xobjects) = resources.and_then(|r| objects::dict(self.doc, r, b"XObject")) else { return };
-        let Ok(entry) = xobjects.get(name) else { return };
+        let Some(xobjects) = resources.and_then(|r| objects::dict(self.doc, r, b"XObject")) else {
+            return;
+        };
+        let Ok(entry) = xobjects.get(name) else {
+            return;
+        };
         let id = match entry {
             Object::Reference(id) => *id,
             _ => return,
         };
-        let Ok(Object::Stream(stream)) = self.doc.get_object(id) else { return };
+        let Ok(Object::Stream(stream)) = self.doc.get_object(id) else {
+            return;
+        };
         match objects::name(self.doc, &stream.dict, b"Subtype") {
             Some(b"Image") => self.marks.images += 1,
             Some(b"Form") => {
                 if self.active_forms.len() >= MAX_FORM_DEPTH || self.active_forms.contains(&id) {
                     return;
                 }
-                let Some(content) = objects::decoded(stream) else { return };
+                let Some(content) = objects::decoded(stream) else {
+                    return;
+                };
                 let form_matrix = objects::array(self.doc, &stream.dict, b"Matrix")
                     .and_then(|items| Matrix::from_slice(&objects::numbers(self.doc, items)))
                     .unwrap_or(Matrix::IDENTITY);
-                let form_resources = objects::dict(self.doc, &stream.dict, b"Resources").or(resources);
+                let form_resources =
+                    objects::dict(self.doc, &stream.dict, b"Resources").or(resources);
                 let saved = (self.state.clone(), self.text_matrix, self.line_matrix);
                 self.state.ctm = form_matrix.then(&self.state.ctm);
                 self.active_forms.push(id);
@@ -358,7 +402,9 @@ fn skip_inline_image(lexer: &mut Lexer) {
     while index + 2 <= rest.len() {
         if &rest[index..index + 2] == b"EI"
             && crate::lexer::is_whitespace(rest[index - 1])
-            && rest.get(index + 2).is_none_or(|&b| crate::lexer::is_whitespace(b))
+            && rest
+                .get(index + 2)
+                .is_none_or(|&b| crate::lexer::is_whitespace(b))
         {
             lexer.position += index + 2;
             return;

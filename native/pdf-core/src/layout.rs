@@ -21,9 +21,22 @@ pub struct PlacedGlyph {
 
 impl PlacedGlyph {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(x: f32, y: f32, dx: f32, dy: f32, width: f32, size: f32, text_start: u32, text_len: u32) -> Self {
+    pub fn new(
+        x: f32,
+        y: f32,
+        dx: f32,
+        dy: f32,
+        width: f32,
+        size: f32,
+        text_start: u32,
+        text_len: u32,
+    ) -> Self {
         let direction = if dx.abs() >= dy.abs() {
-            if dx >= 0.0 { 0 } else { 2 }
+            if dx >= 0.0 {
+                0
+            } else {
+                2
+            }
         } else if dy > 0.0 {
             1
         } else {
@@ -35,7 +48,15 @@ impl PlacedGlyph {
             2 => (-x, -y),
             _ => (-y, x),
         };
-        PlacedGlyph { x, y, width, size: size.max(0.1), direction, text_start, text_len }
+        PlacedGlyph {
+            x,
+            y,
+            width,
+            size: size.max(0.1),
+            direction,
+            text_start,
+            text_len,
+        }
     }
 
     fn end(&self) -> f32 {
@@ -96,8 +117,11 @@ fn group_lines(glyphs: &[PlacedGlyph]) -> Vec<Line> {
 }
 
 fn line_text(line: &mut Line, glyphs: &[PlacedGlyph], text: &str) -> String {
-    line.glyphs.sort_by(|&a, &b| glyphs[a as usize].x.total_cmp(&glyphs[b as usize].x));
-    let piece = |glyph: &PlacedGlyph| &text[glyph.text_start as usize..(glyph.text_start + glyph.text_len) as usize];
+    line.glyphs
+        .sort_by(|&a, &b| glyphs[a as usize].x.total_cmp(&glyphs[b as usize].x));
+    let piece = |glyph: &PlacedGlyph| {
+        &text[glyph.text_start as usize..(glyph.text_start + glyph.text_len) as usize]
+    };
     let mut units: Vec<&str> = Vec::with_capacity(line.glyphs.len());
     let mut previous: Option<&PlacedGlyph> = None;
     for &index in &line.glyphs {
@@ -105,11 +129,14 @@ fn line_text(line: &mut Line, glyphs: &[PlacedGlyph], text: &str) -> String {
         let current = piece(glyph);
         if let Some(prev) = previous {
             // Fake bold draws the same glyph twice, a hair apart.
-            if current == piece(prev) && (glyph.x - prev.x).abs() < 0.3 * prev.width.max(0.05 * prev.size) {
+            if current == piece(prev)
+                && (glyph.x - prev.x).abs() < 0.3 * prev.width.max(0.05 * prev.size)
+            {
                 continue;
             }
             let gap = glyph.x - prev.end();
-            let spaced = piece(prev).ends_with(char::is_whitespace) || current.starts_with(char::is_whitespace);
+            let spaced = piece(prev).ends_with(char::is_whitespace)
+                || current.starts_with(char::is_whitespace);
             if !spaced && gap > WORD_GAP * prev.size.min(glyph.size) {
                 units.push(" ");
             }
@@ -123,9 +150,16 @@ fn line_text(line: &mut Line, glyphs: &[PlacedGlyph], text: &str) -> String {
 /// The text of one page from its glyphs (in content order) and the text they index into.
 pub fn page_text(glyphs: &[PlacedGlyph], text: &str, mode: Mode) -> String {
     let mut lines = group_lines(glyphs);
-    let texts: Vec<String> = lines.iter_mut().map(|line| line_text(line, glyphs, text)).collect();
+    let texts: Vec<String> = lines
+        .iter_mut()
+        .map(|line| line_text(line, glyphs, text))
+        .collect();
     match mode {
-        Mode::Plain => texts.into_iter().filter(|t| !t.trim().is_empty()).collect::<Vec<_>>().join("\n"),
+        Mode::Plain => texts
+            .into_iter()
+            .filter(|t| !t.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n"),
         Mode::Layout => grid(&lines, &texts),
     }
 }
@@ -133,22 +167,33 @@ pub fn page_text(glyphs: &[PlacedGlyph], text: &str, mode: Mode) -> String {
 /// Layout mode: lines sharing a baseline form one row, rows run top to bottom, and each line
 /// starts at the column its position gives on a grid of average character width.
 fn grid(lines: &[Line], texts: &[String]) -> String {
-    let mut order: Vec<usize> = (0..lines.len()).filter(|&i| !texts[i].trim().is_empty()).collect();
+    let mut order: Vec<usize> = (0..lines.len())
+        .filter(|&i| !texts[i].trim().is_empty())
+        .collect();
     if order.is_empty() {
         return String::new();
     }
     let total_chars: usize = order.iter().map(|&i| texts[i].chars().count()).sum();
     let total_width: f32 = order.iter().map(|&i| lines[i].end - lines[i].start).sum();
-    let cell = (total_width / total_chars.max(1) as f32).max(0.5);
-    let left = order.iter().map(|&i| lines[i].start).fold(f32::INFINITY, f32::min);
+    // A cell a little narrower than the average character keeps neighbouring columns apart.
+    let cell = (0.9 * total_width / total_chars.max(1) as f32).max(0.5);
+    let left = order
+        .iter()
+        .map(|&i| lines[i].start)
+        .fold(f32::INFINITY, f32::min);
     order.sort_by(|&a, &b| {
-        (lines[a].direction, -lines[a].baseline, lines[a].start).partial_cmp(&(lines[b].direction, -lines[b].baseline, lines[b].start)).unwrap_or(std::cmp::Ordering::Equal)
+        (lines[a].direction, -lines[a].baseline, lines[a].start)
+            .partial_cmp(&(lines[b].direction, -lines[b].baseline, lines[b].start))
+            .unwrap_or(std::cmp::Ordering::Equal)
     });
     let mut rows: Vec<(f32, f32, Vec<usize>)> = Vec::new();
     for index in order {
         let line = &lines[index];
         match rows.last_mut() {
-            Some((baseline, size, members)) if (line.baseline - *baseline).abs() <= BASELINE_TOLERANCE * size.max(line.size) => {
+            Some((baseline, size, members))
+                if (line.baseline - *baseline).abs()
+                    <= BASELINE_TOLERANCE * size.max(line.size) =>
+            {
                 members.push(index);
             }
             _ => rows.push((line.baseline, line.size, vec![index])),
@@ -163,11 +208,14 @@ fn grid(lines: &[Line], texts: &[String]) -> String {
                 out.push('\n');
             }
         }
+        let mut members = members;
+        members.sort_by(|&a, &b| lines[a].start.total_cmp(&lines[b].start));
         let mut row = String::new();
         let mut used = 0usize;
         for index in members {
             let column = ((lines[index].start - left) / cell).round().max(0.0) as usize;
-            let column = column.max(if used == 0 { 0 } else { used + 1 });
+            // Two spaces at least between the lines of one row, so columns stay recognisable.
+            let column = column.max(if used == 0 { 0 } else { used + 2 });
             row.extend(std::iter::repeat_n(' ', column - used));
             row.push_str(&texts[index]);
             used = column + texts[index].chars().count();
@@ -191,7 +239,16 @@ mod tests {
             for ch in word.chars() {
                 let start = text.len() as u32;
                 text.push(ch);
-                glyphs.push(PlacedGlyph::new(pen, y, 1.0, 0.0, 5.0, 10.0, start, ch.len_utf8() as u32));
+                glyphs.push(PlacedGlyph::new(
+                    pen,
+                    y,
+                    1.0,
+                    0.0,
+                    5.0,
+                    10.0,
+                    start,
+                    ch.len_utf8() as u32,
+                ));
                 pen += 5.0;
             }
         }
@@ -200,18 +257,33 @@ mod tests {
 
     #[test]
     fn words_on_a_baseline_become_a_line_with_spaces_at_gaps() {
-        let (glyphs, text) = glyphs_of(&[("Hello", 0.0, 700.0), ("world", 30.0, 700.0), ("Next", 0.0, 686.0)]);
+        let (glyphs, text) = glyphs_of(&[
+            ("Hello", 0.0, 700.0),
+            ("world", 30.0, 700.0),
+            ("Next", 0.0, 686.0),
+        ]);
         assert_eq!(page_text(&glyphs, &text, Mode::Plain), "Hello world\nNext");
     }
 
     #[test]
     fn columns_keep_content_order_in_plain_mode_and_positions_in_layout_mode() {
-        let (glyphs, text) = glyphs_of(&[("left1", 0.0, 700.0), ("left2", 0.0, 686.0), ("right1", 200.0, 700.0), ("right2", 200.0, 686.0)]);
-        assert_eq!(page_text(&glyphs, &text, Mode::Plain), "left1\nleft2\nright1\nright2");
+        let (glyphs, text) = glyphs_of(&[
+            ("left1", 0.0, 700.0),
+            ("left2", 0.0, 686.0),
+            ("right1", 200.0, 700.0),
+            ("right2", 200.0, 686.0),
+        ]);
+        assert_eq!(
+            page_text(&glyphs, &text, Mode::Plain),
+            "left1\nleft2\nright1\nright2"
+        );
         let layout = page_text(&glyphs, &text, Mode::Layout);
         let rows: Vec<&str> = layout.lines().collect();
         assert_eq!(rows.len(), 2);
-        assert!(rows[0].starts_with("left1 ") && rows[0].ends_with("right1"), "{layout}");
+        assert!(
+            rows[0].starts_with("left1 ") && rows[0].ends_with("right1"),
+            "{layout}"
+        );
     }
 
     #[test]
@@ -221,7 +293,16 @@ mod tests {
         for (i, ch) in "上下".chars().enumerate() {
             let start = text.len() as u32;
             text.push(ch);
-            glyphs.push(PlacedGlyph::new(100.0, 700.0 - 10.0 * i as f32, 0.0, -1.0, 10.0, 10.0, start, ch.len_utf8() as u32));
+            glyphs.push(PlacedGlyph::new(
+                100.0,
+                700.0 - 10.0 * i as f32,
+                0.0,
+                -1.0,
+                10.0,
+                10.0,
+                start,
+                ch.len_utf8() as u32,
+            ));
         }
         assert_eq!(page_text(&glyphs, &text, Mode::Plain), "上下");
     }

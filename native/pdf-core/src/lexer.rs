@@ -26,7 +26,10 @@ pub fn is_whitespace(byte: u8) -> bool {
 }
 
 fn is_delimiter(byte: u8) -> bool {
-    matches!(byte, b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b'/' | b'%')
+    matches!(
+        byte,
+        b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b'/' | b'%'
+    )
 }
 
 fn is_regular(byte: u8) -> bool {
@@ -56,7 +59,9 @@ impl<'a> Lexer<'a> {
             if is_whitespace(byte) {
                 self.position += 1;
             } else if byte == b'%' {
-                while self.position < self.data.len() && !matches!(self.data[self.position], b'\r' | b'\n') {
+                while self.position < self.data.len()
+                    && !matches!(self.data[self.position], b'\r' | b'\n')
+                {
                     self.position += 1;
                 }
             } else {
@@ -123,7 +128,9 @@ impl<'a> Lexer<'a> {
         let mut index = 0;
         while index < raw.len() {
             let escaped = (raw[index] == b'#')
-                .then(|| Some(hex_value(*raw.get(index + 1)?)? << 4 | hex_value(*raw.get(index + 2)?)?))
+                .then(|| {
+                    Some(hex_value(*raw.get(index + 1)?)? << 4 | hex_value(*raw.get(index + 2)?)?)
+                })
                 .flatten();
             match escaped {
                 Some(value) => {
@@ -212,7 +219,9 @@ fn unescape_literal(raw: &[u8]) -> Vec<u8> {
             out.push(byte);
             continue;
         }
-        let Some(&escaped) = raw.get(index) else { break };
+        let Some(&escaped) = raw.get(index) else {
+            break;
+        };
         index += 1;
         match escaped {
             b'n' => out.push(b'\n'),
@@ -251,7 +260,11 @@ fn parse_number(word: &[u8]) -> Option<f64> {
         return value.is_finite().then_some(value);
     }
     // Producers write things like "--5" or "5-"; viewers read the leading number.
-    let cleaned: String = text.trim_start_matches(['+', '-']).chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let cleaned: String = text
+        .trim_start_matches(['+', '-'])
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
     let value = cleaned.parse::<f64>().ok()?;
     Some(if text.starts_with('-') { -value } else { value })
 }
@@ -295,6 +308,9 @@ mod tests {
         assert_eq!(tokens(b"(abc").len(), 1);
         assert_eq!(tokens(b"<41").len(), 1);
         assert_eq!(tokens(b")>}").len(), 3);
-        assert_eq!(tokens(b"1.2.3 --4"), vec![Token::Keyword(b"1.2.3"), Token::Number(-4.0)]);
+        assert_eq!(
+            tokens(b"1.2.3 --4"),
+            vec![Token::Keyword(b"1.2.3"), Token::Number(-4.0)]
+        );
     }
 }

@@ -56,9 +56,14 @@ pub fn number_at(doc: &Document, dict: &Dictionary, key: &[u8]) -> Option<f32> {
 }
 
 pub fn numbers(doc: &Document, items: &[Object]) -> Vec<f32> {
-    items.iter().map(|item| number(doc, item).unwrap_or(0.0)).collect()
+    items
+        .iter()
+        .map(|item| number(doc, item).unwrap_or(0.0))
+        .collect()
 }
 
 pub fn decoded(stream: &Stream) -> Option<Vec<u8>> {
-    stream.decompressed_content_with_limit(MAX_STREAM_BYTES).ok()
+    stream
+        .decompressed_content_with_limit(MAX_STREAM_BYTES)
+        .ok()
 }

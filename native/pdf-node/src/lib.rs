@@ -57,7 +57,11 @@ pub struct ExtractOptions {
 }
 
 fn failure(error: PdfError) -> PdfFailure {
-    PdfFailure { code: error.code.as_str().to_string(), message: error.message, hint: error.hint }
+    PdfFailure {
+        code: error.code.as_str().to_string(),
+        message: error.message,
+        hint: error.hint,
+    }
 }
 
 /// A panic is a bug of ours met on a hostile file: the caller gets invalid_pdf, the process lives.
@@ -112,8 +116,14 @@ impl Task for ExtractTask {
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
         Ok(match output {
-            Ok(extraction) => ExtractOutcome { extraction: Some(extraction), failure: None },
-            Err(error) => ExtractOutcome { extraction: None, failure: Some(failure(error)) },
+            Ok(extraction) => ExtractOutcome {
+                extraction: Some(extraction),
+                failure: None,
+            },
+            Err(error) => ExtractOutcome {
+                extraction: None,
+                failure: Some(failure(error)),
+            },
         })
     }
 }
@@ -127,13 +137,21 @@ impl Task for CountTask {
     type JsValue = CountOutcome;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(guarded(|| Ok(PdfDocument::open(&self.bytes)?.page_count() as u32)))
+        Ok(guarded(|| {
+            Ok(PdfDocument::open(&self.bytes)?.page_count() as u32)
+        }))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
         Ok(match output {
-            Ok(count) => CountOutcome { page_count: Some(count), failure: None },
-            Err(error) => CountOutcome { page_count: None, failure: Some(failure(error)) },
+            Ok(count) => CountOutcome {
+                page_count: Some(count),
+                failure: None,
+            },
+            Err(error) => CountOutcome {
+                page_count: None,
+                failure: Some(failure(error)),
+            },
         })
     }
 }
@@ -141,8 +159,17 @@ impl Task for CountTask {
 /// Extracts the text of pages first_page..=last_page (1-based; the range is clamped to the document).
 #[napi(ts_return_type = "Promise<ExtractOutcome>")]
 pub fn extract_text(bytes: Buffer, options: ExtractOptions) -> AsyncTask<ExtractTask> {
-    let mode = if options.mode.as_deref() == Some("layout") { Mode::Layout } else { Mode::Plain };
-    AsyncTask::new(ExtractTask { bytes, first_page: options.first_page.unwrap_or(1), last_page: options.last_page, mode })
+    let mode = if options.mode.as_deref() == Some("layout") {
+        Mode::Layout
+    } else {
+        Mode::Plain
+    };
+    AsyncTask::new(ExtractTask {
+        bytes,
+        first_page: options.first_page.unwrap_or(1),
+        last_page: options.last_page,
+        mode,
+    })
 }
 
 /// Number of pages, for pricing before any extraction.

@@ -71,7 +71,12 @@ struct TopDict {
 }
 
 fn parse_top_dict(data: &[u8]) -> TopDict {
-    let mut top = TopDict { charset: 0, encoding: 0, char_strings: None, cid_keyed: false };
+    let mut top = TopDict {
+        charset: 0,
+        encoding: 0,
+        char_strings: None,
+        cid_keyed: false,
+    };
     let mut operands: Vec<f64> = Vec::new();
     let mut i = 0;
     while i < data.len() {
@@ -83,7 +88,12 @@ fn parse_top_dict(data: &[u8]) -> TopDict {
                 i += 2;
             }
             29 if i + 4 <= data.len() => {
-                operands.push(f64::from(i32::from_be_bytes([data[i], data[i + 1], data[i + 2], data[i + 3]])));
+                operands.push(f64::from(i32::from_be_bytes([
+                    data[i],
+                    data[i + 1],
+                    data[i + 2],
+                    data[i + 3],
+                ])));
                 i += 4;
             }
             30 => {
@@ -143,7 +153,11 @@ fn charset(reader: &Reader, offset: usize, glyphs: usize) -> Option<Vec<usize>> 
                     }
                     1 | 2 => {
                         let first = reader.u16(at)?;
-                        let left = if format == 1 { reader.u8(at + 2)? } else { reader.u16(at + 2)? };
+                        let left = if format == 1 {
+                            reader.u8(at + 2)?
+                        } else {
+                            reader.u16(at + 2)?
+                        };
                         at += if format == 1 { 3 } else { 4 };
                         sids.extend((first..=first + left).take(glyphs - sids.len()));
                     }
@@ -232,13 +246,18 @@ mod tests {
     fn standard_strings_cover_the_iso_adobe_charset() {
         let names: Vec<&str> = STANDARD_STRINGS.split(' ').collect();
         assert_eq!(names.len(), 229);
-        assert_eq!((names[1], names[34], names[95], names[228]), ("space", "A", "asciitilde", "zcaron"));
+        assert_eq!(
+            (names[1], names[34], names[95], names[228]),
+            ("space", "A", "asciitilde", "zcaron")
+        );
     }
 
     #[test]
     fn rejects_truncated_programs_without_panicking() {
         for length in 0..12 {
-            assert!(builtin_encoding(&[1, 0, 4, 1, 0, 1, 1, 1, 5, 0, 1][..length.min(11)]).is_none());
+            assert!(
+                builtin_encoding(&[1, 0, 4, 1, 0, 1, 1, 1, 5, 0, 1][..length.min(11)]).is_none()
+            );
         }
     }
 }

@@ -31,23 +31,35 @@ pub struct CMap {
 }
 
 fn bytes_to_code(bytes: &[u8]) -> u32 {
-    bytes.iter().take(4).fold(0u32, |code, &b| code << 8 | u32::from(b))
+    bytes
+        .iter()
+        .take(4)
+        .fold(0u32, |code, &b| code << 8 | u32::from(b))
 }
 
 fn utf16_units(bytes: &[u8]) -> Vec<u16> {
-    bytes.chunks(2).map(|pair| u16::from_be_bytes([pair[0], *pair.get(1).unwrap_or(&0)])).collect()
+    bytes
+        .chunks(2)
+        .map(|pair| u16::from_be_bytes([pair[0], *pair.get(1).unwrap_or(&0)]))
+        .collect()
 }
 
 /// Text of UTF-16 units, or None when they are not well formed (a lone surrogate, say).
 fn decode_utf16(units: &[u16]) -> Option<String> {
-    char::decode_utf16(units.iter().copied()).collect::<Result<String, _>>().ok()
+    char::decode_utf16(units.iter().copied())
+        .collect::<Result<String, _>>()
+        .ok()
 }
 
 impl CMap {
     /// The two predefined identity CMaps: two-byte codes that are their own CIDs.
     pub fn identity(vertical: bool) -> Self {
         let mut cmap = CMap {
-            codespaces: vec![Codespace { length: 2, low: [0; 4], high: [0xFF, 0xFF, 0, 0] }],
+            codespaces: vec![Codespace {
+                length: 2,
+                low: [0; 4],
+                high: [0xFF, 0xFF, 0, 0],
+            }],
             vertical,
             ..CMap::default()
         };
@@ -90,9 +102,14 @@ impl CMap {
         for pair in operands.chunks_exact(2) {
             if let [Token::String(low), Token::String(high)] = pair {
                 let length = low.len().clamp(1, 4);
-                let mut space = Codespace { length, low: [0; 4], high: [0; 4] };
+                let mut space = Codespace {
+                    length,
+                    low: [0; 4],
+                    high: [0; 4],
+                };
                 space.low[..length].copy_from_slice(&low[..length]);
-                space.high[..length.min(high.len())].copy_from_slice(&high[..length.min(high.len())]);
+                space.high[..length.min(high.len())]
+                    .copy_from_slice(&high[..length.min(high.len())]);
                 self.codespaces.push(space);
             }
         }
@@ -102,7 +119,9 @@ impl CMap {
         for pair in operands.chunks_exact(2) {
             let text = match &pair[1] {
                 Token::String(dst) => decode_utf16(&utf16_units(dst)),
-                Token::Name(name) => std::str::from_utf8(name).ok().and_then(super::glyph_names::glyph_to_unicode),
+                Token::Name(name) => std::str::from_utf8(name)
+                    .ok()
+                    .and_then(super::glyph_names::glyph_to_unicode),
                 _ => None,
             };
             if let (Token::String(src), Some(text)) = (&pair[0], text) {
@@ -114,7 +133,9 @@ impl CMap {
     fn read_bfrange(&mut self, operands: &[Token]) {
         let mut index = 0;
         while index + 2 < operands.len() {
-            let (Token::String(low), Token::String(high)) = (&operands[index], &operands[index + 1]) else {
+            let (Token::String(low), Token::String(high)) =
+                (&operands[index], &operands[index + 1])
+            else {
                 index += 1;
                 continue;
             };
@@ -122,7 +143,11 @@ impl CMap {
             index += 2;
             match &operands[index] {
                 Token::String(dst) if high >= low => {
-                    self.unicode_ranges.push(UnicodeRange { low, high, first: utf16_units(dst) });
+                    self.unicode_ranges.push(UnicodeRange {
+                        low,
+                        high,
+                        first: utf16_units(dst),
+                    });
                     index += 1;
                 }
                 Token::ArrayStart => {
@@ -155,7 +180,8 @@ impl CMap {
     fn read_cidrange(&mut self, operands: &[Token]) {
         for triple in operands.chunks_exact(3) {
             if let [Token::String(low), Token::String(high), Token::Number(cid)] = triple {
-                self.cid_ranges.push((bytes_to_code(low), bytes_to_code(high), *cid as u32));
+                self.cid_ranges
+                    .push((bytes_to_code(low), bytes_to_code(high), *cid as u32));
             }
         }
     }
@@ -174,7 +200,13 @@ impl CMap {
                 return space.length;
             }
         }
-        self.codespaces.iter().map(|space| space.length).min().unwrap_or(1).min(bytes.len()).max(1)
+        self.codespaces
+            .iter()
+            .map(|space| space.length)
+            .min()
+            .unwrap_or(1)
+            .min(bytes.len())
+            .max(1)
     }
 
     pub fn cid(&self, code: u32) -> Option<u32> {
@@ -190,8 +222,13 @@ impl CMap {
         if let Some(text) = self.unicode_single.get(&code) {
             return Some(text.clone());
         }
-        let index = self.unicode_ranges.partition_point(|range| range.low <= code);
-        let range = self.unicode_ranges[..index].iter().rev().find(|range| code <= range.high)?;
+        let index = self
+            .unicode_ranges
+            .partition_point(|range| range.low <= code);
+        let range = self.unicode_ranges[..index]
+            .iter()
+            .rev()
+            .find(|range| code <= range.high)?;
         let mut units = range.first.clone();
         let last = units.last_mut()?;
         *last = last.wrapping_add((code - range.low) as u16);

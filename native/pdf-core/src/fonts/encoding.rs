@@ -75,6 +75,7 @@ fn mac_roman() -> CodeTable {
     table
 }
 
+#[rustfmt::skip]
 const STANDARD_HIGH: &[(u8, char)] = &[
     (0xA1, '¡'), (0xA2, '¢'), (0xA3, '£'), (0xA4, '⁄'), (0xA5, '¥'), (0xA6, 'ƒ'), (0xA7, '§'), (0xA8, '¤'),
     (0xA9, '\''), (0xAA, '“'), (0xAB, '«'), (0xAC, '‹'), (0xAD, '›'), (0xAE, 'ﬁ'), (0xAF, 'ﬂ'), (0xB1, '–'),
@@ -85,6 +86,7 @@ const STANDARD_HIGH: &[(u8, char)] = &[
     (0xF1, 'æ'), (0xF5, 'ı'), (0xF8, 'ł'), (0xF9, 'ø'), (0xFA, 'œ'), (0xFB, 'ß'),
 ];
 
+#[rustfmt::skip]
 const SYMBOL: &[(u8, char)] = &[
     (0x22, '∀'), (0x24, '∃'), (0x2A, '∗'), (0x2D, '−'), (0x40, '≅'), (0x41, 'Α'), (0x42, 'Β'), (0x43, 'Χ'),
     (0x44, 'Δ'), (0x45, 'Ε'), (0x46, 'Φ'), (0x47, 'Γ'), (0x48, 'Η'), (0x49, 'Ι'), (0x4A, 'ϑ'), (0x4B, 'Κ'),
@@ -111,11 +113,20 @@ mod tests {
     #[test]
     fn tables_place_the_characters_where_annex_d_puts_them() {
         let win = BaseEncoding::WinAnsi.table();
-        assert_eq!((win[0x80], win[0x93], win[0xE9]), (Some('€'), Some('“'), Some('é')));
+        assert_eq!(
+            (win[0x80], win[0x93], win[0xE9]),
+            (Some('€'), Some('“'), Some('é'))
+        );
         let mac = BaseEncoding::MacRoman.table();
-        assert_eq!((mac[0x80], mac[0xDE], mac[0xFF]), (Some('Ä'), Some('ﬁ'), Some('ˇ')));
+        assert_eq!(
+            (mac[0x80], mac[0xDE], mac[0xFF]),
+            (Some('Ä'), Some('ﬁ'), Some('ˇ'))
+        );
         let standard = BaseEncoding::Standard.table();
-        assert_eq!((standard[0x27], standard[0xAE], standard[0xFB]), (Some('’'), Some('ﬁ'), Some('ß')));
+        assert_eq!(
+            (standard[0x27], standard[0xAE], standard[0xFB]),
+            (Some('’'), Some('ﬁ'), Some('ß'))
+        );
         assert_eq!(BaseEncoding::Symbol.table()[0x70], Some('π'));
     }
 }

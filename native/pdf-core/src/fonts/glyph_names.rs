@@ -3,6 +3,7 @@
 //! forms `uniXXXX`, `uXXXX[XX]`, ligature names joined by `_`, and suffixes after a period
 //! (`a.sc` is an `a`). The table is written for this crate, sorted so lookups binary-search.
 
+#[rustfmt::skip]
 static NAMES: &[(&str, &str)] = &[
     ("A", "A"), ("AE", "Æ"), ("Aacute", "Á"), ("Abreve", "Ă"), ("Acircumflex", "Â"), ("Adieresis", "Ä"),
     ("Agrave", "À"), ("Alpha", "Α"), ("Amacron", "Ā"), ("Aogonek", "Ą"), ("Aring", "Å"), ("Atilde", "Ã"),
@@ -150,7 +151,10 @@ mod tests {
 
     #[test]
     fn table_is_sorted_for_binary_search() {
-        assert!(NAMES.windows(2).all(|pair| pair[0].0 < pair[1].0), "NAMES must stay sorted");
+        assert!(
+            NAMES.windows(2).all(|pair| pair[0].0 < pair[1].0),
+            "NAMES must stay sorted"
+        );
     }
 
     #[test]

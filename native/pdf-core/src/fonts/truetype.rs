@@ -8,7 +8,12 @@ fn u16_at(data: &[u8], at: usize) -> Option<u16> {
 }
 
 fn u32_at(data: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_be_bytes([*data.get(at)?, *data.get(at + 1)?, *data.get(at + 2)?, *data.get(at + 3)?]))
+    Some(u32::from_be_bytes([
+        *data.get(at)?,
+        *data.get(at + 1)?,
+        *data.get(at + 2)?,
+        *data.get(at + 3)?,
+    ]))
 }
 
 /// Bound on mapped characters, so a hostile format 12 group cannot loop over 4 billion codes.
@@ -18,7 +23,9 @@ pub fn glyph_unicode_map(font: &[u8]) -> Option<FxHashMap<u16, char>> {
     let tables = u16_at(font, 4)? as usize;
     let cmap = (0..tables).find_map(|i| {
         let record = 12 + i * 16;
-        (font.get(record..record + 4)? == b"cmap").then(|| u32_at(font, record + 8)).flatten()
+        (font.get(record..record + 4)? == b"cmap")
+            .then(|| u32_at(font, record + 8))
+            .flatten()
     })? as usize;
     let subtables = u16_at(font, cmap + 2)? as usize;
     let mut best: Option<(u8, usize)> = None;
@@ -73,7 +80,11 @@ pub fn glyph_unicode_map(font: &[u8]) -> Option<FxHashMap<u16, char>> {
             let groups = u32_at(font, subtable + 12)? as usize;
             for g in 0..groups.min(MAX_MAPPINGS) {
                 let at = subtable + 16 + g * 12;
-                let (start, end, glyph) = (u32_at(font, at)?, u32_at(font, at + 4)?, u32_at(font, at + 8)?);
+                let (start, end, glyph) = (
+                    u32_at(font, at)?,
+                    u32_at(font, at + 4)?,
+                    u32_at(font, at + 8)?,
+                );
                 for code in start..=end.min(start.saturating_add(MAX_MAPPINGS as u32)) {
                     add(code, glyph + (code - start));
                 }
@@ -96,7 +107,9 @@ mod tests {
         font.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 28, 0, 0, 0, 0]);
         font.extend_from_slice(&[0, 0, 0, 1, 0, 3, 0, 1, 0, 0, 0, 12]);
         font.extend_from_slice(&[0, 4, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0]);
-        font.extend_from_slice(&[0, 0x43, 0xFF, 0xFF, 0, 0, 0, 0x41, 0xFF, 0xFF, 0xFF, 0xC0, 0, 1, 0, 0, 0, 0]);
+        font.extend_from_slice(&[
+            0, 0x43, 0xFF, 0xFF, 0, 0, 0, 0x41, 0xFF, 0xFF, 0xFF, 0xC0, 0, 1, 0, 0, 0, 0,
+        ]);
         let map = glyph_unicode_map(&font).expect("cmap found");
         assert_eq!((map.get(&1), map.get(&3)), (Some(&'A'), Some(&'C')));
         for length in 0..font.len() {

@@ -18,7 +18,9 @@ pub fn builtin_encoding(program: &[u8]) -> Option<BuiltinEncoding> {
     let mut recent: Vec<Token> = Vec::new();
     while let Some(token) = lexer.next_token() {
         match token {
-            Token::Keyword(b"StandardEncoding") if entries.is_empty() => return Some(BuiltinEncoding::Standard),
+            Token::Keyword(b"StandardEncoding") if entries.is_empty() => {
+                return Some(BuiltinEncoding::Standard)
+            }
             Token::Keyword(b"put") => {
                 if let [.., Token::Number(code), Token::Name(name)] = recent.as_slice() {
                     if (0.0..256.0).contains(code) {
@@ -40,7 +42,9 @@ pub fn builtin_encoding(program: &[u8]) -> Option<BuiltinEncoding> {
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|window| window == needle)
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
 }
 
 #[cfg(test)]
@@ -51,7 +55,9 @@ mod tests {
     fn reads_the_dup_put_array_of_a_tex_font() {
         let program = b"%!PS-AdobeFont-1.0: CMR10\n/Encoding 256 array\n0 1 255 {1 index exch /.notdef put} for\n\
             dup 11 /ff put\ndup 65 /A put\nreadonly def\ncurrentfile eexec\x80\x81";
-        let Some(BuiltinEncoding::Names(entries)) = builtin_encoding(program) else { panic!("no encoding") };
+        let Some(BuiltinEncoding::Names(entries)) = builtin_encoding(program) else {
+            panic!("no encoding")
+        };
         assert_eq!(entries, vec![(11, "ff".to_string()), (65, "A".to_string())]);
         assert!(matches!(
             builtin_encoding(b"/Encoding StandardEncoding def currentfile eexec"),
