@@ -102,7 +102,13 @@ export async function registerMcp(
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) disconnected.abort()
       })
-      const authInfo = { token: 'bearer', clientId: principal.credentialId, scopes: [], extra: { principal } }
+      // The handlers need who is calling, never the secret itself, so the token is not passed on.
+      const authInfo = {
+        token: 'redacted',
+        clientId: principal.credentialId,
+        scopes: [],
+        extra: { principal },
+      }
       return reply.send(await handler.fetch(toWebRequest(request, disconnected.signal), { authInfo }))
     }
     scope.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', handler: serve })

@@ -20,7 +20,7 @@ function followNote(job: JobResource, waitedSeconds: number): string {
   switch (job.status) {
     case 'queued':
     case 'running':
-      return `Job ${job.id} is ${job.status} after ${waitedSeconds} s. Call get_job with job_id "${job.id}" and wait_seconds (up to 25) until status is succeeded or failed.`
+      return `Job ${job.id} is ${job.status} after ${waitedSeconds} s. Call get_job with job_id "${job.id}" and wait_seconds until status is succeeded or failed; reuse your idempotency_key if you call this tool again.`
     case 'succeeded':
       return `Job ${job.id} succeeded. Outputs are linked below; read text outputs with read_job_file, get fresh URLs with get_download_links.`
     case 'failed':
