@@ -13,8 +13,10 @@ export class RateLimiter {
 
   take(key: string, now: number): void {
     const bucket = this.#buckets.get(key) ?? { tokens: this.#burst, at: now }
-    bucket.tokens = Math.min(this.#burst, bucket.tokens + ((now - bucket.at) / 1000) * this.#perSecond)
-    bucket.at = now
+    // A clock that steps back refills nothing rather than draining the bucket.
+    const elapsedMs = Math.max(0, now - bucket.at)
+    bucket.tokens = Math.min(this.#burst, bucket.tokens + (elapsedMs / 1000) * this.#perSecond)
+    bucket.at = Math.max(bucket.at, now)
     if (bucket.tokens < 1) {
       this.#buckets.set(key, bucket)
       const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / this.#perSecond))

@@ -24,6 +24,7 @@ interface TrackedJob {
   outcome: 'succeeded' | 'failed' | 'canceled' | null
   released: boolean
   publishedAt: number
+  republishes: number
 }
 
 export interface HousekeeperOptions {
@@ -99,6 +100,7 @@ export class Housekeeper {
           outcome: null,
           released: this.#releasedBeforeCreation.delete(data.jobId!),
           publishedAt: 0,
+          republishes: 0,
         })
         break
       case 'JobStarted':
@@ -177,7 +179,8 @@ export class Housekeeper {
         const overdue = now - Math.max(job.startedAt, job.publishedAt) > limit + this.#ctx.config.stuckJobGraceMs
         if (orphanedAtStart ? job.publishedAt === 0 : overdue) {
           job.publishedAt = now
-          await this.#ctx.dispatcher.publish({ jobId, tool: job.tool })
+          job.republishes += 1
+          await this.#ctx.dispatcher.publish({ jobId, tool: job.tool, republish: job.republishes })
         }
         return
       }

@@ -31,10 +31,11 @@ export async function settleAccount(ctx: ServiceContext, accountId: string, jobI
   await handleCommand(ctx.store, accountStream(accountId), accountDecider, { type: 'FinishJob', data: { jobId, outcome, now: ctx.now() } })
 }
 
-export async function failJob(ctx: ServiceContext, jobId: string, error: JobError, computeMs: number | null) {
+/** Fails the job (only if `attempt` is still its current run, when given) and refunds it. */
+export async function failJob(ctx: ServiceContext, jobId: string, error: JobError, computeMs: number | null, attempt?: number) {
   const { state } = await handleCommand(ctx.store, jobStream(jobId), jobDecider, {
     type: 'FailJob',
-    data: { error, computeMs, retentionMs: ctx.config.outputRetentionMs, now: ctx.now() },
+    data: { error, computeMs, retentionMs: ctx.config.outputRetentionMs, attempt, now: ctx.now() },
   })
   if (state.status === 'failed') await settleAccount(ctx, state.accountId, jobId, 'failed')
 }
@@ -53,6 +54,7 @@ export async function executeJob(ctx: ServiceContext, message: JobMessage, deliv
   })
   // Another worker started this attempt first: it owns the job.
   if (started.events.length === 0) return
+  const attempt = job.attempt + 1
   if (!isToolId(job.tool)) {
     await failJob(ctx, job.jobId, { code: 'invalid_request', message: `Unknown tool ${job.tool}.`, hint: null }, null)
     return
@@ -110,9 +112,13 @@ export async function executeJob(ctx: ServiceContext, message: JobMessage, deliv
 
   try {
     if (!outcome.ok) {
-      await failJob(ctx, job.jobId, outcome.error, outcome.computeMs)
+      await failJob(ctx, job.jobId, outcome.error, outcome.computeMs, attempt)
       return
     }
+    // A restart may have overtaken this run (its node was thought dead): then its files must not
+    // overwrite the outputs of the run that owns the job now.
+    const { state: current } = await readState(ctx.store, stream, jobDecider)
+    if (current.status !== 'running' || current.attempt !== attempt) return
     const files: JobFile[] = []
     for (const name of await listFiles(outDir)) {
       const stored = await ctx.blobs.putFile(jobOutputKey(job.jobId, name), join(outDir, name))
@@ -124,6 +130,7 @@ export async function executeJob(ctx: ServiceContext, message: JobMessage, deliv
         result: { ...outcome.summary, files },
         computeMs: outcome.computeMs,
         retentionMs: outputRetentionMs(job.tool, ctx.config.outputRetentionMs),
+        attempt,
         now: ctx.now(),
       },
     })

@@ -18,8 +18,9 @@ export type JobCommand =
   | Command<'StartJob', { attempt: number; worker: string }>
   | Command<'RecordMeasurement', { units: number; credits: number }>
   | Command<'ReportProgress', { fraction: number; message: string | null }>
-  | Command<'CompleteJob', { result: JobResult; computeMs: number; retentionMs: number }>
-  | Command<'FailJob', { error: JobError; computeMs: number | null; retentionMs: number }>
+  /** `attempt`: only that run may finish the job (a stale run of an earlier attempt changes nothing). */
+  | Command<'CompleteJob', { result: JobResult; computeMs: number; retentionMs: number; attempt?: number }>
+  | Command<'FailJob', { error: JobError; computeMs: number | null; retentionMs: number; attempt?: number }>
   | Command<'CancelJob', { retentionMs: number }>
   | Command<'ExpireJob', Record<never, never>>
   | Command<'DeleteJob', Record<never, never>>

@@ -11,6 +11,9 @@ function requireJob(state: JobState): void {
   if (!state.exists || state.deleted) throw new DomainError('not_found', 'No such job.')
 }
 
+/** A run of an earlier attempt, overtaken by a restart: its outcome no longer counts. */
+const isStale = (state: JobState, attempt: number | undefined) => attempt !== undefined && attempt !== state.attempt
+
 export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
   const { now } = command.data
   const at = iso(now)
@@ -51,7 +54,7 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
     }
     case 'CompleteJob': {
       requireJob(state)
-      if (isFinished(state)) return []
+      if (isFinished(state) || isStale(state, command.data.attempt)) return []
       if (state.status !== 'running') throw new DomainError('job_running', 'Only a running job can succeed.')
       const { result, computeMs, retentionMs } = command.data
       return [
@@ -63,7 +66,7 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
     }
     case 'FailJob': {
       requireJob(state)
-      if (isFinished(state)) return []
+      if (isFinished(state) || isStale(state, command.data.attempt)) return []
       const { error, computeMs, retentionMs } = command.data
       return [
         { type: 'JobFailed', data: { jobId, error, computeMs, outputsExpireAt: iso(now + retentionMs), at } },

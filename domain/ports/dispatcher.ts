@@ -3,6 +3,11 @@
 export interface JobMessage {
   jobId: string
   tool: string
+  /**
+   * Set when a job thought lost (its node died) is published again on purpose: each number is
+   * de-duplicated on its own, so the bus does not drop it as a repeat of the first publish.
+   */
+  republish?: number
 }
 
 export interface Delivery {
@@ -26,7 +31,7 @@ export interface Consumer {
 }
 
 export interface Dispatcher {
-  /** Publishes a job; publishing the same job id again is de-duplicated. */
+  /** Publishes a job; publishing the same job id (and republish number) again is de-duplicated. */
   publish(job: JobMessage): Promise<void>
   consume(options: ConsumeOptions): Promise<Consumer>
   /** Jobs published and not yet acknowledged (for 503 busy). */

@@ -42,6 +42,8 @@ export interface ToolLimits {
   timeoutMs: number
   /** Memory limit of one run's worker process. */
   memoryMb: number
+  /** How long outputs are served when shorter than the service default (secret outputs). */
+  retentionMs?: number
 }
 
 export interface ToolDefinition {
@@ -246,11 +248,11 @@ const definitions: ToolDefinition[] = [
     title: 'Get random bytes',
     summary: 'Returns 1 to 64 bytes from a cryptographically secure source, as hex or base64.',
     description:
-      'Return 1 to 64 random bytes (length) from a CSPRNG, encoded as hex or base64 in result.bytes. Free. Treat the result as a secret: it is kept only until the job output expires.',
+      'Return 1 to 64 random bytes (length) from a CSPRNG, hex or base64, with an optional label. The bytes are a secret: they are written to the output file secret/random_bytes.json (read it with the job file endpoint), stored encrypted at rest and purged 5 minutes after the job finishes. Give recipient_public_key (X25519, base64) to have them sealed to you, so the service never keeps them in the clear. Free.',
     toolset: 'random',
     input: { kind: 'parameters', sources: [], extensions: [] },
     options: randomBytesOptions,
-    limits: { maxUnits: null, maxBytes: null, ...standardLimits, timeoutMs: 10_000, memoryMb: 256 },
+    limits: { maxUnits: null, maxBytes: null, ...standardLimits, timeoutMs: 10_000, memoryMb: 256, retentionMs: 5 * 60_000 },
     pricing: { kind: 'free', description: 'Free.' },
     idempotencyRequired: false,
     generation: false,

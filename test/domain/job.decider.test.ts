@@ -185,3 +185,19 @@ describe('upload lifecycle', () => {
     ).toEqual([])
   })
 })
+
+describe('job: stale runs', () => {
+  const restarted: JobEvent = { type: 'JobStarted', data: { jobId: 'j1', attempt: 2, worker: 'w2', at } }
+
+  it('a run of an earlier attempt can neither complete nor fail the job', () => {
+    given([created, started, restarted])
+      .when({ type: 'CompleteJob', data: { result: { files: [] }, computeMs: 1, retentionMs, attempt: 1, now: t0 } })
+      .thenNothing()
+    given([created, started, restarted])
+      .when({ type: 'FailJob', data: { error: { code: 'timeout', message: 'x', hint: null }, computeMs: 1, retentionMs, attempt: 1, now: t0 } })
+      .thenNothing()
+    given([created, started, restarted])
+      .when({ type: 'CompleteJob', data: { result: { files: [] }, computeMs: 1, retentionMs, attempt: 2, now: t0 } })
+      .then([{ type: 'JobSucceeded' }])
+  })
+})

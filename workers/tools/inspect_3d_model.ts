@@ -3,4 +3,7 @@ import type { ToolRunner } from '../../domain/ports/tool-runner.ts'
 import type { InspectOptions } from '../../domain/tools/options/inspect_3d_model.ts'
 import { meshToolRunner } from '../../native/mesh.ts'
 
-export const runner: ToolRunner<InspectOptions> = meshToolRunner<InspectOptions>('inspect_3d_model', 'inspect')
+export const runner: ToolRunner<InspectOptions> = meshToolRunner<InspectOptions>(
+  'inspect_3d_model',
+  'inspect',
+)

@@ -3,4 +3,7 @@ import type { ToolRunner } from '../../domain/ports/tool-runner.ts'
 import type { OptimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
 import { meshToolRunner } from '../../native/mesh.ts'
 
-export const runner: ToolRunner<OptimizeOptions> = meshToolRunner<OptimizeOptions>('optimize_3d_model', 'optimize')
+export const runner: ToolRunner<OptimizeOptions> = meshToolRunner<OptimizeOptions>(
+  'optimize_3d_model',
+  'optimize',
+)

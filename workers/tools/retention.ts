@@ -1,11 +1,8 @@
-// How long a job's outputs are served. Secret outputs go sooner than the service default; this is the
-// workers' own table until the catalog carries a per-tool retention.
-import type { ToolId } from '../../domain/tools/catalog.ts'
-
-const retentionByTool: Partial<Record<ToolId, number>> = {
-  get_random_bytes: 5 * 60_000,
-}
+// How long a job's outputs are served: the tool's own retention when the catalog gives a shorter one
+// (secret outputs), otherwise the service default.
+import { getTool, isToolId } from '../../domain/tools/catalog.ts'
 
 export function outputRetentionMs(tool: string, serviceDefaultMs: number): number {
-  return Math.min(serviceDefaultMs, retentionByTool[tool as ToolId] ?? serviceDefaultMs)
+  const own = isToolId(tool) ? getTool(tool).limits.retentionMs : undefined
+  return Math.min(serviceDefaultMs, own ?? serviceDefaultMs)
 }

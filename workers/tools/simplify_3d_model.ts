@@ -3,4 +3,7 @@ import type { ToolRunner } from '../../domain/ports/tool-runner.ts'
 import type { SimplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
 import { meshToolRunner } from '../../native/mesh.ts'
 
-export const runner: ToolRunner<SimplifyOptions> = meshToolRunner<SimplifyOptions>('simplify_3d_model', 'simplify')
+export const runner: ToolRunner<SimplifyOptions> = meshToolRunner<SimplifyOptions>(
+  'simplify_3d_model',
+  'simplify',
+)

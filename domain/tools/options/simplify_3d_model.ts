@@ -2,16 +2,33 @@ import { z } from 'zod'
 
 export const simplifyOptions = z
   .strictObject({
-    target_ratio: z.number().gt(0).max(1).optional().describe('Fraction of faces to keep, e.g. 0.25. When neither target_ratio nor target_faces is given, 0.5.'),
+    target_ratio: z
+      .number()
+      .gt(0)
+      .max(1)
+      .optional()
+      .describe(
+        'Fraction of faces to keep, e.g. 0.25. When neither target_ratio nor target_faces is given, 0.5.',
+      ),
     target_faces: z.int().min(4).optional().describe('Number of faces to aim for, instead of target_ratio.'),
     max_error: z
       .number()
       .min(0)
       .max(1)
       .default(0.01)
-      .describe('Largest allowed deviation as a fraction of the model size (0.01 = 1%); simplification stops there even if the target is not reached, and the result says so.'),
-    lock_border: z.boolean().default(true).describe('Keep open borders (holes, cut edges) in place; UV and normal seams are always kept.'),
-    format: z.enum(['same', 'glb', 'obj', 'ply', 'stl']).default('same').describe('Output format; "same" keeps the input format (glTF becomes GLB, OFF becomes PLY); stl is also accepted.'),
+      .describe(
+        'Largest allowed deviation as a fraction of the model size (0.01 = 1%); simplification stops there even if the target is not reached, and the result says so.',
+      ),
+    lock_border: z
+      .boolean()
+      .default(true)
+      .describe('Keep open borders (holes, cut edges) in place; UV and normal seams are always kept.'),
+    format: z
+      .enum(['same', 'glb', 'obj', 'ply', 'stl'])
+      .default('same')
+      .describe(
+        'Output format; "same" keeps the input format (glTF becomes GLB, OFF becomes PLY); stl is also accepted.',
+      ),
   })
   .refine((o) => !(o.target_ratio !== undefined && o.target_faces !== undefined), {
     message: 'give target_ratio or target_faces, not both',
