@@ -107,6 +107,24 @@ export function dispatcherContract(name: string, open: (settings: ContractSettin
       await drained(d)
     })
 
+    it('delivers a deliberate re-publish of a finished job (a lost job sent again), once per republish number', async () => {
+      const d = await dispatcher()
+      const seen = recorder()
+      const job = newJob()
+      await consume(d, seen.options())
+      await d.publish(job)
+      await vi.waitFor(() => expect(seen.attemptsOf(job.jobId)).toEqual([1]), eventually)
+      await drained(d)
+      await d.publish({ ...job, republish: 1 })
+      await d.publish({ ...job, republish: 1 })
+      await vi.waitFor(() => expect(seen.attemptsOf(job.jobId)).toHaveLength(2), eventually)
+      await drained(d)
+      const after = newJob()
+      await d.publish(after)
+      await vi.waitFor(() => expect(seen.attemptsOf(after.jobId)).toEqual([1]), eventually)
+      expect(seen.attemptsOf(job.jobId)).toHaveLength(2)
+    })
+
     it('redelivers a rejected job with attempt 2, 3 until the handler succeeds', async () => {
       const d = await dispatcher()
       const seen = recorder()
