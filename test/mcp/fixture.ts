@@ -5,6 +5,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { buildApp } from '../../api/app.ts'
 import { registerMcp } from '../../api/mcp/plugin.ts'
 import { createApiKey, grantCredits, openAccount } from '../../app/accounts.ts'
 import { loadConfig } from '../../app/config.ts'
@@ -35,12 +36,15 @@ export interface McpTestServerOptions {
   waitMs?: number
   /** false: jobs stay queued, for tests of what happens while a job is active. */
   consumeJobs?: boolean
+  /** Mount MCP in the full REST app (uploads, downloads) instead of a bare Fastify instance. */
+  withRest?: boolean
 }
 
 export async function startMcpTestServer({
   env = {},
   waitMs = 5000,
   consumeJobs = true,
+  withRest = false,
 }: McpTestServerOptions = {}): Promise<McpTestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'kiln-mcp-'))
   const port = await freePort()
@@ -53,8 +57,13 @@ export async function startMcpTestServer({
     ...env,
   })
   const services = await startServices(config, { consumeJobs })
-  const app = Fastify()
-  await registerMcp(app, services, { waitMs })
+  const mount = (instance: FastifyInstance) => registerMcp(instance, services, { waitMs })
+  let app: FastifyInstance
+  if (withRest) app = await buildApp({ services, plugins: [mount] })
+  else {
+    app = Fastify()
+    await mount(app)
+  }
   await app.listen({ port, host: '127.0.0.1' })
 
   return {
