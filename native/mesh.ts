@@ -29,8 +29,21 @@ interface Outcome {
 }
 
 export interface MeshAddon {
-  measure(input: Buffer, name: string, extension: string, maxFaces: number, resourceDir?: string | null): Promise<Outcome>
-  runTool(tool: MeshTool, input: Buffer, name: string, extension: string, optionsJson: string, resourceDir?: string | null): Promise<Outcome>
+  measure(
+    input: Buffer,
+    name: string,
+    extension: string,
+    maxFaces: number,
+    resourceDir?: string | null,
+  ): Promise<Outcome>
+  runTool(
+    tool: MeshTool,
+    input: Buffer,
+    name: string,
+    extension: string,
+    optionsJson: string,
+    resourceDir?: string | null,
+  ): Promise<Outcome>
   coreVersion(): string
 }
 
@@ -63,9 +76,10 @@ export function meshBackend(): { addon: MeshAddon; backend: 'native' | 'wasm' } 
   if (cached) return cached
   const forceWasm = process.env.KILN_MESH_BACKEND === 'wasm'
   const native = forceWasm ? null : loadMeshBuild('native')
-  if (native) return (cached = { addon: native, backend: 'native' })
-  const wasm = loadMeshBuild('wasm')
-  if (wasm) return (cached = { addon: wasm, backend: 'wasm' })
+  const wasm = native ? null : loadMeshBuild('wasm')
+  if (native) cached = { addon: native, backend: 'native' }
+  else if (wasm) cached = { addon: wasm, backend: 'wasm' }
+  if (cached) return cached
   throw new Error(
     'The mesh core is not built: run `npm run build:native` for the native addon, or build the WASM fallback with ' +
       '`npx napi build --release --target wasm32-wasip1-threads --manifest-path native/mesh-node/Cargo.toml --output-dir native/mesh-node` ' +
@@ -74,20 +88,37 @@ export function meshBackend(): { addon: MeshAddon; backend: 'native' | 'wasm' } 
 }
 
 function raise(outcome: Outcome): never {
-  const e = outcome.error ?? { code: 'invalid_mesh' as const, message: 'The mesh core returned no result.', hint: 'Retry later.' }
+  const e = outcome.error ?? {
+    code: 'invalid_mesh' as const,
+    message: 'The mesh core returned no result.',
+    hint: 'Retry later.',
+  }
   throw new DomainError(e.code, e.message, { hint: e.hint })
 }
 
 /** Faces in the model (the pricing unit); DomainError limit_exceeded beyond maxFaces, invalid_mesh etc. for bad files. */
 export async function measureFaces(input: MeshInput, maxFaces: number): Promise<number> {
-  const outcome = await meshBackend().addon.measure(input.data, input.name, input.extension, maxFaces, input.resourceDir ?? null)
+  const outcome = await meshBackend().addon.measure(
+    input.data,
+    input.name,
+    input.extension,
+    maxFaces,
+    input.resourceDir ?? null,
+  )
   if (outcome.error || outcome.faces === undefined) raise(outcome)
   return outcome.faces
 }
 
 /** Runs a mesh tool off the JS thread; DomainError on a bad or too large model. */
 export async function runMeshTool(tool: MeshTool, input: MeshInput, options: object): Promise<MeshRunResult> {
-  const outcome = await meshBackend().addon.runTool(tool, input.data, input.name, input.extension, JSON.stringify(options), input.resourceDir ?? null)
+  const outcome = await meshBackend().addon.runTool(
+    tool,
+    input.data,
+    input.name,
+    input.extension,
+    JSON.stringify(options),
+    input.resourceDir ?? null,
+  )
   if (outcome.error || outcome.summaryJson === undefined) raise(outcome)
   return { summary: JSON.parse(outcome.summaryJson) as Record<string, unknown>, files: outcome.files }
 }
@@ -101,12 +132,18 @@ export function meshToolRunner<Options extends object>(toolId: ToolId, tool: Mes
   const { maxUnits, maxBytes } = getTool(toolId).limits
   const load = async (input: ToolInputFile | null): Promise<MeshInput> => {
     if (!input)
-      throw new DomainError('unsupported_format', `${toolId} needs a 3D model file as input.`, { hint: 'Send a GLB, glTF, OBJ, PLY or STL file.' })
+      throw new DomainError('unsupported_format', `${toolId} needs a 3D model file as input.`, {
+        hint: 'Send a GLB, glTF, OBJ, PLY or STL file.',
+      })
     const { size } = await stat(input.path)
     if (maxBytes !== null && size > maxBytes)
-      throw new DomainError('limit_exceeded', `The file has ${size} bytes; ${toolId} takes up to ${maxBytes}.`, {
-        hint: 'Simplify or split the model first, or compress its textures.',
-      })
+      throw new DomainError(
+        'limit_exceeded',
+        `The file has ${size} bytes; ${toolId} takes up to ${maxBytes}.`,
+        {
+          hint: 'Simplify or split the model first, or compress its textures.',
+        },
+      )
     return { data: await readFile(input.path), name: input.name, extension: input.extension }
   }
   const faceLimit = maxUnits ?? Number.MAX_SAFE_INTEGER
@@ -121,7 +158,8 @@ export function meshToolRunner<Options extends object>(toolId: ToolId, tool: Mes
       context.signal.throwIfAborted()
       for (const file of result.files) {
         const target = resolve(context.outDir, file.name)
-        if (!target.startsWith(resolve(context.outDir) + sep)) throw new Error(`output name escapes outDir: ${file.name}`)
+        if (!target.startsWith(resolve(context.outDir) + sep))
+          throw new Error(`output name escapes outDir: ${file.name}`)
         await mkdir(dirname(target), { recursive: true })
         await writeFile(target, file.data)
       }

@@ -4,9 +4,13 @@ import { spawnSync } from 'node:child_process'
 import { resolve } from 'node:path'
 
 const iterations = process.argv[2] ?? '50000'
-const result = spawnSync('cargo', ['test', '-j', '2', '--release', '-p', 'mesh-core', '--test', 'fuzz', '--', '--nocapture'], {
-  cwd: resolve(import.meta.dirname, '../../native'),
-  env: { ...process.env, MESH_FUZZ_ITERATIONS: iterations },
-  stdio: 'inherit',
-})
+const result = spawnSync(
+  'cargo',
+  ['test', '-j', '2', '--release', '-p', 'mesh-core', '--test', 'fuzz', '--', '--nocapture'],
+  {
+    cwd: resolve(import.meta.dirname, '../../native'),
+    env: { ...process.env, MESH_FUZZ_ITERATIONS: iterations },
+    stdio: 'inherit',
+  },
+)
 process.exit(result.status ?? 1)

@@ -11,7 +11,9 @@ export interface Triangles {
 
 async function io(): Promise<NodeIO> {
   await MeshoptDecoder.ready
-  return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
+  return new NodeIO()
+    .registerExtensions(ALL_EXTENSIONS)
+    .registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
 }
 
 /** All triangles of the default scene in world space. */
@@ -30,7 +32,11 @@ export async function readTriangles(path: string): Promise<Triangles> {
       const v = [0, 0, 0]
       for (let i = 0; i < pos.getCount(); i++) {
         pos.getElement(i, v)
-        positions.push(m[0] * v[0] + m[4] * v[1] + m[8] * v[2] + m[12], m[1] * v[0] + m[5] * v[1] + m[9] * v[2] + m[13], m[2] * v[0] + m[6] * v[1] + m[10] * v[2] + m[14])
+        positions.push(
+          m[0]! * v[0]! + m[4]! * v[1]! + m[8]! * v[2]! + m[12]!,
+          m[1]! * v[0]! + m[5]! * v[1]! + m[9]! * v[2]! + m[13]!,
+          m[2]! * v[0]! + m[6]! * v[1]! + m[10]! * v[2]! + m[14]!,
+        )
       }
       const idx = prim.getIndices()
       const count = idx ? idx.getCount() : pos.getCount()
@@ -78,18 +84,20 @@ export async function writeGeneratedSphere(path: string, triangles: number): Pro
 
 function closestDistanceSq(p: number[], t: Triangles, f: number): number {
   const P = t.positions
-  const [a, b, c] = [0, 1, 2].map((k) => t.indices[f * 3 + k] * 3)
+  const a = t.indices[f * 3]! * 3
+  const b = t.indices[f * 3 + 1]! * 3
+  const c = t.indices[f * 3 + 2]! * 3
   // Ericson's closest point on triangle, by Voronoi regions.
-  const ab = [P[b] - P[a], P[b + 1] - P[a + 1], P[b + 2] - P[a + 2]]
-  const ac = [P[c] - P[a], P[c + 1] - P[a + 1], P[c + 2] - P[a + 2]]
-  const ap = [p[0] - P[a], p[1] - P[a + 1], p[2] - P[a + 2]]
-  const dot = (x: number[], y: number[]) => x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+  const ab = [P[b]! - P[a]!, P[b + 1]! - P[a + 1]!, P[b + 2]! - P[a + 2]!]
+  const ac = [P[c]! - P[a]!, P[c + 1]! - P[a + 1]!, P[c + 2]! - P[a + 2]!]
+  const ap = [p[0]! - P[a]!, p[1]! - P[a + 1]!, p[2]! - P[a + 2]!]
+  const dot = (x: number[], y: number[]) => x[0]! * y[0]! + x[1]! * y[1]! + x[2]! * y[2]!
   const d1 = dot(ab, ap)
   const d2 = dot(ac, ap)
-  const bp = [p[0] - P[b], p[1] - P[b + 1], p[2] - P[b + 2]]
+  const bp = [p[0]! - P[b]!, p[1]! - P[b + 1]!, p[2]! - P[b + 2]!]
   const d3 = dot(ab, bp)
   const d4 = dot(ac, bp)
-  const cp = [p[0] - P[c], p[1] - P[c + 1], p[2] - P[c + 2]]
+  const cp = [p[0]! - P[c]!, p[1]! - P[c + 1]!, p[2]! - P[c + 2]!]
   const d5 = dot(ab, cp)
   const d6 = dot(ac, cp)
   let v = 0
@@ -110,8 +118,8 @@ function closestDistanceSq(p: number[], t: Triangles, f: number): number {
     v = vb * denom
     w = vc * denom
   }
-  const q = [0, 1, 2].map((k) => P[a + k] + ab[k] * v + ac[k] * w)
-  return (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2
+  const q = [0, 1, 2].map((k) => P[a + k]! + ab[k]! * v + ac[k]! * w)
+  return (p[0]! - q[0]!) ** 2 + (p[1]! - q[1]!) ** 2 + (p[2]! - q[2]!) ** 2
 }
 
 /**
@@ -119,15 +127,19 @@ function closestDistanceSq(p: number[], t: Triangles, f: number): number {
  * the distance to the nearest simplified triangle (a uniform grid narrows the search), as max and
  * mean relative to the original bounding-box diagonal. Independent of any tool's own error estimate.
  */
-export function surfaceError(original: Triangles, simplified: Triangles, samples = 20000): { max: number; mean: number } {
+export function surfaceError(
+  original: Triangles,
+  simplified: Triangles,
+  samples = 20000,
+): { max: number; mean: number } {
   const O = original.positions
   const lo = [Infinity, Infinity, Infinity]
   const hi = [-Infinity, -Infinity, -Infinity]
   for (let i = 0; i < O.length; i++) {
-    lo[i % 3] = Math.min(lo[i % 3], O[i])
-    hi[i % 3] = Math.max(hi[i % 3], O[i])
+    lo[i % 3] = Math.min(lo[i % 3]!, O[i]!)
+    hi[i % 3] = Math.max(hi[i % 3]!, O[i]!)
   }
-  const diagonal = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) || 1
+  const diagonal = Math.hypot(hi[0]! - lo[0]!, hi[1]! - lo[1]!, hi[2]! - lo[2]!) || 1
   const cells = 48
   const cell = diagonal / cells
   const key = (x: number, y: number, z: number) => `${x},${y},${z}`
@@ -138,15 +150,18 @@ export function surfaceError(original: Triangles, simplified: Triangles, samples
     const min = [Infinity, Infinity, Infinity]
     const max = [-Infinity, -Infinity, -Infinity]
     for (let k = 0; k < 3; k++) {
-      const v = simplified.indices[f * 3 + k] * 3
+      const v = simplified.indices[f * 3 + k]! * 3
       for (let d = 0; d < 3; d++) {
-        min[d] = Math.min(min[d], S[v + d])
-        max[d] = Math.max(max[d], S[v + d])
+        min[d] = Math.min(min[d]!, S[v + d]!)
+        max[d] = Math.max(max[d]!, S[v + d]!)
       }
     }
-    const [x0, y0, z0] = min.map((m, d) => Math.floor((m - lo[d]) / cell))
-    const [x1, y1, z1] = max.map((m, d) => Math.floor((m - lo[d]) / cell))
-    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) for (let z = z0; z <= z1; z++) grid.get(key(x, y, z))?.push(f) ?? grid.set(key(x, y, z), [f])
+    const cellOf = (value: number, d: number) => Math.floor((value - lo[d]!) / cell)
+    const [x0, y0, z0] = [cellOf(min[0]!, 0), cellOf(min[1]!, 1), cellOf(min[2]!, 2)]
+    const [x1, y1, z1] = [cellOf(max[0]!, 0), cellOf(max[1]!, 1), cellOf(max[2]!, 2)]
+    for (let x = x0; x <= x1; x++)
+      for (let y = y0; y <= y1; y++)
+        for (let z = z0; z <= z1; z++) grid.get(key(x, y, z))?.push(f) ?? grid.set(key(x, y, z), [f])
   }
   const vertexCount = O.length / 3
   const step = Math.max(1, Math.floor(vertexCount / samples))
@@ -154,15 +169,16 @@ export function surfaceError(original: Triangles, simplified: Triangles, samples
   let sum = 0
   let n = 0
   for (let v = 0; v < vertexCount; v += step) {
-    const p = [O[v * 3], O[v * 3 + 1], O[v * 3 + 2]]
-    const c = p.map((x, d) => Math.floor((x - lo[d]) / cell))
+    const p = [O[v * 3]!, O[v * 3 + 1]!, O[v * 3 + 2]!]
+    const c = p.map((x, d) => Math.floor((x - lo[d]!) / cell))
     let best = Infinity
     for (let r = 0; r < cells && best > ((r - 1) * cell) ** 2; r++) {
-      for (let x = c[0] - r; x <= c[0] + r; x++)
-        for (let y = c[1] - r; y <= c[1] + r; y++)
-          for (let z = c[2] - r; z <= c[2] + r; z++) {
-            if (Math.max(Math.abs(x - c[0]), Math.abs(y - c[1]), Math.abs(z - c[2])) !== r) continue
-            for (const f of grid.get(key(x, y, z)) ?? []) best = Math.min(best, closestDistanceSq(p, simplified, f))
+      for (let x = c[0]! - r; x <= c[0]! + r; x++)
+        for (let y = c[1]! - r; y <= c[1]! + r; y++)
+          for (let z = c[2]! - r; z <= c[2]! + r; z++) {
+            if (Math.max(Math.abs(x - c[0]!), Math.abs(y - c[1]!), Math.abs(z - c[2]!)) !== r) continue
+            for (const f of grid.get(key(x, y, z)) ?? [])
+              best = Math.min(best, closestDistanceSq(p, simplified, f))
           }
     }
     const d = Math.sqrt(best) / diagonal

@@ -25,7 +25,8 @@ function timed(command: string, args: string[]): number {
   return ms
 }
 
-const kiln = (tool: string, input: string, out: string, options: object) => timed(node, [join(root, 'bench/mesh/kiln.ts'), tool, input, out, JSON.stringify(options)])
+const kiln = (tool: string, input: string, out: string, options: object) =>
+  timed(node, [join(root, 'bench/mesh/kiln.ts'), tool, input, out, JSON.stringify(options)])
 const gltfTransform = (args: string[]) => timed(node, [bin('gltf-transform'), ...args])
 const gltfpack = (args: string[]) => timed(node, [bin('gltfpack'), ...args])
 
@@ -37,7 +38,9 @@ function onlyGlb(dir: string): string {
 
 async function inputs(): Promise<string[]> {
   mkdirSync(work, { recursive: true })
-  const list = ['glb/CesiumMan.glb', 'glb/ShapeCollection.glb', 'glb/SheenCloth.glb'].map((f) => join(corpus, f)).filter(existsSync)
+  const list = ['glb/CesiumMan.glb', 'glb/ShapeCollection.glb', 'glb/SheenCloth.glb']
+    .map((f) => join(corpus, f))
+    .filter(existsSync)
   const bunny = join(work, 'bunny.glb')
   if (!existsSync(bunny) && existsSync(join(corpus, 'obj/stanford-bunny.obj'))) {
     const dir = join(work, 'bunny-prep')
@@ -62,7 +65,14 @@ interface Row {
 
 const rows: Row[] = []
 
-async function measure(model: string, task: string, tool: string, ms: number, output: string, original: string | null) {
+async function measure(
+  model: string,
+  task: string,
+  tool: string,
+  ms: number,
+  output: string,
+  original: string | null,
+) {
   const error = original ? surfaceError(await readTriangles(original), await readTriangles(output)).max : null
   rows.push({ model, task, tool, ms, bytes: statSync(output).size, error })
 }
@@ -96,24 +106,60 @@ for (const input of await inputs()) {
   ms = gltfpack(['-i', input, '-o', join(d, 'out.glb'), '-c'])
   await measure(model, 'optimize', 'gltfpack', ms, join(d, 'out.glb'), input)
   d = dir('optimize-gltf-transform')
-  ms = gltfTransform(['optimize', input, join(d, 'out.glb'), '--compress', 'meshopt', '--texture-compress', 'false', '--simplify', 'false'])
+  ms = gltfTransform([
+    'optimize',
+    input,
+    join(d, 'out.glb'),
+    '--compress',
+    'meshopt',
+    '--texture-compress',
+    'false',
+    '--simplify',
+    'false',
+  ])
   await measure(model, 'optimize', 'gltf-transform', ms, join(d, 'out.glb'), input)
 
   // inspect (only where kiln's inspect limit allows)
   if (faces <= 200_000) {
     d = dir('inspect-kiln')
-    rows.push({ model, task: 'inspect', tool: 'kiln', ms: kiln('inspect', input, d, {}), bytes: 0, error: null })
-    rows.push({ model, task: 'inspect', tool: 'gltf-transform', ms: gltfTransform(['inspect', input]), bytes: 0, error: null })
+    rows.push({
+      model,
+      task: 'inspect',
+      tool: 'kiln',
+      ms: kiln('inspect', input, d, {}),
+      bytes: 0,
+      error: null,
+    })
+    rows.push({
+      model,
+      task: 'inspect',
+      tool: 'gltf-transform',
+      ms: gltfTransform(['inspect', input]),
+      bytes: 0,
+      error: null,
+    })
   }
 }
 
 const fmt = (n: number | null, digits = 2) => (n === null ? '-' : n.toFixed(digits))
-const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? '-' : (a / b).toFixed(2))
-console.log('| model | task | tool | time ms | bytes | max error | time ratio kiln/tool | size ratio | error ratio |')
+const ratio = (a: number | null, b: number | null) =>
+  a === null || b === null || b === 0 ? '-' : (a / b).toFixed(2)
+console.log(
+  '| model | task | tool | time ms | bytes | max error | time ratio kiln/tool | size ratio | error ratio |',
+)
 console.log('|---|---|---|---|---|---|---|---|---|')
 for (const r of rows) {
   const k = rows.find((x) => x.model === r.model && x.task === r.task && x.tool === 'kiln')
-  const versus = r.tool === 'kiln' || !k ? ['', '', ''] : [ratio(k.ms, r.ms), r.bytes ? ratio(k.bytes, r.bytes) : '-', r.error === null ? '-' : ratio(k.error, r.error)]
-  console.log(`| ${r.model} | ${r.task} | ${r.tool} | ${fmt(r.ms, 0)} | ${r.bytes || '-'} | ${r.error === null ? '-' : r.error.toExponential(2)} | ${versus.join(' | ')} |`)
+  const versus =
+    r.tool === 'kiln' || !k
+      ? ['', '', '']
+      : [
+          ratio(k.ms, r.ms),
+          r.bytes ? ratio(k.bytes, r.bytes) : '-',
+          r.error === null ? '-' : ratio(k.error, r.error),
+        ]
+  console.log(
+    `| ${r.model} | ${r.task} | ${r.tool} | ${fmt(r.ms, 0)} | ${r.bytes || '-'} | ${r.error === null ? '-' : r.error.toExponential(2)} | ${versus.join(' | ')} |`,
+  )
 }
 console.error(`inputs and outputs kept in ${work}`)

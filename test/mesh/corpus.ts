@@ -3,6 +3,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { extname, join, resolve } from 'node:path'
+// @ts-expect-error gltf-validator ships no type declarations
 import { validateBytes } from 'gltf-validator'
 import type { ToolContext, ToolInputFile } from '../../domain/ports/tool-runner.ts'
 
@@ -52,13 +53,20 @@ export async function context(): Promise<ToolContext & { progressed: number[] }>
 /** Every file below dir, as paths relative to it. */
 export async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true })
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort()
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort()
 }
 
 /** Validator errors of a GLB (an empty list when it is valid). */
 export async function validatorErrors(path: string): Promise<string[]> {
   const report = await validateBytes(new Uint8Array(await readFile(path)))
-  return report.issues.messages.filter((m: { severity: number }) => m.severity === 0).map((m: { code: string; pointer?: string; message: string }) => `${m.code} ${m.pointer ?? ''} ${m.message}`)
+  return report.issues.messages
+    .filter((m: { severity: number }) => m.severity === 0)
+    .map(
+      (m: { code: string; pointer?: string; message: string }) => `${m.code} ${m.pointer ?? ''} ${m.message}`,
+    )
 }
 
 export const malformedFiles = hasCorpus

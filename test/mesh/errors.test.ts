@@ -3,9 +3,9 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { DomainError } from '../../domain/errors.ts'
+import { splitOptions } from '../../domain/tools/options/split_3d_model.ts'
 import { runner as inspect } from '../../workers/tools/inspect_3d_model.ts'
 import { runner as split } from '../../workers/tools/split_3d_model.ts'
-import { splitOptions } from '../../domain/tools/options/split_3d_model.ts'
 import { context, hasCorpus, inputFile, malformedFiles } from './corpus.ts'
 
 async function failure(promise: Promise<unknown>): Promise<DomainError> {

@@ -3,13 +3,13 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
+import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
+import { splitOptions } from '../../domain/tools/options/split_3d_model.ts'
 import { runner as inspect } from '../../workers/tools/inspect_3d_model.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
 import { runner as split } from '../../workers/tools/split_3d_model.ts'
-import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
-import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
-import { splitOptions } from '../../domain/tools/options/split_3d_model.ts'
 import { context, corpusModels, hasCorpus, inputFile, listFiles, validatorErrors } from './corpus.ts'
 
 async function expectValidGlbs(outDir: string): Promise<void> {
@@ -26,7 +26,15 @@ describe.runIf(hasCorpus)('mesh tools on the corpus', () => {
   test.each(corpusModels)('inspect %s', async (model, faces) => {
     const ctx = await context()
     const { summary } = await inspect.run(await inputFile(model), {}, ctx)
-    expect(Object.keys(summary).sort()).toEqual(['details_truncated', 'face_count', 'mesh_instance_count', 'notes', 'object_count', 'schema_version', 'vertex_count'])
+    expect(Object.keys(summary).sort()).toEqual([
+      'details_truncated',
+      'face_count',
+      'mesh_instance_count',
+      'notes',
+      'object_count',
+      'schema_version',
+      'vertex_count',
+    ])
     expect(summary.face_count).toBe(faces)
     expect(await listFiles(ctx.outDir)).toEqual(['inspection.json', 'preview.png', 'summary.txt'])
     const report = JSON.parse(await readFile(join(ctx.outDir, 'inspection.json'), 'utf8'))
@@ -40,7 +48,11 @@ describe.runIf(hasCorpus)('mesh tools on the corpus', () => {
   test.each(corpusModels)('simplify %s to a quarter, keeping the format', async (model, faces) => {
     const ctx = await context()
     const input = await inputFile(model)
-    const { summary } = await simplify.run(input, simplifyOptions.parse({ target_ratio: 0.25, max_error: 0.05 }), ctx)
+    const { summary } = await simplify.run(
+      input,
+      simplifyOptions.parse({ target_ratio: 0.25, max_error: 0.05 }),
+      ctx,
+    )
     expect(summary.input_faces).toBe(faces)
     expect(summary.output_faces as number).toBeLessThanOrEqual(faces)
     expect(summary.error as number).toBeLessThanOrEqual(0.05)
@@ -66,31 +78,52 @@ describe.runIf(hasCorpus)('mesh tools on the corpus', () => {
     const ctx = await context()
     const input = await inputFile(model)
     const { summary } = await split.run(input, splitOptions.parse({ density: 1.2 }), ctx)
-    expect(Object.keys(summary).sort()).toEqual(['exported_faces', 'input_faces', 'notes', 'part_count', 'schema_version', 'timings_s'])
+    expect(Object.keys(summary).sort()).toEqual([
+      'exported_faces',
+      'input_faces',
+      'notes',
+      'part_count',
+      'schema_version',
+      'timings_s',
+    ])
     const files = await listFiles(ctx.outDir)
     const parts = files.filter((f) => f.startsWith('parts/'))
     expect(parts.length).toBe(summary.part_count)
     expect(files).toContain(`${input.name.replace(/\.[^.]+$/, '').replace(/[^A-Za-z0-9_-]/g, '_')}_parts.zip`)
     const manifest = JSON.parse(await readFile(join(ctx.outDir, 'parts.json'), 'utf8'))
-    expect(manifest.parts.reduce((n: number, p: { faces: number }) => n + p.faces, 0)).toBe(summary.exported_faces)
+    expect(manifest.parts.reduce((n: number, p: { faces: number }) => n + p.faces, 0)).toBe(
+      summary.exported_faces,
+    )
     expect(manifest.parts.every((p: { mass_g?: number }) => typeof p.mass_g === 'number')).toBe(true)
     await expectValidGlbs(ctx.outDir)
   })
 
   test('split honours max_parts, format and the face floor', async () => {
     const ctx = await context()
-    const { summary } = await split.run(await inputFile('glb/ShapeCollection.glb'), splitOptions.parse({ max_parts: 2, format: 'obj', segmented: false }), ctx)
+    const { summary } = await split.run(
+      await inputFile('glb/ShapeCollection.glb'),
+      splitOptions.parse({ max_parts: 2, format: 'obj', segmented: false }),
+      ctx,
+    )
     expect(summary.part_count).toBe(2)
     const files = await listFiles(ctx.outDir)
     expect(files.filter((f) => f.startsWith('parts/')).every((f) => f.endsWith('.obj'))).toBe(true)
     const loose = await context()
-    const all = await split.run(await inputFile('glb/ShapeCollection.glb'), splitOptions.parse({ segmented: false, detail: 'high' }), loose)
+    const all = await split.run(
+      await inputFile('glb/ShapeCollection.glb'),
+      splitOptions.parse({ segmented: false, detail: 'high' }),
+      loose,
+    )
     expect(all.summary.part_count as number).toBeGreaterThan(2)
   })
 
   test('simplify writes the format asked for and reports an unreachable target', async () => {
     const ctx = await context()
-    const { summary } = await simplify.run(await inputFile('obj/teapot.obj'), simplifyOptions.parse({ target_faces: 4, max_error: 0.0001, format: 'ply' }), ctx)
+    const { summary } = await simplify.run(
+      await inputFile('obj/teapot.obj'),
+      simplifyOptions.parse({ target_faces: 4, max_error: 0.0001, format: 'ply' }),
+      ctx,
+    )
     expect(summary.target_reached).toBe(false)
     expect((summary.notes as string[]).join(' ')).toMatch(/not reached/)
     expect(await listFiles(ctx.outDir)).toEqual(['teapot_simplified.ply'])
