@@ -10,7 +10,7 @@ import { getMe } from './accounts/me.ts'
 import { accountsProjector } from './accounts/projector.ts'
 import { AccountLedger } from './audit/account-ledger.ts'
 import type { Check, Violation } from './audit/violations.ts'
-import { activeGeneration, readCheckpoint } from './generations.ts'
+import { activeGeneration, prepareGeneration, readCheckpoint } from './generations.ts'
 import { projectBatch } from './project-batch.ts'
 import { ReadModels } from './read-models.ts'
 import type { ReadStore } from './read-store.ts'
@@ -61,6 +61,7 @@ export async function audit(
     ? await readCheckpoint(reads, accountsModel, await activeGeneration(reads, accountsModel))
     : null
   const replay = reads ? new SqliteReadStore(':memory:') : null
+  if (replay) await prepareGeneration(replay, accountsProjector, 1)
 
   for (let position = 0; ; ) {
     const page = await store.readAll(position, pageSize)
