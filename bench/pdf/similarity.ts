@@ -2,8 +2,10 @@
 // well-formed PDFs, with the metric of test/pdf/text-similarity.ts. Prints a table, the mean of
 // the per-file ratios and the pooled ratio (total edits over total characters).
 // Run: node_modules/.bin/node bench/pdf/similarity.ts
-import { readFileSync } from 'node:fs'
-import { basename, dirname } from 'node:path'
+// Score another extractor's output instead, one form-feed separated <stem>.txt per PDF (missing
+// files count as failures): node_modules/.bin/node bench/pdf/similarity.ts --texts DIR
+import { existsSync, readFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import { extractPdfText } from '../../native/pdf.ts'
 import {
   corpusPdfs,
@@ -22,18 +24,30 @@ if (!corpusPresent) {
 const peers = (['pdftotext', 'mutool'] as const).filter(peerInstalled)
 const files = wellFormedFolders.flatMap(corpusPdfs).filter((file) => !passwordProtected.has(basename(file)))
 const results = new Map<Peer, Similarity[]>(peers.map((peer) => [peer, []]))
+const textsFlag = process.argv.indexOf('--texts')
+const textsDir = textsFlag >= 0 ? process.argv[textsFlag + 1] : undefined
+
+async function ourPages(file: string): Promise<string[] | null> {
+  if (!textsDir)
+    return (await extractPdfText(readFileSync(file), { firstPage: 1, mode: 'plain' })).pages.map(
+      (page) => page.text,
+    )
+  const text = join(textsDir, `${basename(file, '.pdf')}.txt`)
+  return existsSync(text) ? readFileSync(text, 'utf8').split('\f') : null
+}
 
 console.log(['file'.padEnd(44), 'pages', 'chars', ...peers].join('\t'))
 for (const file of files) {
-  const extraction = await extractPdfText(readFileSync(file), { firstPage: 1, mode: 'plain' })
-  const ours = extraction.pages.map((page) => page.text)
+  const ours = await ourPages(file)
   const row = [
     `${basename(dirname(file))}/${basename(file)}`.padEnd(44),
-    String(ours.length),
-    String(extraction.pages.reduce((n, p) => n + p.chars, 0)),
+    ours ? String(ours.length) : 'failed',
+    String(ours?.reduce((n, page) => n + [...page].length, 0) ?? 0),
   ]
   for (const peer of peers) {
-    const similarity = pageSimilarity(ours, peerPages(peer, file) ?? [])
+    const reference = peerPages(peer, file) ?? []
+    // A failed extraction scores as an empty text on every page: a ratio of 0.
+    const similarity = pageSimilarity(ours ?? reference.map(() => ''), reference)
     results.get(peer)?.push(similarity)
     row.push(similarity.ratio.toFixed(4))
   }
