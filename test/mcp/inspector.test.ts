@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { renderOptions } from '../../api/signed-paths.ts'
+import { listJobs } from '../../projections/jobs/queries.ts'
 import { type McpTestServer, startMcpTestServer } from './fixture.ts'
 
 const run = promisify(execFile)
@@ -15,6 +17,7 @@ let inspectorBin: string
 let home: string
 let server: McpTestServer
 let key: string
+let accountId: string
 
 beforeAll(async () => {
   const manifest = JSON.parse(await readFile(new URL('package.json', inspectorDir), 'utf8')) as {
@@ -24,7 +27,7 @@ beforeAll(async () => {
   // The Inspector keeps a catalog and OAuth state under $HOME; a private one keeps runs independent.
   home = await mkdtemp(join(tmpdir(), 'kiln-inspector-'))
   server = await startMcpTestServer({ env: { MAX_ACTIVE_JOBS: '1000', MAX_QUEUED_JOBS: '1000' } })
-  ;({ key } = await server.account(1000, { purchased: true }))
+  ;({ key, accountId } = await server.account(1000, { purchased: true }))
 })
 afterAll(async () => {
   await server.close()
@@ -96,13 +99,28 @@ describe('MCP Inspector CLI', () => {
       '10',
     ])
     expect(code).toBe(0)
-    // A tool error here is a failed job or a refusal; the other tests cover each refusal on its own.
-    expect(output.result).toMatchObject({
+    // A tool error is a failed job or a refusal (each refusal has its own test); failed jobs say why.
+    const failed = await listJobs(
+      server.services.models,
+      accountId,
+      { limit: 100, status: 'failed' },
+      renderOptions(server.services),
+    )
+    const { requests, ok, toolErrors, errors, errorMessages } = output.result
+    expect({
+      requests,
+      ok,
+      toolErrors,
+      errors,
+      errorMessages,
+      failedJobs: failed.jobs.map((job) => job.error),
+    }).toEqual({
       requests: 200,
       ok: 200,
       toolErrors: 0,
       errors: 0,
       errorMessages: [],
+      failedJobs: [],
     })
   })
 })

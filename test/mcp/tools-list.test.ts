@@ -40,7 +40,7 @@ describe('tools/list', () => {
     }
   })
 
-  it.each(toolsets)('offers only the %s family (plus companions) on /mcp/%s', async (toolset) => {
+  it.each(toolsets)('offers only the %s family (plus companions) on its own endpoint', async (toolset) => {
     const family = [...toolCatalog.values()].filter((t) => t.toolset === toolset)
     const uploads = family.some((t) => t.input.kind === 'file') ? ['create_upload'] : []
     const tools = await listTools(`/mcp/${toolset}`)
