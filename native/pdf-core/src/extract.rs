@@ -38,6 +38,7 @@ impl PdfDocument {
         };
         let mut fonts_without_unicode = BTreeSet::new();
         let mut failed_pages = Vec::new();
+        let mut truncated_pages = Vec::new();
         for number in first.max(1)..=last.min(self.page_count()) {
             let page = self.pages[number - 1];
             let outcome = catch_unwind(AssertUnwindSafe(|| {
@@ -60,7 +61,10 @@ impl PdfDocument {
                 });
                 continue;
             };
-            let text = normalize_presentation_forms(&page_text(&marks.glyphs, &marks.text, mode));
+            let text = clean_text(&page_text(&marks.glyphs, &marks.text, mode));
+            if marks.truncated {
+                truncated_pages.push(number);
+            }
             let visible = !text.trim().is_empty();
             fonts_without_unicode.extend(marks.fonts_without_unicode);
             extraction.pages.push(PageText {
@@ -71,6 +75,9 @@ impl PdfDocument {
                 unmapped_glyphs: marks.unmapped_glyphs,
                 text,
             });
+        }
+        if !truncated_pages.is_empty() {
+            extraction.notes.push(format!("Pages {truncated_pages:?} have more content than a page can hold; their text is cut short."));
         }
         if !failed_pages.is_empty() {
             extraction.notes.push(format!(
@@ -106,18 +113,24 @@ impl PdfDocument {
 }
 
 /// Ligatures and Arabic or Hebrew presentation forms become the letters they stand for, so the
-/// text searches and compares like typed text.
-fn normalize_presentation_forms(text: &str) -> String {
+/// text searches and compares like typed text; control characters a font maps glyphs to (NUL,
+/// tabs, carriage returns) become spaces or vanish, so each line of the page is one line of text.
+fn clean_text(text: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    if !text.chars().any(is_presentation_form) {
+    if !text
+        .chars()
+        .any(|ch| is_presentation_form(ch) || (ch.is_control() && ch != '\n'))
+    {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
-        if is_presentation_form(ch) {
-            out.extend(std::iter::once(ch).nfkc());
-        } else {
-            out.push(ch);
+        match ch {
+            '\n' => out.push('\n'),
+            '\t' | '\r' | '\u{0b}' | '\u{0c}' => out.push(' '),
+            _ if ch.is_control() => {}
+            _ if is_presentation_form(ch) => out.extend(std::iter::once(ch).nfkc()),
+            _ => out.push(ch),
         }
     }
     out
@@ -125,4 +138,15 @@ fn normalize_presentation_forms(text: &str) -> String {
 
 fn is_presentation_form(ch: char) -> bool {
     matches!(ch as u32, 0xFB00..=0xFDFF | 0xFE70..=0xFEFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean_text;
+
+    #[test]
+    fn folds_presentation_forms_and_drops_control_characters() {
+        assert_eq!(clean_text("ﬁne\u{0}\tﻻ\nx"), "fine لا\nx");
+        assert_eq!(clean_text("plain"), "plain");
+    }
 }

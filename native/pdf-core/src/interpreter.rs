@@ -10,14 +10,21 @@ use crate::objects;
 use lopdf::{Dictionary, Document, Object, ObjectId};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
+use std::rc::Rc;
 
 /// Forms nested deeper than this are ignored: real documents stay far below it, and a cycle of
 /// forms must not recurse without end.
 const MAX_FORM_DEPTH: usize = 12;
 
+/// Work allowed on one page, in operators and glyphs: far above any real page, it stops a
+/// hostile file (forms drawing forms drawing forms …) from multiplying work without end.
+const MAX_WORK_PER_PAGE: usize = 5_000_000;
+
 /// What one page's content produced.
 #[derive(Default)]
 pub struct PageMarks {
+    /// The page hit MAX_WORK_PER_PAGE and the rest of its content was skipped.
+    pub truncated: bool,
     pub glyphs: Vec<PlacedGlyph>,
     pub text: String,
     pub images: usize,
@@ -25,10 +32,12 @@ pub struct PageMarks {
     pub fonts_without_unicode: FxHashSet<String>,
 }
 
-/// Fonts are shared by the pages of a document, so each is parsed once.
+/// Fonts and form contents are shared by the pages of a document, so each is parsed or
+/// decompressed once.
 #[derive(Default)]
 pub struct FontCache {
     fonts: FxHashMap<FontKey, Font>,
+    forms: FxHashMap<ObjectId, Option<Rc<[u8]>>>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,6 +77,7 @@ pub struct Interpreter<'d, 'c> {
     active_forms: Vec<ObjectId>,
     /// Text outside the page's visible box is not shown by viewers, so it is not extracted.
     visible_box: Option<[f32; 4]>,
+    work: usize,
 }
 
 impl<'d, 'c> Interpreter<'d, 'c> {
@@ -92,6 +102,7 @@ impl<'d, 'c> Interpreter<'d, 'c> {
             line_matrix: Matrix::IDENTITY,
             active_forms: Vec::new(),
             visible_box,
+            work: 0,
         }
     }
 
@@ -105,6 +116,11 @@ impl<'d, 'c> Interpreter<'d, 'c> {
         let mut arrays: Vec<Vec<Operand>> = Vec::new();
         let base_depth = self.stack.len();
         while let Some(token) = lexer.next_token() {
+            self.work += 1;
+            if self.work > MAX_WORK_PER_PAGE {
+                self.marks.truncated = true;
+                break;
+            }
             let operand = match token {
                 Token::Number(value) => Operand::Number(value as f32),
                 Token::String(bytes) => Operand::String(bytes),
@@ -298,6 +314,7 @@ impl<'d, 'c> Interpreter<'d, 'c> {
         if font.missing_unicode {
             marks.fonts_without_unicode.insert(font.name.clone());
         }
+        self.work += bytes.len();
         font.each_glyph(bytes, |glyph| {
             let advance = glyph.advance * width_scale * size;
             let spacing = state.char_spacing
@@ -375,7 +392,12 @@ impl<'d, 'c> Interpreter<'d, 'c> {
                 if self.active_forms.len() >= MAX_FORM_DEPTH || self.active_forms.contains(&id) {
                     return;
                 }
-                let Some(content) = objects::decoded(stream) else {
+                let cached = self
+                    .fonts
+                    .forms
+                    .entry(id)
+                    .or_insert_with(|| objects::decoded(stream).map(Rc::from));
+                let Some(content) = cached.clone() else {
                     return;
                 };
                 let form_matrix = objects::array(self.doc, &stream.dict, b"Matrix")
