@@ -15,7 +15,7 @@ import { waitForJob } from './wait-for-job.ts'
  * call spends credits. Idempotent when a key is required (a repeat returns the first job). Open-world
  * when the tool calls a generation provider or fetches a caller's URL.
  */
-export function catalogAnnotations(tool: ToolDefinition): ToolAnnotations {
+function catalogAnnotations(tool: ToolDefinition): ToolAnnotations {
   return {
     title: tool.title,
     readOnlyHint: tool.readOnly && tool.pricing.kind === 'free',

@@ -31,7 +31,7 @@ function portable(node: unknown): unknown {
 }
 
 /** A refused call: the structured content of every tool error but a failed job's (which is the Job). */
-export const refusalSchema = z.object({
+const refusalSchema = z.object({
   error: z.object({
     code: z.string(),
     message: z.string(),
@@ -55,7 +55,7 @@ export function toolOutput(schema: z.ZodObject): StandardSchemaWithJSON {
 
 const jobError = z.object({ code: z.string(), message: z.string(), hint: z.string().nullable() })
 
-export const jobFileSchema = z.object({
+const jobFileSchema = z.object({
   name: z.string(),
   bytes: z.int(),
   sha256: z.string(),

@@ -14,7 +14,6 @@ import { type Services, startServices } from '../../app/services.ts'
 export interface McpTestServer {
   baseUrl: string
   services: Services
-  app: FastifyInstance
   /** Opens an account with this many credits and returns its API key; `purchased` lifts the lower pre-purchase quotas. */
   account(credits: number, options?: { purchased?: boolean }): Promise<{ accountId: string; key: string }>
   close(): Promise<void>
@@ -69,7 +68,6 @@ export async function startMcpTestServer({
   return {
     baseUrl,
     services,
-    app,
     async account(credits, { purchased = false } = {}) {
       const { accountId } = await openAccount(services.ctx, {
         login: `agent-${Math.random().toString(36).slice(2)}`,
