@@ -101,13 +101,16 @@ describe('extract_pdf', () => {
       const images = await runTool(corpus('pypdf/imagemagick-images.pdf'))
       const pages = JSON.parse(images.files['imagemagick-images.pages.json'] ?? '').pages
       expect(
-        pages.every((page: { image_only: boolean; chars: number }) => page.image_only && page.chars === 0),
+        pages.every(
+          (page: { image_only: boolean; needs_ocr: boolean; chars: number }) =>
+            page.image_only && page.needs_ocr && page.chars === 0,
+        ),
       ).toBe(true)
       expect(images.summary.empty_pages).toBe(6)
       expect(images.summary.notes).toEqual([expect.stringContaining('OCR')])
       const blank = await runTool(corpus('pypdf/blank.pdf'))
       const blankPage = JSON.parse(blank.files['blank.pages.json'] ?? '').pages[0]
-      expect(blankPage).toMatchObject({ empty: true, image_only: false, chars: 0 })
+      expect(blankPage).toMatchObject({ empty: true, image_only: false, needs_ocr: false, chars: 0 })
     },
   )
 

@@ -114,6 +114,8 @@ export const runner: ToolRunner<ExtractPdfOptions> = {
       empty: page.empty,
       image_only: page.imageOnly,
       unmapped_glyphs: page.unmappedGlyphs,
+      // Images without text, or glyphs whose fonts hide their characters: only OCR reads these.
+      needs_ocr: page.imageOnly || page.unmappedGlyphs > page.chars,
     }))
     const document = {
       schema_version: 1,
