@@ -114,6 +114,14 @@ describe('extract_pdf', () => {
     },
   )
 
+  it.runIf(corpusPresent)(
+    'includes the visible text of form fields, drawn by their appearance streams',
+    async () => {
+      const { files } = await runTool(corpus('pypdf/pdflatex-forms.pdf'))
+      expect(files['pdflatex-forms.txt']).toBe('--- page 1 ---\nName\nCheck\nSubmit\n1\nSubmit\n')
+    },
+  )
+
   it.runIf(corpusPresent)('keeps right-to-left text in logical order and reads a Type 3 font', async () => {
     const habibi = await runTool(corpus('pypdf/habibi.pdf'))
     expect(habibi.files['habibi.txt']).toContain('حَبيبي habibi')

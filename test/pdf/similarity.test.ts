@@ -12,7 +12,13 @@ const havePdftotext = peerInstalled('pdftotext')
 if (!havePdftotext) console.log('SKIPPED similarity suite: pdftotext (Debian poppler-utils) is not installed')
 
 /** Files whose reference text is itself wrong or needs data we do not ship, each explained in bench/pdf/README.md. */
-const explained = new Set(['vertical.pdf', 'habibi.pdf', 'simpletype3font.pdf', 'multicolumn.pdf'])
+const explained = new Set([
+  'vertical.pdf',
+  'habibi.pdf',
+  'simpletype3font.pdf',
+  'multicolumn.pdf',
+  'pdflatex-forms.pdf',
+])
 const files = wellFormedFolders.flatMap(corpusPdfs).filter((file) => !passwordProtected.has(basename(file)))
 
 describe.runIf(corpusPresent && havePdftotext)('similarity to pdftotext', () => {

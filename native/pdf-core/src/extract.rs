@@ -45,6 +45,9 @@ impl PdfDocument {
                 let mut interpreter =
                     Interpreter::new(&self.doc, &mut fonts, self.visible_box(page));
                 interpreter.run(&self.content(page), self.resources(page));
+                if let Ok(dict) = self.doc.get_dictionary(page) {
+                    interpreter.run_annotations(dict);
+                }
                 interpreter.finish()
             }));
             let Ok(marks) = outcome else {

@@ -7,7 +7,7 @@ use crate::geometry::Matrix;
 use crate::layout::PlacedGlyph;
 use crate::lexer::{Lexer, Token};
 use crate::objects;
-use lopdf::{Dictionary, Document, Object, ObjectId};
+use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
 use std::rc::Rc;
@@ -389,30 +389,123 @@ impl<'d, 'c> Interpreter<'d, 'c> {
         match objects::name(self.doc, &stream.dict, b"Subtype") {
             Some(b"Image") => self.marks.images += 1,
             Some(b"Form") => {
-                if self.active_forms.len() >= MAX_FORM_DEPTH || self.active_forms.contains(&id) {
-                    return;
-                }
-                let cached = self
-                    .fonts
-                    .forms
-                    .entry(id)
-                    .or_insert_with(|| objects::decoded(stream).map(Rc::from));
-                let Some(content) = cached.clone() else {
-                    return;
-                };
                 let form_matrix = objects::array(self.doc, &stream.dict, b"Matrix")
                     .and_then(|items| Matrix::from_slice(&objects::numbers(self.doc, items)))
                     .unwrap_or(Matrix::IDENTITY);
-                let form_resources =
-                    objects::dict(self.doc, &stream.dict, b"Resources").or(resources);
-                let saved = (self.state.clone(), self.text_matrix, self.line_matrix);
-                self.state.ctm = form_matrix.then(&self.state.ctm);
-                self.active_forms.push(id);
-                self.run(&content, form_resources);
-                self.active_forms.pop();
-                (self.state, self.text_matrix, self.line_matrix) = saved;
+                let ctm = form_matrix.then(&self.state.ctm);
+                self.run_form(id, stream, ctm, resources);
             }
             _ => {}
+        }
+    }
+}
+
+impl<'d> Interpreter<'d, '_> {
+    /// Runs a form XObject's content with `ctm` as its current transformation matrix.
+    fn run_form(
+        &mut self,
+        id: ObjectId,
+        stream: &'d Stream,
+        ctm: Matrix,
+        resources: Option<&'d Dictionary>,
+    ) {
+        if self.active_forms.len() >= MAX_FORM_DEPTH || self.active_forms.contains(&id) {
+            return;
+        }
+        let cached = self
+            .fonts
+            .forms
+            .entry(id)
+            .or_insert_with(|| objects::decoded(stream).map(Rc::from));
+        let Some(content) = cached.clone() else {
+            return;
+        };
+        let form_resources = objects::dict(self.doc, &stream.dict, b"Resources").or(resources);
+        let saved = (self.state.clone(), self.text_matrix, self.line_matrix);
+        self.state.ctm = ctm;
+        self.active_forms.push(id);
+        self.run(&content, form_resources);
+        self.active_forms.pop();
+        (self.state, self.text_matrix, self.line_matrix) = saved;
+    }
+
+    /// Draws the normal appearance of the page's visible widget and free-text annotations, where
+    /// filled-in form values and button captions live (PDF 32000-1 §12.5.5): the appearance's
+    /// box, through its matrix, is fitted onto the annotation's rectangle.
+    pub fn run_annotations(&mut self, page: &'d Dictionary) {
+        let Some(annotations) = objects::array(self.doc, page, b"Annots") else {
+            return;
+        };
+        for item in annotations {
+            let Some(Object::Dictionary(annotation)) = objects::resolve(self.doc, item) else {
+                continue;
+            };
+            let subtype = objects::name(self.doc, annotation, b"Subtype");
+            let flags = objects::number_at(self.doc, annotation, b"F").unwrap_or(0.0) as u32;
+            // Bit 2: hidden; bit 6: no view.
+            if !matches!(subtype, Some(b"Widget" | b"FreeText")) || flags & (2 | 32) != 0 {
+                continue;
+            }
+            let Some((id, stream)) = self.normal_appearance(annotation) else {
+                continue;
+            };
+            let rect = objects::array(self.doc, annotation, b"Rect")
+                .map(|items| objects::numbers(self.doc, items));
+            let bbox = objects::array(self.doc, &stream.dict, b"BBox")
+                .map(|items| objects::numbers(self.doc, items));
+            let (Some([rx0, ry0, rx1, ry1]), Some([bx0, by0, bx1, by1])) = (
+                rect.and_then(|r| <[f32; 4]>::try_from(r).ok()),
+                bbox.and_then(|b| <[f32; 4]>::try_from(b).ok()),
+            ) else {
+                continue;
+            };
+            let form_matrix = objects::array(self.doc, &stream.dict, b"Matrix")
+                .and_then(|items| Matrix::from_slice(&objects::numbers(self.doc, items)))
+                .unwrap_or(Matrix::IDENTITY);
+            let corners = [(bx0, by0), (bx1, by0), (bx0, by1), (bx1, by1)]
+                .map(|(x, y)| form_matrix.apply(x, y));
+            let (min_x, max_x) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
+                (lo.min(c.0), hi.max(c.0))
+            });
+            let (min_y, max_y) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
+                (lo.min(c.1), hi.max(c.1))
+            });
+            if max_x <= min_x || max_y <= min_y {
+                continue;
+            }
+            let (sx, sy) = (
+                (rx1 - rx0).abs() / (max_x - min_x),
+                (ry1 - ry0).abs() / (max_y - min_y),
+            );
+            let fit = Matrix([
+                sx,
+                0.0,
+                0.0,
+                sy,
+                rx0.min(rx1) - min_x * sx,
+                ry0.min(ry1) - min_y * sy,
+            ]);
+            self.run_form(id, stream, form_matrix.then(&fit), None);
+        }
+    }
+
+    /// /AP /N is a stream, or a dictionary of states of which /AS names the one shown.
+    fn normal_appearance(&self, annotation: &'d Dictionary) -> Option<(ObjectId, &'d Stream)> {
+        let appearances = objects::dict(self.doc, annotation, b"AP")?;
+        let normal = appearances.get(b"N").ok()?;
+        let reference = match objects::resolve(self.doc, normal)? {
+            Object::Stream(_) => normal,
+            Object::Dictionary(states) => states
+                .get(objects::name(self.doc, annotation, b"AS")?)
+                .ok()?,
+            _ => return None,
+        };
+        let Object::Reference(id) = reference else {
+            return None;
+        };
+        match self.doc.get_object(*id).ok()? {
+            Object::Stream(stream) => Some((*id, stream)),
+            _ => None,
         }
     }
 }
