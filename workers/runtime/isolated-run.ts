@@ -97,7 +97,9 @@ export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
       }
     })
 
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': 'exit' can come before the child's last IPC message has been read, and a
+    // job that finished would be reported as a crash. 'close' waits for every stdio channel, IPC too.
+    child.on('close', (code, signal) => {
       if (settled) return
       if (killedFor === 'timeout') {
         return fail({ code: 'timeout', message: `The job did not finish within ${Math.round(job.timeoutMs / 1000)} s.`, hint: 'Try a smaller input or lighter options.' })
