@@ -80,8 +80,8 @@ struct Line {
 }
 
 /// A glyph joins the current line when it sits on the same baseline (within this fraction of
-/// the font size: superscripts and subscripts stay on their line) …
-const BASELINE_TOLERANCE: f32 = 0.5;
+/// the smaller font size: superscripts and subscripts stay on their line) …
+const BASELINE_TOLERANCE: f32 = 0.6;
 /// … and starts no further than this many font sizes past the line's end.
 const MAX_JOIN_GAP: f32 = 3.0;
 /// A gap wider than this fraction of the font size is a word space.
@@ -91,7 +91,9 @@ fn group_lines(glyphs: &[PlacedGlyph]) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();
     for (index, glyph) in glyphs.iter().enumerate() {
         let joins = lines.last().is_some_and(|line| {
-            let size = line.size.max(glyph.size);
+            // The smaller size decides: a drop capital three lines tall must not pull the
+            // lines beside it into one.
+            let size = line.size.min(glyph.size);
             line.direction == glyph.direction
                 && (glyph.y - line.baseline).abs() <= BASELINE_TOLERANCE * size
                 && glyph.x <= line.end + MAX_JOIN_GAP * size
@@ -284,6 +286,16 @@ mod tests {
             rows[0].starts_with("left1 ") && rows[0].ends_with("right1"),
             "{layout}"
         );
+    }
+
+    #[test]
+    fn a_drop_capital_does_not_merge_the_lines_beside_it() {
+        let (mut glyphs, mut text) = glyphs_of(&[("he first line", 40.0, 700.0), ("second line", 40.0, 688.0)]);
+        let start = text.len() as u32;
+        text.push('T');
+        glyphs.insert(0, PlacedGlyph::new(0.0, 688.0, 1.0, 0.0, 30.0, 36.0, start, 1));
+        let page = page_text(&glyphs, &text, Mode::Plain);
+        assert!(page.contains("he first line") && page.contains("second line"), "{page}");
     }
 
     #[test]
