@@ -33,6 +33,8 @@ export interface Config {
   stripe: { secretKey: string; webhookSecret: string; apiBase: string | null } | null
   /** JSON array of catalog items replacing the default packs and bundles. */
   billingCatalog: string | null
+  /** How long an MCP tool call waits for its job before returning it still running (well under 60 s). */
+  mcpWaitMs: number
 }
 
 const day = 86_400_000
@@ -80,5 +82,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : null,
     billingCatalog: env.BILLING_CATALOG || null,
+    mcpWaitMs: Math.min(int(env.MCP_WAIT_MS, 20_000), 50_000),
   }
 }

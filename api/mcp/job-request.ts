@@ -1,12 +1,10 @@
 // Splits a catalog tool's MCP arguments into the job's options and its input. A URL is downloaded
 // here into a staging blob (SSRF-safe fetch); createJob copies it into the job, then it is deleted.
-import { randomUUID } from 'node:crypto'
 import type { InputSpec } from '../../app/jobs/create-job.ts'
 import type { Services } from '../../app/services.ts'
-import { cleanFilename } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
 import type { ToolDefinition } from '../../domain/tools/catalog.ts'
-import { fetchToBlob } from '../security/fetch-url.ts'
+import { stageUrl } from '../job-input.ts'
 import { inputFieldNames } from './tool-input.ts'
 
 export interface JobRequest {
@@ -40,32 +38,6 @@ function jobFileArgument(value: unknown): { jobId: string; name: string } | null
   return { jobId, name }
 }
 
-async function stageUrl(services: Services, tool: ToolDefinition, url: string, filename: string | null) {
-  const stagingPrefix = `staging/${randomUUID()}`
-  const blobKey = `${stagingPrefix}/download`
-  const { uploadMaxBytes } = services.ctx.config
-  try {
-    const fetched = await fetchToBlob(url, services.ctx.blobs, blobKey, {
-      maxBytes: Math.min(tool.limits.maxBytes ?? uploadMaxBytes, uploadMaxBytes),
-      timeoutMs: urlFetchTimeoutMs,
-    })
-    const name = cleanFilename(filename ?? fetched.filename)
-    const input: InputSpec = {
-      kind: 'staged',
-      source: 'url',
-      name,
-      bytes: fetched.bytes,
-      sha256: fetched.sha256,
-      blobKey,
-      origin: url,
-    }
-    return { input, stagingPrefix }
-  } catch (error) {
-    await services.ctx.blobs.deletePrefix(stagingPrefix)
-    throw error
-  }
-}
-
 export async function jobRequestFromArguments(
   services: Services,
   tool: ToolDefinition,
@@ -85,7 +57,12 @@ export async function jobRequestFromArguments(
   }
   const ways = tool.input.sources.includes('job_file') ? 'upload_id, url or job_file' : 'upload_id or url'
   if (given !== 1) throw new DomainError('invalid_request', `${tool.id} needs exactly one of ${ways}.`)
-  if (url !== null) return { options, idempotencyKey, ...(await stageUrl(services, tool, url, filename)) }
+  if (url !== null)
+    return {
+      options,
+      idempotencyKey,
+      ...(await stageUrl(services, tool, url, filename ?? undefined, { timeoutMs: urlFetchTimeoutMs })),
+    }
   const input: InputSpec =
     uploadId !== null ? { kind: 'upload', uploadId } : { kind: 'job_file', ...jobFile! }
   return { options, input, idempotencyKey, stagingPrefix: null }

@@ -1,6 +1,7 @@
 // The MCP server for one request: the catalog tools of one toolset (or all) plus the companion
 // tools, bound to the caller. A fresh instance per request keeps every API instance stateless.
 import { McpServer } from '@modelcontextprotocol/server'
+import { isToolAvailable } from '../../app/generation/availability.ts'
 import { type Toolset, toolCatalog } from '../../domain/tools/catalog.ts'
 import { registerCatalogTool } from './catalog-tools.ts'
 import { registerCompanionTools } from './companion-tools.ts'
@@ -17,7 +18,10 @@ export function createMcpServer(context: ToolContext, toolset: Toolset | null): 
     { name: 'kiln', version: '0.1.0' },
     { capabilities: { tools: {} }, instructions },
   )
-  const tools = [...toolCatalog.values()].filter((tool) => toolset === null || tool.toolset === toolset)
+  // Generation tools appear only while a provider for them is configured, as in GET /v1/tools.
+  const tools = [...toolCatalog.values()].filter(
+    (tool) => (toolset === null || tool.toolset === toolset) && isToolAvailable(tool.id),
+  )
   for (const tool of tools) registerCatalogTool(server, tool, context)
   registerCompanionTools(server, context, { uploads: tools.some((tool) => tool.input.kind === 'file') })
   return server

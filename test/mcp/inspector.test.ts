@@ -12,6 +12,9 @@ import { listJobs } from '../../projections/jobs/queries.ts'
 import { type McpTestServer, startMcpTestServer } from './fixture.ts'
 
 const run = promisify(execFile)
+
+import { configureProviders } from './provider-env.ts'
+
 const inspectorDir = new URL('../../node_modules/@modelcontextprotocol/inspector/', import.meta.url)
 let inspectorBin: string
 let home: string
@@ -19,7 +22,10 @@ let server: McpTestServer
 let key: string
 let accountId: string
 
+let restoreEnv: () => void
+
 beforeAll(async () => {
+  restoreEnv = configureProviders()
   const manifest = JSON.parse(await readFile(new URL('package.json', inspectorDir), 'utf8')) as {
     bin: Record<string, string>
   }
@@ -30,6 +36,7 @@ beforeAll(async () => {
   ;({ key, accountId } = await server.account(1000, { purchased: true }))
 })
 afterAll(async () => {
+  restoreEnv()
   await server.close()
   await rm(home, { recursive: true, force: true })
 })

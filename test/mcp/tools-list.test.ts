@@ -3,16 +3,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toolCatalog, toolsets } from '../../domain/tools/catalog.ts'
 import { connect } from './clients.ts'
 import { type McpTestServer, startMcpTestServer } from './fixture.ts'
+import { configureProviders } from './provider-env.ts'
 
 const companions = ['get_job', 'list_jobs', 'cancel_job', 'read_job_file', 'get_download_links']
 let server: McpTestServer
 let key: string
+let restoreEnv: () => void
 
 beforeAll(async () => {
+  restoreEnv = configureProviders()
   server = await startMcpTestServer()
   ;({ key } = await server.account(10))
 })
-afterAll(() => server.close())
+afterAll(async () => {
+  restoreEnv()
+  await server.close()
+})
 
 async function listTools(path: string) {
   const client = await connect(`${server.baseUrl}${path}`, key)
@@ -94,6 +100,21 @@ describe('tools/list', () => {
       destructiveHint: true,
       idempotentHint: true,
     })
+  })
+})
+
+describe('tools/list without generation providers', () => {
+  it('leaves out the generation tools, as GET /v1/tools does', async () => {
+    restoreEnv()
+    try {
+      const names = (await listTools('/mcp')).map((t) => t.name)
+      expect(names).not.toContain('create_image')
+      expect(names).not.toContain('create_3d_model')
+      expect(names).not.toContain('create_3d_model_from_image')
+      expect(names).toContain('split_3d_model')
+    } finally {
+      restoreEnv = configureProviders()
+    }
   })
 })
 
