@@ -82,6 +82,19 @@ export async function writeGeneratedSphere(path: string, triangles: number): Pro
   await (await io()).write(path, doc)
 }
 
+/** Squared distance from p to the segment between the vertices at offsets a and b of P. */
+function segmentDistanceSq(p: number[], P: Float32Array, a: number, b: number): number {
+  const d = [P[b]! - P[a]!, P[b + 1]! - P[a + 1]!, P[b + 2]! - P[a + 2]!]
+  const length2 = d[0]! ** 2 + d[1]! ** 2 + d[2]! ** 2
+  const along = (k: number) => (p[k]! - P[a + k]!) * d[k]!
+  const t = length2 > 0 ? Math.min(1, Math.max(0, (along(0) + along(1) + along(2)) / length2)) : 0
+  return (
+    (p[0]! - P[a]! - d[0]! * t) ** 2 +
+    (p[1]! - P[a + 1]! - d[1]! * t) ** 2 +
+    (p[2]! - P[a + 2]! - d[2]! * t) ** 2
+  )
+}
+
 function closestDistanceSq(p: number[], t: Triangles, f: number): number {
   const P = t.positions
   const a = t.indices[f * 3]! * 3
@@ -113,10 +126,18 @@ function closestDistanceSq(p: number[], t: Triangles, f: number): number {
   else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
     w = (d4 - d3) / (d4 - d3 + (d5 - d6))
     v = 1 - w
-  } else {
+  } else if (va + vb + vc > 0) {
     const denom = 1 / (va + vb + vc)
     v = vb * denom
     w = vc * denom
+  } else {
+    // A zero-area triangle (quantization can collapse one) is a segment: the barycentric division
+    // would give NaN, so take the nearest of its three edges.
+    return Math.min(
+      segmentDistanceSq(p, P, a, b),
+      segmentDistanceSq(p, P, b, c),
+      segmentDistanceSq(p, P, c, a),
+    )
   }
   const q = [0, 1, 2].map((k) => P[a + k]! + ab[k]! * v + ac[k]! * w)
   return (p[0]! - q[0]!) ** 2 + (p[1]! - q[1]!) ** 2 + (p[2]! - q[2]!) ** 2

@@ -1,7 +1,9 @@
 // Finishing a generated model: grounded at unit size (ground-glb.ts), then through the mesh core:
-// welded with identical vertices merged and degenerate faces dropped, a compressed web copy
-// (KHR_mesh_quantization + EXT_meshopt_compression) and a preview image. Without the mesh core on
-// this machine the model is still grounded and delivered, and a note says what was left out.
+// welded with identical vertices merged and degenerate faces dropped, loose debris removed (pieces
+// under DEBRIS_FRACTION of the surface area, the specks generators leave floating around a model),
+// a compressed web copy (KHR_mesh_quantization + EXT_meshopt_compression) and a preview image.
+// Without the mesh core on this machine the model is still grounded and delivered, and a note says
+// what was left out.
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { loadNativeAddon } from '../../native/load.ts'
@@ -25,6 +27,9 @@ interface MeshOutcome {
   error?: { code: string; message: string } | null
 }
 
+/** Loose pieces under 0.2% of the model's surface area are debris, not parts of the object. */
+const DEBRIS_FRACTION = 0.002
+
 export interface FinishedModel {
   files: string[]
   notes: string[]
@@ -45,7 +50,12 @@ async function runMeshTool(
     JSON.stringify(options),
   )
   if (outcome.error) throw new Error(`${tool}: ${outcome.error.message}`)
-  return outcome.files
+  return {
+    files: outcome.files,
+    summary: JSON.parse(outcome.summaryJson ?? '{}') as {
+      debris_removed?: { pieces: number; faces: number }
+    },
+  }
 }
 
 export async function finishModel(generated: Uint8Array, outDir: string): Promise<FinishedModel> {
@@ -64,20 +74,29 @@ export async function finishModel(generated: Uint8Array, outDir: string): Promis
     await writeFile(join(outDir, 'model.glb'), model)
     return { files, notes, scale: grounded?.scale ?? null }
   }
-  // Welding without quantization or compression keeps the main file lossless and widely readable.
-  const [welded] = await runMeshTool(addon, 'optimize', model, { quantize: false, compress: false })
+  // Welding and cleaning without quantization or compression keeps the main file lossless and widely readable.
+  const cleaned = await runMeshTool(addon, 'optimize', model, {
+    quantize: false,
+    compress: false,
+    remove_debris: DEBRIS_FRACTION,
+  })
+  const [welded] = cleaned.files
   if (welded) model = welded.data
+  const debris = cleaned.summary.debris_removed
+  if (debris && debris.pieces > 0)
+    notes.push(
+      `Removed ${debris.pieces} loose piece(s) of debris (${debris.faces} faces, each under ${DEBRIS_FRACTION * 100}% of the surface area).`,
+    )
   await writeFile(join(outDir, 'model.glb'), model)
-  const [web] = await runMeshTool(addon, 'optimize', model, { quantize: true, compress: true })
+  const [web] = (await runMeshTool(addon, 'optimize', model, { quantize: true, compress: true })).files
   if (web) {
     await writeFile(join(outDir, 'model.web.glb'), web.data)
     files.push('model.web.glb')
   }
-  const preview = (await runMeshTool(addon, 'inspect', model, {})).find((f) => f.name === 'preview.png')
+  const preview = (await runMeshTool(addon, 'inspect', model, {})).files.find((f) => f.name === 'preview.png')
   if (preview) {
     await writeFile(join(outDir, 'preview.png'), preview.data)
     files.push('preview.png')
   }
-  notes.push('Loose debris was not removed: the mesh core offers no component filter yet.')
   return { files, notes, scale: grounded?.scale ?? null }
 }

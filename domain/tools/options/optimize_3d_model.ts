@@ -14,5 +14,13 @@ export const optimizeOptions = z.strictObject({
     .max(1)
     .default(1)
     .describe('Also simplify to this fraction of triangles within 1% of the model size (1 = off).'),
+  remove_debris: z
+    .number()
+    .min(0)
+    .max(0.5)
+    .default(0)
+    .describe(
+      "Drop loose pieces (parts not connected to the rest of their mesh) whose surface area is below this fraction of the mesh's total, e.g. 0.002 for specks left by scanners or generators; the largest piece always stays (0 = off).",
+    ),
 })
 export type OptimizeOptions = z.infer<typeof optimizeOptions>

@@ -16,5 +16,6 @@ pub mod topology;
 pub mod mesh_ops;
 pub mod simplify;
 pub mod prune;
+pub mod debris;
 pub mod archive;
 pub mod split;

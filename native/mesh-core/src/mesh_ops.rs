@@ -36,14 +36,15 @@ pub fn compact(source: &Primitive, indices: &[u32]) -> Primitive {
 }
 
 /// Merges vertices whose position and every attribute are bit-identical (hashing the
-/// interleaved vertex), then compacts.
+/// interleaved vertex; -0.0 counts as 0.0), then compacts.
 pub fn weld_identical(p: &Primitive) -> Primitive {
+    let bits = |c: &f32| if *c == 0.0 { 0 } else { c.to_bits() };
     let per_vertex = 3 + p.attributes.iter().map(|a| a.components).sum::<usize>();
     let mut interleaved: Vec<u32> = Vec::with_capacity(p.positions.len() * per_vertex);
     for v in 0..p.positions.len() {
-        interleaved.extend(p.positions[v].iter().map(|c| c.to_bits()));
+        interleaved.extend(p.positions[v].iter().map(bits));
         for a in &p.attributes {
-            interleaved.extend(a.data[v * a.components..(v + 1) * a.components].iter().map(|c| c.to_bits()));
+            interleaved.extend(a.data[v * a.components..(v + 1) * a.components].iter().map(bits));
         }
     }
     let mut first: HashMap<&[u32], u32> = HashMap::with_capacity(p.positions.len());

@@ -1,9 +1,11 @@
 //! optimize_3d_model: a gltfpack-style pipeline. Per primitive: merge identical vertices, drop
-//! degenerate faces, optionally simplify, reorder triangles for the post-transform vertex cache
+//! degenerate faces; per mesh, optionally drop loose debris (debris.rs); per primitive, optionally
+//! simplify, reorder triangles for the post-transform vertex cache
 //! (meshoptimizer, after Forsyth's linear-speed algorithm) and vertices for fetch locality; then
 //! drop unused materials, textures and duplicate images, and write GLB with
 //! KHR_mesh_quantization and EXT_meshopt_compression.
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
+use crate::debris::{remove_debris, DebrisRemoved};
 use crate::error::{MeshError, Result};
 use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
@@ -15,6 +17,8 @@ pub const MAX_FACES: usize = 2_000_000;
 pub const MAX_BYTES: usize = 50 * 1024 * 1024;
 /// Deviation allowed when optimize also simplifies, as a fraction of the mesh size.
 const SIMPLIFY_ERROR: f32 = 0.01;
+/// Largest `remove_debris` fraction: beyond half the area a piece is no longer debris.
+const MAX_DEBRIS_FRACTION: f64 = 0.5;
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let started = std::time::Instant::now();
@@ -26,6 +30,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let flag = |key: &str| options.get(key).and_then(Value::as_bool).unwrap_or(true);
     let glb = GlbOptions { quantize: flag("quantize"), compress: flag("compress") };
     let ratio = options.get("simplify_ratio").and_then(Value::as_f64).unwrap_or(1.0);
+    let debris_fraction = options.get("remove_debris").and_then(Value::as_f64).unwrap_or(0.0).clamp(0.0, MAX_DEBRIS_FRACTION);
     let before = json!({
         "bytes": input.data.len(),
         "faces": model.face_count(),
@@ -35,11 +40,16 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         "textures": model.textures.len(),
         "images": model.images.len(),
     });
+    let mut debris = DebrisRemoved::default();
     for mesh in &mut model.meshes {
         let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         for p in &mut mesh.primitives {
-            let mut welded = weld_identical(p);
-            welded.indices = without_degenerate(&welded.indices);
+            *p = weld_identical(p);
+            p.indices = without_degenerate(&p.indices);
+        }
+        debris += remove_debris(mesh, debris_fraction);
+        for p in &mut mesh.primitives {
+            let mut welded = std::mem::take(p);
             if ratio < 1.0 {
                 let target = ((welded.face_count() as f64 * ratio).round() as usize).max(1);
                 welded = simplify_primitive(&welded, target, SIMPLIFY_ERROR * extent, true).primitive;
@@ -48,6 +58,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
             *p = compact(&welded, &cached);
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());
+    }
+    if debris.pieces > 0 {
+        model.notes.push(format!("Removed {} loose piece(s) with {} faces, each under {}% of its mesh's surface area.", debris.pieces, debris.faces, debris_fraction * 100.0));
     }
     prune(&mut model);
     let process_s = seconds(started) - read_s;
@@ -75,6 +88,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         "size_ratio": (data.len() as f64 / input.data.len().max(1) as f64 * 1e4).round() / 1e4,
         "before": before,
         "after": after,
+        "debris_removed": { "pieces": debris.pieces, "faces": debris.faces },
         "extensions": extensions,
         "notes": model.notes,
         "timings_s": { "read": read_s, "process": (process_s * 1e3).round() / 1e3, "total": seconds(started) },
