@@ -5,14 +5,15 @@
 // - admissions whose job stream was never created are released;
 // - job outputs, uploads and credit lots expire when their time comes.
 // It folds every event once from position 0 and keeps only what is still pending in memory.
-import { accountStream } from '../domain/account/events.ts'
-import type { RecordedEvent, Subscription } from '../domain/ports/event-store.ts'
-import { jobStream } from '../domain/job/events.ts'
-import { uploadStream } from '../domain/upload/events.ts'
-import { getTool, isToolId } from '../domain/tools/catalog.ts'
-import { type ServiceContext, jobBlobPrefix } from '../app/context.ts'
+
+import { jobBlobPrefix, type ServiceContext } from '../app/context.ts'
 import { accountDecider, jobDecider, uploadDecider } from '../app/deciders.ts'
 import { handleCommand } from '../app/handle-command.ts'
+import { accountStream } from '../domain/account/events.ts'
+import { jobStream } from '../domain/job/events.ts'
+import type { RecordedEvent, Subscription } from '../domain/ports/event-store.ts'
+import { getTool, isToolId } from '../domain/tools/catalog.ts'
+import { uploadStream } from '../domain/upload/events.ts'
 import { settleAccount } from './job-executor.ts'
 
 interface TrackedJob {
@@ -52,7 +53,12 @@ export class Housekeeper {
 
   constructor(ctx: ServiceContext, options: HousekeeperOptions = {}) {
     this.#ctx = ctx
-    this.#options = { intervalMs: 2000, orphanAdmissionMs: 60_000, runningJobsAreOrphansAtStart: true, ...options }
+    this.#options = {
+      intervalMs: 2000,
+      orphanAdmissionMs: 60_000,
+      runningJobsAreOrphansAtStart: true,
+      ...options,
+    }
   }
 
   async start(): Promise<void> {
@@ -110,7 +116,8 @@ export class Housekeeper {
       case 'JobFailed':
       case 'JobCanceled':
         if (job) {
-          job.status = event.type === 'JobSucceeded' ? 'succeeded' : event.type === 'JobFailed' ? 'failed' : 'canceled'
+          job.status =
+            event.type === 'JobSucceeded' ? 'succeeded' : event.type === 'JobFailed' ? 'failed' : 'canceled'
           job.outcome = job.status
           job.outputsExpireAt = Date.parse(data.outputsExpireAt as string)
         }
@@ -120,16 +127,25 @@ export class Housekeeper {
         if (job) job.status = event.type === 'JobExpired' ? 'expired' : 'deleted'
         break
       case 'UploadCreated':
-        this.#uploads.set(data.uploadId as string, { endsAt: Date.parse(data.urlExpiresAt as string), blobKey: null })
+        this.#uploads.set(data.uploadId as string, {
+          endsAt: Date.parse(data.urlExpiresAt as string),
+          blobKey: null,
+        })
         break
       case 'UploadReceived':
-        this.#uploads.set(data.uploadId as string, { endsAt: Date.parse(data.retainUntil as string), blobKey: data.blobKey as string })
+        this.#uploads.set(data.uploadId as string, {
+          endsAt: Date.parse(data.retainUntil as string),
+          blobKey: data.blobKey as string,
+        })
         break
       case 'UploadExpired':
         this.#uploads.delete(data.uploadId as string)
         break
       case 'CreditsGranted':
-        this.#lots.set(data.lotId as string, { accountId: data.accountId!, expiresAt: Date.parse(data.expiresAt as string) })
+        this.#lots.set(data.lotId as string, {
+          accountId: data.accountId!,
+          expiresAt: Date.parse(data.expiresAt as string),
+        })
         break
       case 'LotExpired':
         this.#lots.delete(data.lotId as string)
@@ -143,7 +159,10 @@ export class Housekeeper {
     this.#ticking = true
     try {
       const now = this.#ctx.now()
-      for (const [jobId, job] of this.#jobs) await this.#tendJob(jobId, job, now).catch((error) => console.error(`[housekeeper] job ${jobId}`, error))
+      for (const [jobId, job] of this.#jobs)
+        await this.#tendJob(jobId, job, now).catch((error) =>
+          console.error(`[housekeeper] job ${jobId}`, error),
+        )
       for (const [jobId, admission] of this.#admissions) {
         if (now - admission.at < this.#options.orphanAdmissionMs) continue
         await settleAccount(this.#ctx, admission.accountId, jobId, 'canceled').catch(() => {})
@@ -151,14 +170,23 @@ export class Housekeeper {
       }
       for (const [uploadId, upload] of this.#uploads) {
         if (now < upload.endsAt) continue
-        await handleCommand(this.#ctx.store, uploadStream(uploadId), uploadDecider, { type: 'ExpireUpload', data: { now } })
+        await handleCommand(this.#ctx.store, uploadStream(uploadId), uploadDecider, {
+          type: 'ExpireUpload',
+          data: { now },
+        })
         if (upload.blobKey) await this.#ctx.blobs.deletePrefix(upload.blobKey)
         this.#uploads.delete(uploadId)
       }
-      const dueAccounts = new Set([...this.#lots.values()].filter((lot) => lot.expiresAt <= now).map((lot) => lot.accountId))
+      const dueAccounts = new Set(
+        [...this.#lots.values()].filter((lot) => lot.expiresAt <= now).map((lot) => lot.accountId),
+      )
       for (const accountId of dueAccounts) {
-        await handleCommand(this.#ctx.store, accountStream(accountId), accountDecider, { type: 'ExpireLots', data: { now } })
-        for (const [lotId, lot] of this.#lots) if (lot.accountId === accountId && lot.expiresAt <= now) this.#lots.delete(lotId)
+        await handleCommand(this.#ctx.store, accountStream(accountId), accountDecider, {
+          type: 'ExpireLots',
+          data: { now },
+        })
+        for (const [lotId, lot] of this.#lots)
+          if (lot.accountId === accountId && lot.expiresAt <= now) this.#lots.delete(lotId)
       }
     } finally {
       this.#ticking = false
@@ -169,18 +197,20 @@ export class Housekeeper {
     switch (job.status) {
       case 'queued':
         if (job.publishedAt === 0) {
-          job.publishedAt = now
+          // Marked only once the bus took it: a publish that fails is tried again next tick.
           await this.#ctx.dispatcher.publish({ jobId, tool: job.tool })
+          job.publishedAt = now
         }
         return
       case 'running': {
         const limit = isToolId(job.tool) ? getTool(job.tool).limits.timeoutMs : 600_000
         const orphanedAtStart = this.#options.runningJobsAreOrphansAtStart && job.startedAt < this.#startedAt
-        const overdue = now - Math.max(job.startedAt, job.publishedAt) > limit + this.#ctx.config.stuckJobGraceMs
+        const overdue =
+          now - Math.max(job.startedAt, job.publishedAt) > limit + this.#ctx.config.stuckJobGraceMs
         if (orphanedAtStart ? job.publishedAt === 0 : overdue) {
-          job.publishedAt = now
+          await this.#ctx.dispatcher.publish({ jobId, tool: job.tool, republish: job.republishes + 1 })
           job.republishes += 1
-          await this.#ctx.dispatcher.publish({ jobId, tool: job.tool, republish: job.republishes })
+          job.publishedAt = now
         }
         return
       }
@@ -189,7 +219,10 @@ export class Housekeeper {
       case 'canceled':
         await this.#settle(jobId, job)
         if (job.outputsExpireAt !== null && now >= job.outputsExpireAt) {
-          await handleCommand(this.#ctx.store, jobStream(jobId), jobDecider, { type: 'ExpireJob', data: { now } })
+          await handleCommand(this.#ctx.store, jobStream(jobId), jobDecider, {
+            type: 'ExpireJob',
+            data: { now },
+          })
           await this.#ctx.blobs.deletePrefix(jobBlobPrefix(jobId))
           job.status = 'expired'
         }

@@ -6,10 +6,10 @@ import { accountStream } from '../../domain/account/events.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { newJobId } from '../../domain/ids.ts'
 import { type JobInput, jobStream } from '../../domain/job/events.ts'
-import { uploadStream } from '../../domain/upload/events.ts'
 import { getTool, isToolId, type ToolDefinition, type ToolId } from '../../domain/tools/catalog.ts'
 import { smallestPrice } from '../../domain/tools/pricing.ts'
-import { type ServiceContext, jobBlobPrefix, jobInputKey } from '../context.ts'
+import { uploadStream } from '../../domain/upload/events.ts'
+import { jobBlobPrefix, jobInputKey, type ServiceContext } from '../context.ts'
 import { accountDecider, jobDecider, uploadDecider } from '../deciders.ts'
 import { requireAvailableTool } from '../generation/availability.ts'
 import { reserveGeneration } from '../generation/capacity.ts'
@@ -21,7 +21,15 @@ export type InputSpec =
   | { kind: 'none' }
   | { kind: 'upload'; uploadId: string }
   | { kind: 'job_file'; jobId: string; name: string }
-  | { kind: 'staged'; source: 'url' | 'body'; name: string; bytes: number; sha256: string; blobKey: string; origin: string }
+  | {
+      kind: 'staged'
+      source: 'url' | 'body'
+      name: string
+      bytes: number
+      sha256: string
+      blobKey: string
+      origin: string
+    }
 
 export interface CreateJobRequest {
   accountId: string
@@ -48,11 +56,15 @@ export function requireTool(id: string): ToolDefinition {
 
 function checkInputShape(tool: ToolDefinition, input: InputSpec): void {
   if (tool.input.kind === 'parameters') {
-    if (input.kind !== 'none') throw new DomainError('invalid_request', `${tool.id} takes only options, no file.`)
+    if (input.kind !== 'none')
+      throw new DomainError('invalid_request', `${tool.id} takes only options, no file.`)
     return
   }
   if (input.kind === 'none') {
-    throw new DomainError('invalid_request', `${tool.id} needs a file: give upload_id or url${tool.input.sources.includes('job_file') ? ' or job_file' : ''}, or send the file as the body.`)
+    throw new DomainError(
+      'invalid_request',
+      `${tool.id} needs a file: give upload_id or url${tool.input.sources.includes('job_file') ? ' or job_file' : ''}, or send the file as the body.`,
+    )
   }
   if (input.kind === 'job_file' && !tool.input.sources.includes('job_file')) {
     throw new DomainError('invalid_request', `${tool.id} does not take job_file; use upload_id or url.`)
@@ -62,12 +74,21 @@ function checkInputShape(tool: ToolDefinition, input: InputSpec): void {
 function checkExtension(tool: ToolDefinition, name: string): void {
   const extension = extname(name).slice(1).toLowerCase()
   if (!tool.input.extensions.includes(extension)) {
-    throw new DomainError('invalid_request', `${tool.id} takes ${tool.input.extensions.map((e) => `.${e}`).join(', ')} files; "${name}" is not one (give filename to name the type).`)
+    throw new DomainError(
+      'invalid_request',
+      `${tool.id} takes ${tool.input.extensions.map((e) => `.${e}`).join(', ')} files; "${name}" is not one (give filename to name the type).`,
+    )
   }
 }
 
 /** Moves the input into the job's own blob folder and describes it. */
-async function stageInput(ctx: ServiceContext, tool: ToolDefinition, jobId: string, accountId: string, input: InputSpec): Promise<JobInput> {
+async function stageInput(
+  ctx: ServiceContext,
+  tool: ToolDefinition,
+  jobId: string,
+  accountId: string,
+  input: InputSpec,
+): Promise<JobInput> {
   switch (input.kind) {
     case 'none':
       return { name: '', bytes: 0, source: 'none', blobKey: null, sha256: null }
@@ -80,19 +101,43 @@ async function stageInput(ctx: ServiceContext, tool: ToolDefinition, jobId: stri
     case 'upload': {
       const { state } = await readState(ctx.store, uploadStream(input.uploadId), uploadDecider)
       const now = ctx.now()
-      if (!state.exists || state.accountId !== accountId || !state.received || state.expired || now >= state.received.retainUntil) {
-        throw new DomainError('upload_not_found', `Upload ${input.uploadId} is missing, not yet received, or expired.`)
+      if (
+        !state.exists ||
+        state.accountId !== accountId ||
+        !state.received ||
+        state.expired ||
+        now >= state.received.retainUntil
+      ) {
+        throw new DomainError(
+          'upload_not_found',
+          `Upload ${input.uploadId} is missing, not yet received, or expired.`,
+        )
       }
       checkExtension(tool, state.filename)
       const blobKey = jobInputKey(jobId, state.filename)
       await ctx.blobs.copy(state.received.blobKey, blobKey)
-      return { name: state.filename, bytes: state.received.bytes, source: 'upload', blobKey, sha256: state.received.sha256 }
+      return {
+        name: state.filename,
+        bytes: state.received.bytes,
+        source: 'upload',
+        blobKey,
+        sha256: state.received.sha256,
+      }
     }
     case 'job_file': {
       const { state } = await readState(ctx.store, jobStream(input.jobId), jobDecider)
       const file = state.result?.files.find((f) => f.name === input.name)
-      if (!state.exists || state.deleted || state.accountId !== accountId || state.status !== 'succeeded' || !file) {
-        throw new DomainError('not_found', `No output "${input.name}" of job ${input.jobId} is available to you (outputs expire).`)
+      if (
+        !state.exists ||
+        state.deleted ||
+        state.accountId !== accountId ||
+        state.status !== 'succeeded' ||
+        !file
+      ) {
+        throw new DomainError(
+          'not_found',
+          `No output "${input.name}" of job ${input.jobId} is available to you (outputs expire).`,
+        )
       }
       const baseName = input.name.split('/').at(-1)!
       checkExtension(tool, baseName)
@@ -106,7 +151,13 @@ async function stageInput(ctx: ServiceContext, tool: ToolDefinition, jobId: stri
 /** What makes two requests "the same" for idempotency: tool, input identity and options. */
 function requestHashOf(tool: string, input: InputSpec, options: Record<string, unknown>): string {
   const identity =
-    input.kind === 'staged' ? `${input.source}:${input.origin}` : input.kind === 'upload' ? `upload:${input.uploadId}` : input.kind === 'job_file' ? `job_file:${input.jobId}/${input.name}` : 'none'
+    input.kind === 'staged'
+      ? `${input.source}:${input.origin}`
+      : input.kind === 'upload'
+        ? `upload:${input.uploadId}`
+        : input.kind === 'job_file'
+          ? `job_file:${input.jobId}/${input.name}`
+          : 'none'
   const sortedOptions = JSON.stringify(options, Object.keys(options).sort())
   return sha256(`${tool}\n${identity}\n${sortedOptions}`)
 }
@@ -117,12 +168,22 @@ export async function createJob(ctx: ServiceContext, request: CreateJobRequest):
   const options = resolveOptions(tool, request.options)
   checkInputShape(tool, request.input)
   if (tool.idempotencyRequired && request.idempotencyKey === null) {
-    throw new DomainError('invalid_request', `${tool.id} requires an idempotency key (Idempotency-Key header or idempotency_key); reuse it when you retry.`)
+    throw new DomainError(
+      'invalid_request',
+      `${tool.id} requires an idempotency key (Idempotency-Key header or idempotency_key); reuse it when you retry.`,
+    )
   }
-  if (request.input.kind === 'staged' && tool.limits.maxBytes !== null && request.input.bytes > tool.limits.maxBytes) {
+  if (
+    request.input.kind === 'staged' &&
+    tool.limits.maxBytes !== null &&
+    request.input.bytes > tool.limits.maxBytes
+  ) {
     throw new DomainError('too_large', `${tool.id} takes files up to ${tool.limits.maxBytes} bytes.`)
   }
-  if ((await ctx.dispatcher.pending()) >= ctx.config.maxQueuedJobs) {
+  // While the bus cannot say how full it is, the job is still accepted: it is durable in the event
+  // store and the housekeeper publishes it once the bus answers again.
+  const pending = await ctx.dispatcher.pending().catch(() => 0)
+  if (pending >= ctx.config.maxQueuedJobs) {
     throw new DomainError('busy', 'The service is at capacity.', { retryAfterSeconds: 10 })
   }
 
@@ -139,7 +200,11 @@ export async function createJob(ctx: ServiceContext, request: CreateJobRequest):
   let admitted: Awaited<ReturnType<typeof admit>>
   let reservation: Awaited<ReturnType<typeof reserveGeneration>> | null = null
   try {
-    reservation = await reserveGeneration(ctx, tool, { jobId, accountId: request.accountId, idempotencyKey: request.idempotencyKey })
+    reservation = await reserveGeneration(ctx, tool, {
+      jobId,
+      accountId: request.accountId,
+      idempotencyKey: request.idempotencyKey,
+    })
     admitted = await admit(ctx, request, tool, jobId, requestHash)
   } catch (error) {
     await reservation?.release()
@@ -149,7 +214,8 @@ export async function createJob(ctx: ServiceContext, request: CreateJobRequest):
   if (admitted.events.length === 0) {
     await reservation.release()
     await ctx.blobs.deletePrefix(jobBlobPrefix(jobId))
-    const earlier = request.idempotencyKey === null ? undefined : admitted.state.idempotency.get(request.idempotencyKey)
+    const earlier =
+      request.idempotencyKey === null ? undefined : admitted.state.idempotency.get(request.idempotencyKey)
     if (!earlier) throw new DomainError('internal', 'Admission changed nothing.')
     const { position } = await readState(ctx.store, jobStream(earlier.jobId), jobDecider)
     return { jobId: earlier.jobId, created: false, position }
@@ -164,21 +230,46 @@ export async function createJob(ctx: ServiceContext, request: CreateJobRequest):
   }
   const created = await handleCommand(ctx.store, jobStream(jobId), jobDecider, {
     type: 'CreateJob',
-    data: { jobId, accountId: request.accountId, tool: tool.id, input, options, idempotencyKey: request.idempotencyKey, now },
+    data: {
+      jobId,
+      accountId: request.accountId,
+      tool: tool.id,
+      input,
+      options,
+      idempotencyKey: request.idempotencyKey,
+      now,
+    },
   })
-  await ctx.dispatcher.publish({ jobId, tool: tool.id })
+  // The job is recorded; if the bus is unreachable now, the housekeeper publishes it once it is back.
+  await ctx.dispatcher.publish({ jobId, tool: tool.id }).catch((error: unknown) => {
+    console.warn(`[jobs] ${jobId} queued but not yet published: ${String(error)}`)
+  })
   return { jobId, created: true, position: created.position }
 }
 
-function admit(ctx: ServiceContext, request: CreateJobRequest, tool: ToolDefinition, jobId: string, requestHash: string) {
+function admit(
+  ctx: ServiceContext,
+  request: CreateJobRequest,
+  tool: ToolDefinition,
+  jobId: string,
+  requestHash: string,
+) {
   return handleCommand(ctx.store, accountStream(request.accountId), accountDecider, {
     type: 'AdmitJob',
     data: {
       jobId,
-      tool: { id: tool.id, minPrice: smallestPrice(tool.pricing), jobsPerDay: tool.limits.jobsPerDay, jobsPerDayBeforePurchase: tool.limits.jobsPerDayBeforePurchase },
+      tool: {
+        id: tool.id,
+        minPrice: smallestPrice(tool.pricing),
+        jobsPerDay: tool.limits.jobsPerDay,
+        jobsPerDayBeforePurchase: tool.limits.jobsPerDayBeforePurchase,
+      },
       idempotencyKey: request.idempotencyKey,
       requestHash,
-      policy: { maxActiveJobs: ctx.config.maxActiveJobsPerAccount, forgottenKeyMs: ctx.config.forgottenKeyMs },
+      policy: {
+        maxActiveJobs: ctx.config.maxActiveJobsPerAccount,
+        forgottenKeyMs: ctx.config.forgottenKeyMs,
+      },
       now: ctx.now(),
     },
   })

@@ -2,6 +2,9 @@
 // served over HTTP. Me.auth says oauth; console-only endpoints refuse them.
 import { createServer, type Server } from 'node:http'
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
+
+type KeyLike = Awaited<ReturnType<typeof generateKeyPair>>['privateKey']
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
 
@@ -12,8 +15,8 @@ describe('OAuth access tokens', () => {
   let jwksServer: Server
   let service: TestService
   let hank: TestAccount
-  let privateKey: CryptoKey
-  let otherKey: CryptoKey
+  let privateKey: KeyLike
+  let otherKey: KeyLike
 
   const token = (claims: { sub?: string; aud?: string; iss?: string; exp?: number }, key = privateKey) =>
     new SignJWT({})
