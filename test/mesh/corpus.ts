@@ -3,7 +3,6 @@ import { existsSync, readdirSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { extname, join, resolve } from 'node:path'
-// @ts-expect-error gltf-validator ships no type declarations
 import { validateBytes } from 'gltf-validator'
 import type { ToolContext, ToolInputFile } from '../../domain/ports/tool-runner.ts'
 
