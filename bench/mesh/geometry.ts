@@ -103,6 +103,20 @@ function closestDistanceSq(p: number[], t: Triangles, f: number): number {
   // Ericson's closest point on triangle, by Voronoi regions.
   const ab = [P[b]! - P[a]!, P[b + 1]! - P[a + 1]!, P[b + 2]! - P[a + 2]!]
   const ac = [P[c]! - P[a]!, P[c + 1]! - P[a + 1]!, P[c + 2]! - P[a + 2]!]
+  const normal = [
+    ab[1]! * ac[2]! - ab[2]! * ac[1]!,
+    ab[2]! * ac[0]! - ab[0]! * ac[2]!,
+    ab[0]! * ac[1]! - ab[1]! * ac[0]!,
+  ]
+  if (normal[0] === 0 && normal[1] === 0 && normal[2] === 0) {
+    // A zero-area triangle (the poles of a UV sphere, or corners quantization merged) is a segment
+    // or a point; the barycentric regions below would divide 0 by 0, so take its nearest edge.
+    return Math.min(
+      segmentDistanceSq(p, P, a, b),
+      segmentDistanceSq(p, P, b, c),
+      segmentDistanceSq(p, P, c, a),
+    )
+  }
   const ap = [p[0]! - P[a]!, p[1]! - P[a + 1]!, p[2]! - P[a + 2]!]
   const dot = (x: number[], y: number[]) => x[0]! * y[0]! + x[1]! * y[1]! + x[2]! * y[2]!
   const d1 = dot(ab, ap)
@@ -126,18 +140,10 @@ function closestDistanceSq(p: number[], t: Triangles, f: number): number {
   else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
     w = (d4 - d3) / (d4 - d3 + (d5 - d6))
     v = 1 - w
-  } else if (va + vb + vc > 0) {
+  } else {
     const denom = 1 / (va + vb + vc)
     v = vb * denom
     w = vc * denom
-  } else {
-    // A zero-area triangle (quantization can collapse one) is a segment: the barycentric division
-    // would give NaN, so take the nearest of its three edges.
-    return Math.min(
-      segmentDistanceSq(p, P, a, b),
-      segmentDistanceSq(p, P, b, c),
-      segmentDistanceSq(p, P, c, a),
-    )
   }
   const q = [0, 1, 2].map((k) => P[a + k]! + ab[k]! * v + ac[k]! * w)
   return (p[0]! - q[0]!) ** 2 + (p[1]! - q[1]!) ** 2 + (p[2]! - q[2]!) ** 2

@@ -11,11 +11,7 @@ pub fn mul(a: &[f32; 16], b: &[f32; 16]) -> [f32; 16] {
 }
 
 pub fn transform_point(m: &[f32; 16], p: [f32; 3]) -> [f32; 3] {
-    [
-        m[0] * p[0] + m[4] * p[1] + m[8] * p[2] + m[12],
-        m[1] * p[0] + m[5] * p[1] + m[9] * p[2] + m[13],
-        m[2] * p[0] + m[6] * p[1] + m[10] * p[2] + m[14],
-    ]
+    [m[0] * p[0] + m[4] * p[1] + m[8] * p[2] + m[12], m[1] * p[0] + m[5] * p[1] + m[9] * p[2] + m[13], m[2] * p[0] + m[6] * p[1] + m[10] * p[2] + m[14]]
 }
 
 /// The 3x3 cofactor matrix of the upper-left block: transforms normals (inverse transpose up to scale).
@@ -76,12 +72,7 @@ pub fn compose(t: [f32; 3], q: [f32; 4], s: [f32; 3]) -> [f32; 16] {
         2.0 * (y * z - x * w),
         1.0 - 2.0 * (x * x + y * y),
     ];
-    [
-        r[0] * s[0], r[1] * s[0], r[2] * s[0], 0.0,
-        r[3] * s[1], r[4] * s[1], r[5] * s[1], 0.0,
-        r[6] * s[2], r[7] * s[2], r[8] * s[2], 0.0,
-        t[0], t[1], t[2], 1.0,
-    ]
+    [r[0] * s[0], r[1] * s[0], r[2] * s[0], 0.0, r[3] * s[1], r[4] * s[1], r[5] * s[1], 0.0, r[6] * s[2], r[7] * s[2], r[8] * s[2], 0.0, t[0], t[1], t[2], 1.0]
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -96,9 +87,9 @@ impl Bounds {
     }
 
     pub fn add(&mut self, p: [f32; 3]) {
-        for k in 0..3 {
-            self.min[k] = self.min[k].min(p[k]);
-            self.max[k] = self.max[k].max(p[k]);
+        for (k, &c) in p.iter().enumerate() {
+            self.min[k] = self.min[k].min(c);
+            self.max[k] = self.max[k].max(c);
         }
     }
 

@@ -65,7 +65,11 @@ mod tests {
     fn quad_with_duplicates() -> Primitive {
         Primitive {
             positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [9.0, 9.0, 9.0]],
-            attributes: vec![Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: vec![0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 5.0, 5.0] }],
+            attributes: vec![Attribute {
+                semantic: "TEXCOORD_0".into(),
+                components: 2,
+                data: vec![0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 5.0, 5.0],
+            }],
             indices: vec![0, 1, 2, 3, 4, 5],
             material: Some(2),
         }

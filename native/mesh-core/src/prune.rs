@@ -68,7 +68,11 @@ pub fn prune(model: &mut Model) {
 
     let mut used_textures = vec![false; model.textures.len()];
     for m in &mut model.materials {
-        texture_refs(m, &mut |i| if let Some(t) = as_index(i).filter(|&t| t < used_textures.len()) { used_textures[t] = true });
+        texture_refs(m, &mut |i| {
+            if let Some(t) = as_index(i).filter(|&t| t < used_textures.len()) {
+                used_textures[t] = true
+            }
+        });
     }
     let texture_map = keep(&mut model.textures, &used_textures);
     for m in &mut model.materials {
@@ -110,7 +114,10 @@ mod tests {
     #[test]
     fn unused_materials_go_and_references_are_renumbered_and_duplicate_images_merge() {
         let mut model = Model::new(SourceFormat::Glb);
-        model.push_root_mesh(Mesh { name: None, primitives: vec![Primitive { positions: vec![[0.0; 3]; 3], indices: vec![0, 1, 2], material: Some(1), ..Primitive::default() }] });
+        model.push_root_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive { positions: vec![[0.0; 3]; 3], indices: vec![0, 1, 2], material: Some(1), ..Primitive::default() }],
+        });
         model.materials = vec![json!({"name": "unused"}), json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": 2}}, "normalTexture": {"index": 1}})];
         model.textures = vec![json!({"source": 0}), json!({"source": 1, "sampler": 1}), json!({"source": 2})];
         model.samplers = vec![json!({}), json!({"magFilter": 9729})];

@@ -36,7 +36,12 @@ pub fn render_views(triangles: &[Triangle], tile: usize) -> (usize, usize, Vec<u
     let mut depth = vec![f32::NEG_INFINITY; tile * tile];
     for (v, axes) in views().iter().enumerate() {
         depth.iter_mut().for_each(|d| *d = f32::NEG_INFINITY);
-        let light = normalize([0.35 * axes[0][0] + 0.6 * axes[1][0] + axes[2][0], 0.35 * axes[0][1] + 0.6 * axes[1][1] + axes[2][1], 0.35 * axes[0][2] + 0.6 * axes[1][2] + axes[2][2]]).unwrap_or(axes[2]);
+        let light = normalize([
+            0.35 * axes[0][0] + 0.6 * axes[1][0] + axes[2][0],
+            0.35 * axes[0][1] + 0.6 * axes[1][1] + axes[2][1],
+            0.35 * axes[0][2] + 0.6 * axes[1][2] + axes[2][2],
+        ])
+        .unwrap_or(axes[2]);
         for t in triangles {
             let Some(n) = normalize(crate::math::face_normal(t.corners[0], t.corners[1], t.corners[2])) else { continue };
             let shade = 0.25 + 0.75 * dot(n, light).abs();
@@ -92,10 +97,14 @@ mod tests {
         let t = Triangle { corners: [[-1.0, -1.0, 0.0], [1.0, -1.0, 0.1], [0.0, 1.0, 0.3]], color: [1.0, 0.0, 0.0] };
         let (w, h, rgba) = render_views(&[t], 32);
         assert_eq!((w, h), (128, 32));
-        let red_in_tile = |tile: usize| (0..32).any(|y| (0..32).any(|x| {
-            let at = (y * w + tile * 32 + x) * 4;
-            rgba[at] > 60 && rgba[at + 1] == 0
-        }));
+        let red_in_tile = |tile: usize| {
+            (0..32).any(|y| {
+                (0..32).any(|x| {
+                    let at = (y * w + tile * 32 + x) * 4;
+                    rgba[at] > 60 && rgba[at + 1] == 0
+                })
+            })
+        };
         assert!(red_in_tile(0) && red_in_tile(1));
     }
 }

@@ -27,7 +27,14 @@ pub struct FaceSet {
 }
 
 pub fn face_set(objects: &[BakedObject]) -> FaceSet {
-    let mut s = FaceSet { positions: Vec::new(), object_of_vertex: Vec::new(), faces: Vec::new(), primitive_of_face: Vec::new(), local_face: Vec::new(), area: Vec::new() };
+    let mut s = FaceSet {
+        positions: Vec::new(),
+        object_of_vertex: Vec::new(),
+        faces: Vec::new(),
+        primitive_of_face: Vec::new(),
+        local_face: Vec::new(),
+        area: Vec::new(),
+    };
     let primitives = objects.iter().enumerate().flat_map(|(oi, o)| o.primitives.iter().map(move |p| (oi, p)));
     for (pi, (oi, p)) in primitives.enumerate() {
         let base = s.positions.len() as u32;
@@ -142,7 +149,8 @@ fn merge_into_nearest(parts: &mut Vec<Part>, from: usize) {
 pub fn consolidate(parts: &mut Vec<Part>, min_faces: usize, min_area: f64, max_parts: usize) -> usize {
     let before = parts.len();
     while parts.len() > 1 {
-        let small = (0..parts.len()).filter(|&i| parts[i].faces.len() < min_faces || parts[i].area < min_area).min_by(|&a, &b| parts[a].area.total_cmp(&parts[b].area));
+        let small =
+            (0..parts.len()).filter(|&i| parts[i].faces.len() < min_faces || parts[i].area < min_area).min_by(|&a, &b| parts[a].area.total_cmp(&parts[b].area));
         let Some(i) = small else { break };
         merge_into_nearest(parts, i);
     }
@@ -183,7 +191,12 @@ mod tests {
 
     #[test]
     fn small_parts_merge_into_the_nearest_and_the_ceiling_holds() {
-        let part = |faces: usize, x: f32| Part { object: 0, faces: (0..faces as u32).collect(), area: faces as f64, bounds: Bounds { min: [x, 0.0, 0.0], max: [x + 1.0, 1.0, 1.0] } };
+        let part = |faces: usize, x: f32| Part {
+            object: 0,
+            faces: (0..faces as u32).collect(),
+            area: faces as f64,
+            bounds: Bounds { min: [x, 0.0, 0.0], max: [x + 1.0, 1.0, 1.0] },
+        };
         let mut parts = vec![part(100, 0.0), part(2, 1.5), part(100, 10.0), part(50, 20.0)];
         let merged = consolidate(&mut parts, 10, 0.0, 2);
         assert_eq!(merged, 2);

@@ -24,11 +24,7 @@ impl Topology {
 /// Maps each vertex to the first vertex with bit-identical position (-0.0 equals 0.0).
 pub fn weld_by_position(positions: &[[f32; 3]]) -> Vec<u32> {
     let mut first: HashMap<[u32; 3], u32> = HashMap::with_capacity(positions.len());
-    positions
-        .iter()
-        .enumerate()
-        .map(|(i, p)| *first.entry(p.map(|c| if c == 0.0 { 0 } else { c.to_bits() })).or_insert(i as u32))
-        .collect()
+    positions.iter().enumerate().map(|(i, p)| *first.entry(p.map(|c| if c == 0.0 { 0 } else { c.to_bits() })).or_insert(i as u32)).collect()
 }
 
 /// Disjoint-set forest with path halving: groups connected faces.

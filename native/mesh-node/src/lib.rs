@@ -77,7 +77,13 @@ impl Task for ToolTask {
             Job::Optimize(o) => tools::optimize::run(&input, &o).map(Done::Ran),
             Job::Split(o) => tools::split::run(&input, &o).map(Done::Ran),
         }));
-        Ok(outcome.unwrap_or_else(|payload| Err(MeshError { code: ErrorCode::InvalidMesh, message: format!("the model could not be processed ({})", panic_message(payload)), hint: "The file may be corrupt; re-export it and try again.".into() })))
+        Ok(outcome.unwrap_or_else(|payload| {
+            Err(MeshError {
+                code: ErrorCode::InvalidMesh,
+                message: format!("the model could not be processed ({})", panic_message(payload)),
+                hint: "The file may be corrupt; re-export it and try again.".into(),
+            })
+        }))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ToolOutcome> {
@@ -89,7 +95,12 @@ impl Task for ToolTask {
                 faces: None,
                 error: None,
             },
-            Err(e) => ToolOutcome { summary_json: None, files: Vec::new(), faces: None, error: Some(ToolError { code: e.code.as_str().into(), message: e.message, hint: e.hint }) },
+            Err(e) => ToolOutcome {
+                summary_json: None,
+                files: Vec::new(),
+                faces: None,
+                error: Some(ToolError { code: e.code.as_str().into(), message: e.message, hint: e.hint }),
+            },
         })
     }
 }
@@ -110,7 +121,14 @@ pub fn measure(input: Buffer, name: String, extension: String, max_faces: u32, r
 
 /// Runs one tool ("inspect", "simplify", "optimize" or "split") with JSON options.
 #[napi]
-pub fn run_tool(tool: String, input: Buffer, name: String, extension: String, options_json: String, resource_dir: Option<String>) -> Result<AsyncTask<ToolTask>> {
+pub fn run_tool(
+    tool: String,
+    input: Buffer,
+    name: String,
+    extension: String,
+    options_json: String,
+    resource_dir: Option<String>,
+) -> Result<AsyncTask<ToolTask>> {
     let job = match tool.as_str() {
         "inspect" => Job::Inspect,
         "simplify" => Job::Simplify(options(&options_json)?),

@@ -34,19 +34,35 @@ fn read_component(bytes: &[u8], component_type: u64, normalized: bool) -> f32 {
     match component_type {
         5120 => {
             let v = bytes[0] as i8 as f32;
-            if normalized { (v / 127.0).max(-1.0) } else { v }
+            if normalized {
+                (v / 127.0).max(-1.0)
+            } else {
+                v
+            }
         }
         5121 => {
             let v = bytes[0] as f32;
-            if normalized { v / 255.0 } else { v }
+            if normalized {
+                v / 255.0
+            } else {
+                v
+            }
         }
         5122 => {
             let v = i16::from_le_bytes([bytes[0], bytes[1]]) as f32;
-            if normalized { (v / 32767.0).max(-1.0) } else { v }
+            if normalized {
+                (v / 32767.0).max(-1.0)
+            } else {
+                v
+            }
         }
         5123 => {
             let v = u16::from_le_bytes([bytes[0], bytes[1]]) as f32;
-            if normalized { v / 65535.0 } else { v }
+            if normalized {
+                v / 65535.0
+            } else {
+                v
+            }
         }
         5125 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f32,
         _ => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
@@ -94,11 +110,8 @@ pub fn layout(accessor: &Value) -> Result<Layout> {
     let count = usize_field(accessor, "count").ok_or_else(|| MeshError::invalid("accessor without count"))?;
     let component_type = accessor.get("componentType").and_then(Value::as_u64).unwrap_or(0);
     component_size(component_type).ok_or_else(|| MeshError::invalid("accessor with an unknown componentType"))?;
-    let components = accessor
-        .get("type")
-        .and_then(Value::as_str)
-        .and_then(type_components)
-        .ok_or_else(|| MeshError::invalid("accessor with an unknown type"))?;
+    let components =
+        accessor.get("type").and_then(Value::as_str).and_then(type_components).ok_or_else(|| MeshError::invalid("accessor with an unknown type"))?;
     let normalized = accessor.get("normalized").and_then(Value::as_bool).unwrap_or(false);
     Ok(Layout { count, components, component_type, normalized })
 }

@@ -20,17 +20,11 @@ pub fn split(data: &[u8]) -> Result<(&[u8], Option<&[u8]>)> {
     }
     let version = u32_at(data, 4).unwrap_or(0);
     if version != 2 {
-        return Err(MeshError::unsupported(
-            format!("GLB version {version} is not supported"),
-            "Re-export the model as glTF 2.0 (.glb).",
-        ));
+        return Err(MeshError::unsupported(format!("GLB version {version} is not supported"), "Re-export the model as glTF 2.0 (.glb)."));
     }
     let declared = u32_at(data, 8).unwrap_or(0) as usize;
     if declared != data.len() {
-        return Err(MeshError::invalid(format!(
-            "GLB header says {declared} bytes but the file has {} (truncated or padded file)",
-            data.len()
-        )));
+        return Err(MeshError::invalid(format!("GLB header says {declared} bytes but the file has {} (truncated or padded file)", data.len())));
     }
     let mut json = None;
     let mut bin = None;
@@ -40,10 +34,8 @@ pub fn split(data: &[u8]) -> Result<(&[u8], Option<&[u8]>)> {
             return Err(MeshError::invalid("GLB chunk header is cut off"));
         };
         let start = at + 8;
-        let end = start
-            .checked_add(length as usize)
-            .filter(|&end| end <= data.len())
-            .ok_or_else(|| MeshError::invalid("GLB chunk runs past the end of the file"))?;
+        let end =
+            start.checked_add(length as usize).filter(|&end| end <= data.len()).ok_or_else(|| MeshError::invalid("GLB chunk runs past the end of the file"))?;
         match kind {
             CHUNK_JSON if json.is_none() && at == 12 => json = Some(&data[start..end]),
             CHUNK_BIN if bin.is_none() && json.is_some() => bin = Some(&data[start..end]),

@@ -63,9 +63,7 @@ pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &Rea
 
 fn decode_data_uri(uri: &str) -> Result<Vec<u8>> {
     let (_, payload) = uri.split_once(";base64,").ok_or_else(|| MeshError::invalid("data: URI is not base64"))?;
-    base64::engine::general_purpose::STANDARD
-        .decode(payload.trim_end())
-        .map_err(|_| MeshError::invalid("data: URI holds invalid base64"))
+    base64::engine::general_purpose::STANDARD.decode(payload.trim_end()).map_err(|_| MeshError::invalid("data: URI holds invalid base64"))
 }
 
 /// Reads a file named by a relative URI from the resource folder, refusing anything that leaves it.
@@ -265,7 +263,6 @@ fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
     }
     Ok(())
 }
-
 
 pub fn sniff_mime(data: &[u8]) -> &'static str {
     if data.starts_with(&[0x89, b'P', b'N', b'G']) {

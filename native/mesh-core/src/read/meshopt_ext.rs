@@ -21,10 +21,7 @@ where
     let buffer = field("buffer").ok_or_else(|| MeshError::invalid("EXT_meshopt_compression view without buffer"))?;
     let offset = field("byteOffset").unwrap_or(0);
     let length = field("byteLength").ok_or_else(|| MeshError::invalid("EXT_meshopt_compression view without byteLength"))?;
-    let data = buffers
-        .get(buffer)
-        .and_then(|b| b.as_deref())
-        .ok_or_else(|| MeshError::invalid("EXT_meshopt_compression refers to a buffer without data"))?;
+    let data = buffers.get(buffer).and_then(|b| b.as_deref()).ok_or_else(|| MeshError::invalid("EXT_meshopt_compression refers to a buffer without data"))?;
     let source = offset
         .checked_add(length)
         .and_then(|end| data.get(offset..end))
@@ -46,19 +43,17 @@ pub fn decode(c: &Compressed, budget: &mut usize) -> Result<Vec<u8>> {
     let mut out = vec![0u8; size];
     let status = match c.mode {
         "ATTRIBUTES" => {
-            if c.stride == 0 || c.stride % 4 != 0 || c.stride > 256 {
+            if c.stride == 0 || !c.stride.is_multiple_of(4) || c.stride > 256 {
                 return Err(MeshError::invalid("EXT_meshopt_compression attribute stride must be a multiple of 4 up to 256"));
             }
             // SAFETY: `out` holds count * stride bytes and the source slice is only read within its length.
-            unsafe {
-                meshopt::ffi::meshopt_decodeVertexBuffer(out.as_mut_ptr().cast(), c.count, c.stride, c.source.as_ptr(), c.source.len())
-            }
+            unsafe { meshopt::ffi::meshopt_decodeVertexBuffer(out.as_mut_ptr().cast(), c.count, c.stride, c.source.as_ptr(), c.source.len()) }
         }
         "TRIANGLES" | "INDICES" => {
             if c.stride != 2 && c.stride != 4 {
                 return Err(MeshError::invalid("EXT_meshopt_compression index stride must be 2 or 4"));
             }
-            if c.mode == "TRIANGLES" && c.count % 3 != 0 {
+            if c.mode == "TRIANGLES" && !c.count.is_multiple_of(3) {
                 return Err(MeshError::invalid("EXT_meshopt_compression triangle count is not a multiple of 3"));
             }
             // SAFETY: as above; the index size is 2 or 4 as the codec requires.
@@ -84,7 +79,7 @@ fn apply_filter(c: &Compressed, out: &mut [u8]) -> Result<()> {
         "NONE" => return Ok(()),
         "OCTAHEDRAL" | "COLOR" => c.stride == 4 || c.stride == 8,
         "QUATERNION" => c.stride == 8,
-        "EXPONENTIAL" => c.stride % 4 == 0,
+        "EXPONENTIAL" => c.stride.is_multiple_of(4),
         other => return Err(MeshError::invalid(format!("unknown EXT_meshopt_compression filter {other:?}"))),
     };
     if !ok || c.mode != "ATTRIBUTES" {

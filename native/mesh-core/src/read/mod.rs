@@ -35,10 +35,7 @@ pub fn detect_format(data: &[u8], extension: &str) -> Result<SourceFormat> {
         "ply" => Ok(SourceFormat::Ply),
         "stl" => Ok(SourceFormat::Stl),
         "off" => Ok(SourceFormat::Off),
-        other => Err(MeshError::unsupported(
-            format!("files of type {other:?} are not 3D models this tool reads"),
-            format!("Upload one of: {SUPPORTED}."),
-        )),
+        other => Err(MeshError::unsupported(format!("files of type {other:?} are not 3D models this tool reads"), format!("Upload one of: {SUPPORTED}."))),
     }
 }
 

@@ -140,11 +140,11 @@ fn parse_header(data: &[u8]) -> Result<(Encoding, Vec<Element>, usize)> {
                 .ok_or_else(|| MeshError::invalid("PLY property before any element"))?
                 .properties
                 .push(Property { name: name.to_string(), scalar: Scalar::parse(item)?, list: Some(Scalar::parse(len)?) }),
-            ["property", kind, name] => elements
-                .last_mut()
-                .ok_or_else(|| MeshError::invalid("PLY property before any element"))?
-                .properties
-                .push(Property { name: name.to_string(), scalar: Scalar::parse(kind)?, list: None }),
+            ["property", kind, name] => elements.last_mut().ok_or_else(|| MeshError::invalid("PLY property before any element"))?.properties.push(Property {
+                name: name.to_string(),
+                scalar: Scalar::parse(kind)?,
+                list: None,
+            }),
             ["comment", ..] | ["obj_info", ..] | [] => {}
             _ => return Err(MeshError::invalid(format!("PLY header line {line:?} is not understood"))),
         }

@@ -47,7 +47,8 @@ fn ascii_corners(data: &[u8]) -> Result<Vec<[f32; 3]>> {
         if words.next() != Some("vertex") {
             continue;
         }
-        let xyz: Vec<f32> = words.map(str::parse).collect::<std::result::Result<_, _>>().map_err(|_| MeshError::invalid("an STL vertex line has a bad number"))?;
+        let xyz: Vec<f32> =
+            words.map(str::parse).collect::<std::result::Result<_, _>>().map_err(|_| MeshError::invalid("an STL vertex line has a bad number"))?;
         if xyz.len() != 3 {
             return Err(MeshError::invalid("an STL vertex line does not have three coordinates"));
         }

@@ -17,10 +17,14 @@ const SCHEMA_VERSION: u32 = 1;
 const MAX_LISTED: usize = 500;
 
 fn bounds_json(b: &Bounds) -> Value {
-    if b.is_empty() { Value::Null } else { {
-        let size = [0, 1, 2].map(|k| b.max[k] - b.min[k]);
-        json!({ "min": b.min, "max": b.max, "size": size })
-    } }
+    if b.is_empty() {
+        Value::Null
+    } else {
+        {
+            let size = [0, 1, 2].map(|k| b.max[k] - b.min[k]);
+            json!({ "min": b.min, "max": b.max, "size": size })
+        }
+    }
 }
 
 fn array<'v>(root: Option<&'v Value>, key: &str) -> &'v [Value] {
@@ -141,7 +145,12 @@ pub fn run(input: &Input) -> Result<ToolResult> {
                     mesh_bounds.add(b.min);
                     mesh_bounds.add(b.max);
                     let t = analyze(&p.positions, &p.indices);
-                    for (key, v) in [("boundary_edges", t.boundary_edges), ("non_manifold_edges", t.non_manifold_edges), ("degenerate_faces", t.degenerate_faces), ("components", t.components)] {
+                    for (key, v) in [
+                        ("boundary_edges", t.boundary_edges),
+                        ("non_manifold_edges", t.non_manifold_edges),
+                        ("degenerate_faces", t.degenerate_faces),
+                        ("components", t.components),
+                    ] {
                         totals[key] = json!(totals[key].as_u64().unwrap_or(0) + v as u64);
                     }
                     json!({
@@ -229,7 +238,9 @@ pub fn run(input: &Input) -> Result<ToolResult> {
         })
         .collect();
     let scenes: Vec<Value> = match gltf {
-        Some(g) if !array(Some(g), "scenes").is_empty() => array(Some(g), "scenes").iter().map(|s| json!({ "name": s.get("name"), "root_nodes": s.get("nodes") })).collect(),
+        Some(g) if !array(Some(g), "scenes").is_empty() => {
+            array(Some(g), "scenes").iter().map(|s| json!({ "name": s.get("name"), "root_nodes": s.get("nodes") })).collect()
+        }
         _ => vec![json!({ "name": Value::Null, "root_nodes": model.roots })],
     };
 
@@ -285,7 +296,10 @@ pub fn run(input: &Input) -> Result<ToolResult> {
 fn summary_text(input: &Input, r: &Value) -> String {
     let s = &r["summary"];
     let t = &r["topology"];
-    let size = r["bounds"]["size"].as_array().map(|v| v.iter().map(|x| format!("{:.4}", x.as_f64().unwrap_or(0.0))).collect::<Vec<_>>().join(" x ")).unwrap_or_else(|| "-".into());
+    let size = r["bounds"]["size"]
+        .as_array()
+        .map(|v| v.iter().map(|x| format!("{:.4}", x.as_f64().unwrap_or(0.0))).collect::<Vec<_>>().join(" x "))
+        .unwrap_or_else(|| "-".into());
     let mut out = format!(
         "{} ({}, {} bytes)\n\nObjects (meshes): {}\nMesh instances:   {}\nVertices:         {}\nFaces:            {} ({} with instancing)\nSize (world):     {}\nMaterials:        {}\nTextures:         {}\nAnimations:       {}\n\nMesh health\n  Pieces (connected components): {}\n  Border edges:                  {}\n  Non-manifold edges:            {}\n  Degenerate faces:              {}\n  Watertight:                    {}\n",
         input.name,

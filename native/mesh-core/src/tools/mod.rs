@@ -35,7 +35,11 @@ impl Input<'_> {
         let base = self.name.rsplit(['/', '\\']).next().unwrap_or(self.name);
         let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
         let clean: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
-        if clean.is_empty() { "model".into() } else { clean }
+        if clean.is_empty() {
+            "model".into()
+        } else {
+            clean
+        }
     }
 }
 

@@ -23,7 +23,10 @@ const MAX_DEBRIS_FRACTION: f64 = 0.5;
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let started = std::time::Instant::now();
     if input.data.len() > MAX_BYTES {
-        return Err(MeshError::limit(format!("the file has {} bytes; this tool takes up to {MAX_BYTES}", input.data.len()), "Simplify or split the model first."));
+        return Err(MeshError::limit(
+            format!("the file has {} bytes; this tool takes up to {MAX_BYTES}", input.data.len()),
+            "Simplify or split the model first.",
+        ));
     }
     let mut model = read_within(input, MAX_FACES)?;
     let read_s = seconds(started);
@@ -60,7 +63,12 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         mesh.primitives.retain(|p| !p.indices.is_empty());
     }
     if debris.pieces > 0 {
-        model.notes.push(format!("Removed {} loose piece(s) with {} faces, each under {}% of its mesh's surface area.", debris.pieces, debris.faces, debris_fraction * 100.0));
+        model.notes.push(format!(
+            "Removed {} loose piece(s) with {} faces, each under {}% of its mesh's surface area.",
+            debris.pieces,
+            debris.faces,
+            debris_fraction * 100.0
+        ));
     }
     prune(&mut model);
     let process_s = seconds(started) - read_s;

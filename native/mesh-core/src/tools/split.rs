@@ -156,7 +156,10 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         }
         let name = objects[part.object].name.clone().map_or_else(|| format!("part_{:02}", n + 1), |o| format!("{o}_{:02}", n + 1));
         let mut part_model = Model::new(model.format);
-        part_model.push_root_mesh(Mesh { name: Some(name.clone()), primitives: by_primitive.iter().map(|(&pi, idx)| compact(primitives[pi as usize], idx)).collect() });
+        part_model.push_root_mesh(Mesh {
+            name: Some(name.clone()),
+            primitives: by_primitive.iter().map(|(&pi, idx)| compact(primitives[pi as usize], idx)).collect(),
+        });
         part_model.materials = model.materials.clone();
         part_model.textures = model.textures.clone();
         part_model.samplers = model.samplers.clone();

@@ -1,7 +1,9 @@
 //! GLB writer. Plain output stores float attributes; `quantize` stores KHR_mesh_quantization
 //! integers (positions on a per-mesh 14-bit grid undone by a child node's transform, normals as
 //! 16-bit, UVs in [0,1] as 16-bit, colours as 8-bit); `compress` runs vertex and index data
-//! through the meshoptimizer codecs (EXT_meshopt_compression, with an empty fallback buffer).
+//! through the meshoptimizer codecs (EXT_meshopt_compression, with an empty fallback buffer), and
+//! quantized normals then go through the codec's octahedral filter: two 8-bit coordinates on the
+//! unit octahedron folded flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
 use crate::math::Bounds;
 use crate::model::{Model, Primitive, IDENTITY};
 use serde_json::{json, Map, Value};
@@ -10,6 +12,8 @@ use std::collections::BTreeSet;
 const QUANTIZATION: &str = "KHR_mesh_quantization";
 const MESHOPT: &str = "EXT_meshopt_compression";
 const POSITION_BITS: u32 = 14;
+/// Bits per octahedral normal coordinate, gltfpack's default: about a degree of angular error.
+const NORMAL_BITS: i32 = 8;
 const ARRAY_BUFFER: u32 = 34962;
 const ELEMENT_ARRAY_BUFFER: u32 = 34963;
 
@@ -28,21 +32,28 @@ struct Builder {
 }
 
 fn pad4(bytes: &mut Vec<u8>, fill: u8) {
-    while bytes.len() % 4 != 0 {
+    while !bytes.len().is_multiple_of(4) {
         bytes.push(fill);
     }
 }
 
 enum Data {
-    Vertices { stride: usize },
-    Indices { size: usize, vertex_count: usize },
+    /// `filter` names the EXT_meshopt_compression filter the bytes were encoded with.
+    Vertices {
+        stride: usize,
+        filter: Option<&'static str>,
+    },
+    Indices {
+        size: usize,
+        vertex_count: usize,
+    },
 }
 
 impl Builder {
     /// Adds a buffer view holding `bytes`, compressed when asked; returns its index.
     fn view(&mut self, bytes: &[u8], data: Data) -> usize {
         let (target, stride) = match data {
-            Data::Vertices { stride } => (ARRAY_BUFFER, Some(stride)),
+            Data::Vertices { stride, .. } => (ARRAY_BUFFER, Some(stride)),
             Data::Indices { .. } => (ELEMENT_ARRAY_BUFFER, None),
         };
         let mut view = json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len(), "target": target });
@@ -50,16 +61,22 @@ impl Builder {
             view["byteStride"] = json!(s);
         }
         if self.compress {
-            let (encoded, count, stride, mode) = match data {
-                Data::Vertices { stride } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES"),
+            let (encoded, count, stride, mode, filter) = match data {
+                Data::Vertices { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
                 Data::Indices { size, vertex_count } => {
-                    let indices: Vec<u32> = bytes.chunks_exact(size).map(|c| if size == 2 { u16::from_le_bytes([c[0], c[1]]) as u32 } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) }).collect();
-                    (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES")
+                    let indices: Vec<u32> = bytes
+                        .chunks_exact(size)
+                        .map(|c| if size == 2 { u16::from_le_bytes([c[0], c[1]]) as u32 } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) })
+                        .collect();
+                    (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES", None)
                 }
             };
             view["buffer"] = json!(1);
             view["byteOffset"] = json!(self.fallback_len);
             view["extensions"] = json!({ MESHOPT: { "buffer": 0, "byteOffset": self.bin.len(), "byteLength": encoded.len(), "byteStride": stride, "count": count, "mode": mode } });
+            if let Some(f) = filter {
+                view["extensions"][MESHOPT]["filter"] = json!(f);
+            }
             self.fallback_len += bytes.len().div_ceil(4) * 4;
             self.bin.extend_from_slice(&encoded);
         } else {
@@ -138,7 +155,8 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
     let n = p.positions.len();
     let pos = match grid {
         Some(g) => {
-            let q: Vec<u16> = p.positions.iter().flat_map(|v| (0..3).map(move |k| ((v[k] - g.offset[k]) / g.scale).round().clamp(0.0, 65535.0) as u16)).collect();
+            let q: Vec<u16> =
+                p.positions.iter().flat_map(|v| (0..3).map(move |k| ((v[k] - g.offset[k]) / g.scale).round().clamp(0.0, 65535.0) as u16)).collect();
             let (mut min, mut max) = (vec![f64::MAX; 3], vec![f64::MIN; 3]);
             for v in q.chunks_exact(3) {
                 for k in 0..3 {
@@ -146,12 +164,15 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
                     max[k] = max[k].max(v[k] as f64);
                 }
             }
-            let view = b.view(&stream(q.into_iter(), 3, 8, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride: 8 });
+            let view = b.view(&stream(q.into_iter(), 3, 8, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride: 8, filter: None });
             b.accessor(view, n, 5123, "VEC3", false, Some((min, max)))
         }
         None => {
             let bounds = Bounds::of(&p.positions);
-            let view = b.view(&stream(p.positions.iter().flatten().copied(), 3, 12, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride: 12 });
+            let view = b.view(
+                &stream(p.positions.iter().flatten().copied(), 3, 12, |v, o| o.extend_from_slice(&v.to_le_bytes())),
+                Data::Vertices { stride: 12, filter: None },
+            );
             b.accessor(view, n, 5126, "VEC3", false, Some((bounds.min.map(f64::from).to_vec(), bounds.max.map(f64::from).to_vec())))
         }
     };
@@ -160,19 +181,30 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
         let kind = ["", "SCALAR", "VEC2", "VEC3", "VEC4"][a.components.min(4)];
         let values = a.data.iter().copied();
         let quantized_uv = a.semantic.starts_with("TEXCOORD_") && a.data.iter().all(|v| (0.0..=1.0).contains(v));
-        let index = if grid.is_some() && a.semantic == "NORMAL" {
-            let view = b.view(&stream(values, 3, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes())), Data::Vertices { stride: 8 });
+        let index = if grid.is_some() && a.semantic == "NORMAL" && b.compress {
+            let unit: Vec<[f32; 4]> = a.data.chunks_exact(3).map(|n| [n[0], n[1], n[2], 0.0]).collect();
+            let encoded = meshopt::encode_filter_oct::<i8>(&unit, NORMAL_BITS);
+            let view = b.view(&encoded.iter().flatten().map(|&c| c as u8).collect::<Vec<u8>>(), Data::Vertices { stride: 4, filter: Some("OCTAHEDRAL") });
+            b.accessor(view, n, 5120, kind, true, None)
+        } else if grid.is_some() && a.semantic == "NORMAL" {
+            let view = b.view(
+                &stream(values, 3, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes())),
+                Data::Vertices { stride: 8, filter: None },
+            );
             b.accessor(view, n, 5122, kind, true, None)
         } else if grid.is_some() && quantized_uv {
-            let view = b.view(&stream(values, 2, 4, |v, o| o.extend_from_slice(&((v * 65535.0).round() as u16).to_le_bytes())), Data::Vertices { stride: 4 });
+            let view = b.view(
+                &stream(values, 2, 4, |v, o| o.extend_from_slice(&((v * 65535.0).round() as u16).to_le_bytes())),
+                Data::Vertices { stride: 4, filter: None },
+            );
             b.accessor(view, n, 5123, kind, true, None)
         } else if grid.is_some() && a.semantic.starts_with("COLOR_") {
             let stride = 4;
-            let view = b.view(&stream(values, a.components, stride, |v, o| o.push((v * 255.0).round() as u8)), Data::Vertices { stride });
+            let view = b.view(&stream(values, a.components, stride, |v, o| o.push((v * 255.0).round() as u8)), Data::Vertices { stride, filter: None });
             b.accessor(view, n, 5121, kind, true, None)
         } else {
             let stride = a.components * 4;
-            let view = b.view(&stream(values, a.components, stride, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride });
+            let view = b.view(&stream(values, a.components, stride, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride, filter: None });
             b.accessor(view, n, 5126, kind, false, None)
         };
         attributes.insert(a.semantic.clone(), json!(index));
@@ -325,4 +357,34 @@ fn pack(json: &[u8], mut bin: Vec<u8>) -> Vec<u8> {
     out.extend_from_slice(&0x004E_4942u32.to_le_bytes());
     out.extend_from_slice(&bin);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Attribute, Mesh, SourceFormat};
+    use crate::read::{read_model, ReadOptions};
+
+    #[test]
+    fn packed_normals_read_back_within_two_degrees() {
+        let directions: Vec<[f32; 3]> =
+            (0..64).map(|i| i as f32 * 0.7).map(|t| [t.cos() * (t * 0.3).sin(), (t * 0.3).cos(), t.sin() * (t * 0.3).sin()]).collect();
+        let mut model = Model::new(SourceFormat::Glb);
+        model.push_root_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: directions.clone(),
+                attributes: vec![Attribute { semantic: "NORMAL".into(), components: 3, data: directions.iter().flatten().copied().collect() }],
+                indices: (0..63).flat_map(|i| [0, i, i + 1]).collect(),
+                material: None,
+            }],
+        });
+        let packed = write_glb(&model, &GlbOptions { quantize: true, compress: true });
+        let back = read_model(&packed, "glb", &ReadOptions::default()).unwrap();
+        let normals = &back.meshes[0].primitives[0].attribute("NORMAL").unwrap().data;
+        for (n, d) in normals.chunks_exact(3).zip(&directions) {
+            let cosine = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
+            assert!(cosine > 2f32.to_radians().cos(), "{n:?} vs {d:?}");
+        }
+    }
 }

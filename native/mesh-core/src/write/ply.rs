@@ -9,7 +9,9 @@ pub fn write_ply(model: &Model) -> Vec<u8> {
     let (normals, uvs, colors) = (all("NORMAL"), all("TEXCOORD_0"), all("COLOR_0"));
     let vertices: usize = primitives.iter().map(|p| p.positions.len()).sum();
     let faces: usize = primitives.iter().map(Primitive::face_count).sum();
-    let mut header = format!("ply\nformat binary_little_endian 1.0\ncomment written by kiln\nelement vertex {vertices}\nproperty float x\nproperty float y\nproperty float z\n");
+    let mut header = format!(
+        "ply\nformat binary_little_endian 1.0\ncomment written by kiln\nelement vertex {vertices}\nproperty float x\nproperty float y\nproperty float z\n"
+    );
     if normals {
         header.push_str("property float nx\nproperty float ny\nproperty float nz\n");
     }
