@@ -10,14 +10,21 @@ import { coerceQueryOptions } from '../../app/jobs/options.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { type FetchPolicy, isRawBody, type StagedInput, stageRawBody, stageUrl } from '../job-input.ts'
+import { asApiJob, asApiPage } from '../job-view.ts'
 import { createJobBody, errors, job, jobIdParam, jobList } from '../schemas.ts'
 import { renderOptions } from '../signed-paths.ts'
 import { optionsJsonSchema } from '../tool-view.ts'
-import { asApiJob, asApiPage } from '../job-view.ts'
 
-const reservedQuery = new Set(['filename', 'idempotency_key'])
+/** What job creation reads of a request, whichever route it came by. */
+interface CreateRequest {
+  body: unknown
+  headers: Record<string, string | string[] | undefined>
+  query: Record<string, string | undefined>
+  principal: { accountId: string }
+}
 
-export const jobRoutes = (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
+export const jobRoutes =
+  (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
   async (app) => {
     // Any non-JSON body is the input file itself: it reaches the handler as a stream, never buffered.
     app.removeContentTypeParser('text/plain')
@@ -26,51 +33,85 @@ export const jobRoutes = (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
     const readJob = async (accountId: string, jobId: string, position: number) => {
       await app.services.waitForPosition(position)
       const found = await getJob(app.services.models, accountId, jobId, renderOptions(app.services))
-      if (!found) throw new DomainError('busy', 'The job was created but cannot be read yet; get it again shortly.', { retryAfterSeconds: 1 })
+      if (!found)
+        throw new DomainError('busy', 'The job was created but cannot be read yet; get it again shortly.', {
+          retryAfterSeconds: 1,
+        })
       return asApiJob(found)
     }
 
-    const create = async (toolId: string, request: { body: unknown; headers: Record<string, string | string[] | undefined>; query: Record<string, string>; principal: { accountId: string } }) => {
+    const create = async (toolId: string, request: CreateRequest) => {
       const tool = requireTool(toolId)
       const headerKey = request.headers['idempotency-key']
-      if (Array.isArray(headerKey)) throw new DomainError('invalid_request', 'Send one Idempotency-Key header.')
+      if (Array.isArray(headerKey))
+        throw new DomainError('invalid_request', 'Send one Idempotency-Key header.')
       let staged: StagedInput = { input: { kind: 'none' }, stagingPrefix: null }
       let options: unknown = {}
       let idempotencyKey = headerKey ?? null
       try {
         if (isRawBody(request.body)) {
-          if (tool.input.kind === 'parameters') throw new DomainError('invalid_request', `${tool.id} takes only options as JSON, no file body.`)
+          if (tool.input.kind === 'parameters')
+            throw new DomainError('invalid_request', `${tool.id} takes only options as JSON, no file body.`)
           const { filename, idempotency_key: queryKey, ...rest } = request.query
-          if (queryKey !== undefined) throw new DomainError('invalid_request', 'Send the idempotency key as the Idempotency-Key header with a file body.')
-          options = coerceQueryOptions(rest, optionsJsonSchema(tool) as never)
-          staged = await stageRawBody(app.services, tool, request.body, request.headers['content-length'] as string | undefined, filename)
+          if (queryKey !== undefined)
+            throw new DomainError(
+              'invalid_request',
+              'Send the idempotency key as the Idempotency-Key header with a file body.',
+            )
+          options = coerceQueryOptions(rest, optionsJsonSchema(tool))
+          staged = await stageRawBody(
+            app.services,
+            tool,
+            request.body,
+            request.headers['content-length'] as string | undefined,
+            filename,
+          )
         } else {
           const parsed = createJobBody.safeParse(request.body ?? {})
           if (!parsed.success) {
             const issue = parsed.error.issues[0]!
-            const what = issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : `${issue.path.join('.') || 'body'}: ${issue.message}`
+            const what =
+              issue.code === 'unrecognized_keys'
+                ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
+                : `${issue.path.join('.') || 'body'}: ${issue.message}`
             throw new DomainError('invalid_request', `Invalid job request: ${what}.`)
           }
           const body = parsed.data
           if (body.idempotency_key !== undefined) {
-            if (idempotencyKey !== null && idempotencyKey !== body.idempotency_key) throw new DomainError('invalid_request', 'The Idempotency-Key header and idempotency_key differ.')
+            if (idempotencyKey !== null && idempotencyKey !== body.idempotency_key)
+              throw new DomainError(
+                'invalid_request',
+                'The Idempotency-Key header and idempotency_key differ.',
+              )
             idempotencyKey = body.idempotency_key
           }
           options = body.options ?? {}
           const sources = [body.upload_id, body.url, body.job_file].filter((s) => s !== undefined).length
-          if (sources > 1) throw new DomainError('invalid_request', 'Give exactly one of upload_id, url or job_file.')
+          if (sources > 1)
+            throw new DomainError('invalid_request', 'Give exactly one of upload_id, url or job_file.')
           if (body.upload_id) staged.input = { kind: 'upload', uploadId: body.upload_id }
-          else if (body.job_file) staged.input = { kind: 'job_file', jobId: body.job_file.job_id, name: body.job_file.name }
+          else if (body.job_file)
+            staged.input = { kind: 'job_file', jobId: body.job_file.job_id, name: body.job_file.name }
           else if (body.url) {
-            if (tool.input.kind === 'parameters') throw new DomainError('invalid_request', `${tool.id} takes only options, no file.`)
+            if (tool.input.kind === 'parameters')
+              throw new DomainError('invalid_request', `${tool.id} takes only options, no file.`)
             staged = await stageUrl(app.services, tool, body.url, body.filename, fetchPolicy)
           }
         }
         if (idempotencyKey !== null && (idempotencyKey.length === 0 || idempotencyKey.length > 100)) {
           throw new DomainError('invalid_request', 'An idempotency key has 1 to 100 characters.')
         }
-        const result = await createJob(app.services.ctx, { accountId: request.principal.accountId, tool: tool.id, options, input: staged.input, idempotencyKey })
-        return { created: result.created, job: await readJob(request.principal.accountId, result.jobId, result.position) }
+        const result = await createJob(app.services.ctx, {
+          accountId: request.principal.accountId,
+          tool: tool.id,
+          options,
+          input: staged.input,
+          idempotencyKey,
+        })
+        return {
+          created: result.created,
+          job: await readJob(request.principal.accountId, result.jobId, result.position),
+        }
       } finally {
         if (staged.stagingPrefix) await app.services.ctx.blobs.deletePrefix(staged.stagingPrefix)
         if (request.body instanceof Readable && !request.body.readableEnded) request.body.resume()
@@ -83,26 +124,46 @@ export const jobRoutes = (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
       // With a raw file body: the file's name and the tool's options, each a single string value.
       querystring: z.object({ filename: z.string().min(1).max(255).optional() }).catchall(z.string()),
       body: createJobBody,
-      response: { 200: job, 202: job, ...errors(400, 401, 402, 403, 404, 409, 410, 411, 413, 415, 422, 429, 503) },
+      response: {
+        200: job,
+        202: job,
+        ...errors(400, 401, 402, 403, 404, 409, 410, 411, 413, 415, 422, 429, 503),
+      },
     }
     // The body schema documents the JSON form; a raw file body passes through untouched.
     const bodyOrStream = ((routeSchema: Parameters<typeof validatorCompiler>[0]) => {
       const validate = validatorCompiler(routeSchema)
-      return routeSchema.httpPart === 'body' ? (data: unknown) => (isRawBody(data) ? { value: data } : validate(data)) : validate
+      return routeSchema.httpPart === 'body'
+        ? (data: unknown) => (isRawBody(data) ? { value: data } : validate(data))
+        : validate
     }) as typeof validatorCompiler
 
     app.post(
       '/v1/tools/:tool/jobs',
-      { schema: { ...createSchema, summary: 'Start a job of a tool', params: z.object({ tool: z.string().max(64) }) }, validatorCompiler: bodyOrStream as never },
+      {
+        schema: {
+          ...createSchema,
+          summary: 'Start a job of a tool',
+          params: z.object({ tool: z.string().max(64) }),
+        },
+        validatorCompiler: bodyOrStream as never,
+      },
       async (request, reply) => {
-        const { created, job: resource } = await create(request.params.tool, request as never)
+        const { created, job: resource } = await create(request.params.tool, request)
         return reply.status(created ? 202 : 200).send(resource)
       },
     )
-    app.post('/v1/jobs', { schema: { ...createSchema, summary: 'Start a split_3d_model job' }, validatorCompiler: bodyOrStream as never }, async (request, reply) => {
-      const { created, job: resource } = await create('split_3d_model', request as never)
-      return reply.status(created ? 202 : 200).send(resource)
-    })
+    app.post(
+      '/v1/jobs',
+      {
+        schema: { ...createSchema, summary: 'Start a split_3d_model job' },
+        validatorCompiler: bodyOrStream as never,
+      },
+      async (request, reply) => {
+        const { created, job: resource } = await create('split_3d_model', request)
+        return reply.status(created ? 202 : 200).send(resource)
+      },
+    )
 
     app.get(
       '/v1/jobs',
@@ -121,15 +182,34 @@ export const jobRoutes = (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
       },
       async (request) => {
         const { limit, before, tool, status } = request.query
-        return asApiPage(await listJobs(app.services.models, request.principal.accountId, { limit, before: before ?? null, tool: tool ?? null, status: status ?? null }, renderOptions(app.services)))
+        return asApiPage(
+          await listJobs(
+            app.services.models,
+            request.principal.accountId,
+            { limit, before: before ?? null, tool: tool ?? null, status: status ?? null },
+            renderOptions(app.services),
+          ),
+        )
       },
     )
 
     app.get(
       '/v1/jobs/:id',
-      { schema: { tags: ['jobs'], summary: 'Get a job, with fresh download URLs', params: jobIdParam, response: { 200: job, ...errors(400, 401, 403, 404, 429) } } },
+      {
+        schema: {
+          tags: ['jobs'],
+          summary: 'Get a job, with fresh download URLs',
+          params: jobIdParam,
+          response: { 200: job, ...errors(400, 401, 403, 404, 429) },
+        },
+      },
       async (request) => {
-        const found = await getJob(app.services.models, request.principal.accountId, request.params.id, renderOptions(app.services))
+        const found = await getJob(
+          app.services.models,
+          request.principal.accountId,
+          request.params.id,
+          renderOptions(app.services),
+        )
         if (!found) throw new DomainError('not_found', 'No such job.')
         return asApiJob(found)
       },
@@ -138,7 +218,14 @@ export const jobRoutes = (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
     const actionResult = z.object({ id: z.string(), status: z.enum(['canceled', 'deleted']) })
     app.post(
       '/v1/jobs/:id/cancel',
-      { schema: { tags: ['jobs'], summary: 'Cancel a queued job (safe to retry)', params: jobIdParam, response: { 200: actionResult, ...errors(400, 401, 403, 404, 409, 429) } } },
+      {
+        schema: {
+          tags: ['jobs'],
+          summary: 'Cancel a queued job (safe to retry)',
+          params: jobIdParam,
+          response: { 200: actionResult, ...errors(400, 401, 403, 404, 409, 429) },
+        },
+      },
       async (request) => {
         const result = await cancelJob(app.services.ctx, request.principal.accountId, request.params.id)
         await app.services.waitForPosition(result.position)
@@ -147,7 +234,14 @@ export const jobRoutes = (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
     )
     app.delete(
       '/v1/jobs/:id',
-      { schema: { tags: ['jobs'], summary: 'Cancel a queued job, or delete a finished job and its files', params: jobIdParam, response: { 200: actionResult, ...errors(400, 401, 403, 404, 409, 429) } } },
+      {
+        schema: {
+          tags: ['jobs'],
+          summary: 'Cancel a queued job, or delete a finished job and its files',
+          params: jobIdParam,
+          response: { 200: actionResult, ...errors(400, 401, 403, 404, 409, 429) },
+        },
+      },
       async (request) => {
         const result = await deleteJob(app.services.ctx, request.principal.accountId, request.params.id)
         await app.services.waitForPosition(result.position)

@@ -15,32 +15,53 @@ function describeIssues(issues: z.core.$ZodIssue[]): string {
     .slice(0, 5)
     .map((issue) => {
       const path = issue.path.length > 0 ? issue.path.join('.') : 'options'
-      if (issue.code === 'unrecognized_keys') return `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (remove ${issue.keys.length > 1 ? 'them' : 'it'})`
+      if (issue.code === 'unrecognized_keys')
+        return `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (remove ${issue.keys.length > 1 ? 'them' : 'it'})`
       return `${path}: ${issue.message}`
     })
     .join('; ')
 }
 
-export function resolveOptions(tool: ToolDefinition, raw: unknown, plan: Plan = defaultPlan): Record<string, unknown> {
+export function resolveOptions(
+  tool: ToolDefinition,
+  raw: unknown,
+  plan: Plan = defaultPlan,
+): Record<string, unknown> {
   const parsed = tool.options.safeParse(raw ?? {})
   if (!parsed.success) {
-    throw new DomainError('invalid_options', `Invalid options for ${tool.id}: ${describeIssues(parsed.error.issues)}.`, {
-      hint: `See the options schema of ${tool.id} in GET /v1/tools.`,
-    })
+    throw new DomainError(
+      'invalid_options',
+      `Invalid options for ${tool.id}: ${describeIssues(parsed.error.issues)}.`,
+      {
+        hint: `See the options schema of ${tool.id} in GET /v1/tools.`,
+      },
+    )
   }
   const options = { ...(parsed.data as Record<string, unknown>) }
-  if (tool.id === 'split_3d_model' && typeof options.max_parts === 'number') options.max_parts = Math.min(options.max_parts, plan.maxParts)
+  if (tool.id === 'split_3d_model' && typeof options.max_parts === 'number')
+    options.max_parts = Math.min(options.max_parts, plan.maxParts)
   return options
 }
 
 /** Options given as query parameters arrive as strings: coerce them by the schema's JSON types. */
-export function coerceQueryOptions(query: Record<string, string>, jsonSchema: { properties?: Record<string, { type?: string | string[]; anyOf?: { type?: string }[] }> }) {
+export function coerceQueryOptions(
+  query: Record<string, string | undefined>,
+  jsonSchema: { properties?: Record<string, { type?: string | string[]; anyOf?: { type?: string }[] }> },
+) {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue
     const property = jsonSchema.properties?.[key]
-    const types = new Set([property?.type, ...(property?.anyOf ?? []).map((t) => t.type)].flat().filter(Boolean))
+    const types = new Set(
+      [property?.type, ...(property?.anyOf ?? []).map((t) => t.type)].flat().filter(Boolean),
+    )
     if (value === 'null' && types.has('null')) out[key] = null
-    else if ((types.has('integer') || types.has('number')) && value.trim() !== '' && !Number.isNaN(Number(value))) out[key] = Number(value)
+    else if (
+      (types.has('integer') || types.has('number')) &&
+      value.trim() !== '' &&
+      !Number.isNaN(Number(value))
+    )
+      out[key] = Number(value)
     else if (types.has('boolean') && (value === 'true' || value === 'false')) out[key] = value === 'true'
     else out[key] = value
   }
