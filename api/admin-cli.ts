@@ -3,7 +3,13 @@
 //   npm run admin -- grant --account A --credits N [--days D]
 //   npm run admin -- disable --account A | enable --account A
 import { parseArgs } from 'node:util'
-import { createApiKey, grantCredits, issueConsoleToken, openAccount, setAccountEnabled } from '../app/accounts.ts'
+import {
+  createApiKey,
+  grantCredits,
+  issueConsoleToken,
+  openAccount,
+  setAccountEnabled,
+} from '../app/accounts.ts'
 import { loadConfig } from '../app/config.ts'
 import { startServices } from '../app/services.ts'
 import { isDomainError } from '../domain/errors.ts'
@@ -30,24 +36,42 @@ try {
     case 'create-account': {
       if (!values.email) throw new Error('--email is required')
       const credits = values.credits === undefined ? undefined : Number(values.credits)
-      const { accountId } = await openAccount(services.ctx, { login: values.login ?? values.email.split('@')[0]!, email: values.email, credits })
+      const { accountId } = await openAccount(services.ctx, {
+        login: values.login ?? values.email.split('@')[0]!,
+        email: values.email,
+        credits,
+      })
       const key = await createApiKey(services.ctx, accountId, 'default')
       const consoleToken = await issueConsoleToken(services.ctx, accountId)
-      print(`account ${accountId}\napi key ${key.key}\nconsole token ${consoleToken.token}`, { account_id: accountId, api_key: key.key, console_token: consoleToken.token })
+      print(`account ${accountId}\napi key ${key.key}\nconsole token ${consoleToken.token}`, {
+        account_id: accountId,
+        api_key: key.key,
+        console_token: consoleToken.token,
+      })
       break
     }
     case 'grant': {
       if (!values.account || !values.credits) throw new Error('--account and --credits are required')
       const days = Number(values.days ?? 365)
-      const { events } = await grantCredits(services.ctx, values.account, { credits: Number(values.credits), validMs: days * 86_400_000 })
-      print(`granted ${values.credits} credits to ${values.account}`, { account_id: values.account, granted: Number(values.credits), events: events.length })
+      const { events } = await grantCredits(services.ctx, values.account, {
+        credits: Number(values.credits),
+        validMs: days * 86_400_000,
+      })
+      print(`granted ${values.credits} credits to ${values.account}`, {
+        account_id: values.account,
+        granted: Number(values.credits),
+        events: events.length,
+      })
       break
     }
     case 'disable':
     case 'enable': {
       if (!values.account) throw new Error('--account is required')
       await setAccountEnabled(services.ctx, values.account, command === 'enable')
-      print(`${command}d ${values.account}`, { account_id: values.account, status: command === 'enable' ? 'enabled' : 'disabled' })
+      print(`${command}d ${values.account}`, {
+        account_id: values.account,
+        status: command === 'enable' ? 'enabled' : 'disabled',
+      })
       break
     }
     default:

@@ -2,7 +2,13 @@
 // buildApp(options) returns a Fastify app; tests drive it with inject() or a real port.
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod'
 import type { Services } from '../app/services.ts'
 import { authenticate, type Principal } from './auth.ts'
 import { frameworkErrors, installErrorHandling } from './error-handler.ts'
@@ -35,8 +41,19 @@ export interface AppOptions {
   plugins?: ((app: FastifyInstance) => Promise<void>)[]
 }
 
-export async function buildApp({ services, logger = false, fetchPolicy = {}, plugins = [] }: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger, bodyLimit: 1024 * 1024, trustProxy: true, return503OnClosing: true, frameworkErrors }).withTypeProvider<ZodTypeProvider>()
+export async function buildApp({
+  services,
+  logger = false,
+  fetchPolicy = {},
+  plugins = [],
+}: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+    return503OnClosing: true,
+    frameworkErrors,
+  }).withTypeProvider<ZodTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorate('services', services)
@@ -48,7 +65,11 @@ export async function buildApp({ services, logger = false, fetchPolicy = {}, plu
     hideUntagged: true,
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'kiln', version: '2.0.0', description: 'Job-based file processing for agents and developers.' },
+      info: {
+        title: 'kiln',
+        version: '2.0.0',
+        description: 'Job-based file processing for agents and developers.',
+      },
       servers: [{ url: services.ctx.config.publicUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],

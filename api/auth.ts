@@ -3,12 +3,12 @@
 // up by hash; the lookup is an indexed equality on a SHA-256 of a 256-bit secret, so response time
 // says nothing about the secret.
 import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose'
-import type { AccountDoc } from '../projections/accounts/account-docs.ts'
-import { accountsModel, collections } from '../projections/accounts/account-docs.ts'
-import { findCredentialBySecretHash, recordKeyUse } from '../projections/keys/queries.ts'
 import type { Services } from '../app/services.ts'
 import { DomainError } from '../domain/errors.ts'
 import { secretShape } from '../domain/ids.ts'
+import type { AccountDoc } from '../projections/accounts/account-docs.ts'
+import { accountsModel, collections } from '../projections/accounts/account-docs.ts'
+import { findCredentialBySecretHash, recordKeyUse } from '../projections/keys/queries.ts'
 import { hashSecret } from './security/secrets.ts'
 
 export interface Principal {
@@ -43,23 +43,38 @@ export function bearerToken(header: string | undefined): string {
   return match[1]!
 }
 
-export async function authenticate(services: Services, authorization: string | undefined): Promise<Principal> {
+export async function authenticate(
+  services: Services,
+  authorization: string | undefined,
+): Promise<Principal> {
   const token = bearerToken(authorization)
   let principal: Principal
   if (secretShape.test(token)) {
     const credential = await findCredentialBySecretHash(services.models, hashSecret(token))
-    if (!credential || credential.revoked) throw new DomainError('unauthorized', 'The API key is invalid or revoked.')
-    principal = { accountId: credential.accountId, kind: credential.kind === 'console_token' ? 'console' : 'key', credentialId: credential.id }
-    if (principal.kind === 'key') void recordKeyUse(services.models, credential.id, new Date(services.ctx.now())).catch(() => {})
+    if (!credential || credential.revoked)
+      throw new DomainError('unauthorized', 'The API key is invalid or revoked.')
+    principal = {
+      accountId: credential.accountId,
+      kind: credential.kind === 'console_token' ? 'console' : 'key',
+      credentialId: credential.id,
+    }
+    if (principal.kind === 'key')
+      void recordKeyUse(services.models, credential.id, new Date(services.ctx.now())).catch(() => {})
   } else {
     principal = await verifyOAuth(services, token)
   }
-  const account = await (await services.models.collection<AccountDoc>(accountsModel, collections.accounts)).get(principal.accountId)
+  const account = await (
+    await services.models.collection<AccountDoc>(accountsModel, collections.accounts)
+  ).get(principal.accountId)
   if (!account) throw new DomainError('unauthorized', 'No account for these credentials.')
   if (account.disabled) throw new DomainError('account_disabled')
   return principal
 }
 
 export function requireConsole(principal: Principal): void {
-  if (principal.kind !== 'console') throw new DomainError('forbidden', 'This endpoint is for console sessions only; API keys and OAuth tokens cannot use it.')
+  if (principal.kind !== 'console')
+    throw new DomainError(
+      'forbidden',
+      'This endpoint is for console sessions only; API keys and OAuth tokens cannot use it.',
+    )
 }

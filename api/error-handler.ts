@@ -2,13 +2,16 @@
 // Retry-After on 429 and 503.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
-import { DomainError, errorCatalog, type ErrorCode, isDomainError } from '../domain/errors.ts'
+import { DomainError, type ErrorCode, errorCatalog, isDomainError } from '../domain/errors.ts'
 
 function fromFastify(error: FastifyError): DomainError {
   if (hasZodFastifySchemaValidationErrors(error)) {
     const details = error.validation
       .slice(0, 5)
-      .map((issue) => `${issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || error.validationContext || 'request'}: ${issue.message}`)
+      .map(
+        (issue) =>
+          `${issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || error.validationContext || 'request'}: ${issue.message}`,
+      )
       .join('; ')
     return new DomainError('invalid_request', `Invalid ${error.validationContext ?? 'request'}: ${details}.`)
   }
@@ -23,9 +26,11 @@ function fromFastify(error: FastifyError): DomainError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new DomainError('invalid_request', 'Content-Length does not match the body.')
   }
-  if (error instanceof SyntaxError || error.name === 'SyntaxError') return new DomainError('invalid_json', 'The body is not valid JSON.')
+  if (error instanceof SyntaxError || error.name === 'SyntaxError')
+    return new DomainError('invalid_json', 'The body is not valid JSON.')
   if (error.statusCode === 413) return new DomainError('too_large', 'The request body is too large.')
-  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return new DomainError('invalid_request', error.message)
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
+    return new DomainError('invalid_request', error.message)
   return new DomainError('internal', 'Internal error.')
 }
 
@@ -58,6 +63,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendError(reply, domain)
   })
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` } })
+    reply.status(404).send({
+      error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` },
+    })
   })
 }

@@ -7,7 +7,7 @@ import type { Services } from '../app/services.ts'
 import { cleanFilename } from '../app/uploads.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { ToolDefinition } from '../domain/tools/catalog.ts'
-import { fetchToBlob, type FetchOptions } from './security/fetch-url.ts'
+import { type FetchOptions, fetchToBlob } from './security/fetch-url.ts'
 
 export type FetchPolicy = Omit<FetchOptions, 'maxBytes' | 'timeoutMs'> & { timeoutMs?: number }
 
@@ -27,31 +27,73 @@ export async function stageRawBody(
   contentLength: string | undefined,
   filename: string | undefined,
 ): Promise<StagedInput> {
-  if (contentLength === undefined) throw new DomainError('length_required', 'Send the file with a Content-Length header.')
+  if (contentLength === undefined)
+    throw new DomainError('length_required', 'Send the file with a Content-Length header.')
   const declared = Number(contentLength)
-  if (!Number.isSafeInteger(declared) || declared < 0) throw new DomainError('invalid_request', 'Content-Length must be a whole number of bytes.')
-  if (!filename) throw new DomainError('invalid_request', 'Name the file with the filename query parameter, e.g. ?filename=model.glb.')
+  if (!Number.isSafeInteger(declared) || declared < 0)
+    throw new DomainError('invalid_request', 'Content-Length must be a whole number of bytes.')
+  if (!filename)
+    throw new DomainError(
+      'invalid_request',
+      'Name the file with the filename query parameter, e.g. ?filename=model.glb.',
+    )
   const name = cleanFilename(filename)
   const maxBytes = maxBytesFor(services, tool)
-  if (declared > maxBytes) throw new DomainError('too_large', `${tool.id} takes files up to ${maxBytes} bytes.`)
+  if (declared > maxBytes)
+    throw new DomainError('too_large', `${tool.id} takes files up to ${maxBytes} bytes.`)
   if (declared === 0) throw new DomainError('invalid_request', 'The body is empty.')
   const stagingPrefix = `staging/${randomUUID()}`
   const blobKey = `${stagingPrefix}/${name}`
   const stored = await services.ctx.blobs.put(blobKey, body, { maxBytes: declared })
   if (stored.bytes !== declared) {
     await services.ctx.blobs.deletePrefix(stagingPrefix)
-    throw new DomainError('invalid_request', `Received ${stored.bytes} bytes, but Content-Length said ${declared}.`)
+    throw new DomainError(
+      'invalid_request',
+      `Received ${stored.bytes} bytes, but Content-Length said ${declared}.`,
+    )
   }
-  return { input: { kind: 'staged', source: 'body', name, bytes: stored.bytes, sha256: stored.sha256, blobKey, origin: stored.sha256 }, stagingPrefix }
+  return {
+    input: {
+      kind: 'staged',
+      source: 'body',
+      name,
+      bytes: stored.bytes,
+      sha256: stored.sha256,
+      blobKey,
+      origin: stored.sha256,
+    },
+    stagingPrefix,
+  }
 }
 
-export async function stageUrl(services: Services, tool: ToolDefinition, url: string, filename: string | undefined, policy: FetchPolicy): Promise<StagedInput> {
+export async function stageUrl(
+  services: Services,
+  tool: ToolDefinition,
+  url: string,
+  filename: string | undefined,
+  policy: FetchPolicy,
+): Promise<StagedInput> {
   const stagingPrefix = `staging/${randomUUID()}`
   const key = `${stagingPrefix}/download`
   try {
-    const fetched = await fetchToBlob(url, services.ctx.blobs, key, { ...policy, maxBytes: maxBytesFor(services, tool), timeoutMs: policy.timeoutMs ?? 60_000 })
+    const fetched = await fetchToBlob(url, services.ctx.blobs, key, {
+      ...policy,
+      maxBytes: maxBytesFor(services, tool),
+      timeoutMs: policy.timeoutMs ?? 60_000,
+    })
     const name = cleanFilename(filename ?? fetched.filename)
-    return { input: { kind: 'staged', source: 'url', name, bytes: fetched.bytes, sha256: fetched.sha256, blobKey: key, origin: url }, stagingPrefix }
+    return {
+      input: {
+        kind: 'staged',
+        source: 'url',
+        name,
+        bytes: fetched.bytes,
+        sha256: fetched.sha256,
+        blobKey: key,
+        origin: url,
+      },
+      stagingPrefix,
+    }
   } catch (error) {
     await services.ctx.blobs.deletePrefix(stagingPrefix)
     throw error

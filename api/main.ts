@@ -9,7 +9,11 @@ import { registerMcp } from './mcp/plugin.ts'
 
 const config = loadConfig()
 const services = await startServices(config, { consumeJobs: process.env.RUN_WORKERS !== 'false' })
-const app = await buildApp({ services, logger: process.env.LOG_LEVEL !== 'silent', plugins: [registerConsole, (instance) => registerMcp(instance, services, { waitMs: config.mcpWaitMs })] })
+const app = await buildApp({
+  services,
+  logger: process.env.LOG_LEVEL !== 'silent',
+  plugins: [registerConsole, (instance) => registerMcp(instance, services, { waitMs: config.mcpWaitMs })],
+})
 
 const owner = await bootstrapOwner(services)
 await app.listen({ port: config.port, host: config.host })

@@ -20,7 +20,9 @@ export class RateLimiter {
     if (bucket.tokens < 1) {
       this.#buckets.set(key, bucket)
       const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / this.#perSecond))
-      throw new DomainError('rate_limited', `More than ${this.#perSecond} requests per second; slow down.`, { retryAfterSeconds })
+      throw new DomainError('rate_limited', `More than ${this.#perSecond} requests per second; slow down.`, {
+        retryAfterSeconds,
+      })
     }
     bucket.tokens -= 1
     this.#buckets.set(key, bucket)

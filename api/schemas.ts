@@ -2,7 +2,9 @@
 // leaks) and the OpenAPI document all come from these.
 import { z } from 'zod'
 
-export const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) }).meta({ id: 'Error' })
+export const errorBody = z
+  .object({ error: z.object({ code: z.string(), message: z.string() }) })
+  .meta({ id: 'Error' })
 
 const isoDateTime = z.string().meta({ format: 'date-time' })
 const nullableDateTime = isoDateTime.nullable()
@@ -31,21 +33,39 @@ export const jobList = z.object({ jobs: z.array(job), next_before: z.int().nulla
 
 export const createJobBody = z
   .strictObject({
-    upload_id: z.string().regex(/^up_[0-9a-z]{26}$/).optional(),
+    upload_id: z
+      .string()
+      .regex(/^up_[0-9a-z]{26}$/)
+      .optional(),
     url: z.string().max(2048).optional(),
     filename: z.string().min(1).max(255).optional(),
     options: z.record(z.string(), z.unknown()).optional(),
     idempotency_key: z.string().min(1).max(100).optional(),
-    job_file: z.strictObject({ job_id: z.string().regex(/^j_[0-9a-z]{26}$/), name: z.string().min(1).max(1024) }).optional(),
+    job_file: z
+      .strictObject({ job_id: z.string().regex(/^j_[0-9a-z]{26}$/), name: z.string().min(1).max(1024) })
+      .optional(),
   })
   .meta({ id: 'CreateJob' })
 
 export const upload = z
-  .object({ upload_id: z.string(), method: z.literal('PUT'), url: z.string(), max_bytes: z.int(), expires_at: isoDateTime })
+  .object({
+    upload_id: z.string(),
+    method: z.literal('PUT'),
+    url: z.string(),
+    max_bytes: z.int(),
+    expires_at: isoDateTime,
+  })
   .meta({ id: 'Upload' })
 
 export const fileChunk = z
-  .object({ name: z.string(), offset: z.int(), next_offset: z.int(), total_bytes: z.int(), eof: z.boolean(), text: z.string() })
+  .object({
+    name: z.string(),
+    offset: z.int(),
+    next_offset: z.int(),
+    total_bytes: z.int(),
+    eof: z.boolean(),
+    text: z.string(),
+  })
   .meta({ id: 'FileChunk' })
 
 export const pricing = z.object({
@@ -83,8 +103,15 @@ export const me = z
     plan: z.string(),
     limits: z.record(z.string(), z.unknown()),
     auth: z.enum(['oauth', 'key']),
-    usage: z.object({ jobs_last_24h: z.int(), active_jobs: z.int(), jobs_last_24h_by_tool: z.record(z.string(), z.int()) }),
-    credits: z.object({ balance: z.int(), next_expiry: z.object({ credits: z.int(), at: isoDateTime }).nullable() }),
+    usage: z.object({
+      jobs_last_24h: z.int(),
+      active_jobs: z.int(),
+      jobs_last_24h_by_tool: z.record(z.string(), z.int()),
+    }),
+    credits: z.object({
+      balance: z.int(),
+      next_expiry: z.object({ credits: z.int(), at: isoDateTime }).nullable(),
+    }),
   })
   .meta({ id: 'Me' })
 
@@ -113,7 +140,12 @@ export const billing = z
     frozen: z.boolean(),
     portal: z.boolean(),
     subscription: z
-      .object({ plan: z.string(), status: z.string(), renews_at: nullableDateTime, ends_at: nullableDateTime })
+      .object({
+        plan: z.string(),
+        status: z.string(),
+        renews_at: nullableDateTime,
+        ends_at: nullableDateTime,
+      })
       .nullable(),
   })
   .meta({ id: 'Billing' })
@@ -132,7 +164,13 @@ export const catalogItem = z
 export const catalog = z.object({ available: z.boolean(), items: z.array(catalogItem) })
 
 export const keyRecord = z
-  .object({ id: z.string(), name: z.string(), prefix: z.string(), created_at: isoDateTime, last_used_at: nullableDateTime })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string(),
+    created_at: isoDateTime,
+    last_used_at: nullableDateTime,
+  })
   .meta({ id: 'ApiKey' })
 
 export const createdKey = keyRecord.extend({ key: z.string() })
@@ -140,4 +178,5 @@ export const createdKey = keyRecord.extend({ key: z.string() })
 export const jobIdParam = z.object({ id: z.string().min(1).max(64) })
 
 /** Error responses a route may give, by status. */
-export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, errorBody]))
+export const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, errorBody]))

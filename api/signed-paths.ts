@@ -3,7 +3,8 @@ import type { Services } from '../app/services.ts'
 import { signPath } from './security/signed-url.ts'
 
 export const uploadPath = (uploadId: string) => `/v1/uploads/${uploadId}/file`
-export const downloadPath = (jobId: string, name: string) => `/v1/downloads/${jobId}/${name.split('/').map(encodeURIComponent).join('/')}`
+export const downloadPath = (jobId: string, name: string) =>
+  `/v1/downloads/${jobId}/${name.split('/').map(encodeURIComponent).join('/')}`
 
 export function signedUploadUrl(services: Services, uploadId: string, expiresAtMs: number): string {
   const { publicUrl, signingSecret } = services.ctx.config

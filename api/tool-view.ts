@@ -7,7 +7,10 @@ const optionSchemas = new Map<string, Record<string, unknown>>()
 export function optionsJsonSchema(tool: ToolDefinition): Record<string, unknown> {
   let schema = optionSchemas.get(tool.id)
   if (!schema) {
-    const { $schema: _dialect, ...rest } = z.toJSONSchema(tool.options, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(tool.options, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Record<string, unknown>
     schema = rest
     optionSchemas.set(tool.id, schema)
   }

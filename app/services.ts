@@ -5,14 +5,15 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
+import { LocalBlobStore } from '../adapters/blobs/local.ts'
 import { KurrentDbEventStore } from '../adapters/eventstore/kurrentdb.ts'
 import { SqliteEventStore } from '../adapters/eventstore/sqlite.ts'
-import { LocalBlobStore } from '../adapters/blobs/local.ts'
 import { StripePaymentProcessor } from '../adapters/payments/stripe.ts'
 import type { Consumer, Dispatcher } from '../domain/ports/dispatcher.ts'
 import type { EventStore } from '../domain/ports/event-store.ts'
-import { MongoReadStore } from '../projections/mongo-read-store.ts'
+import type { CatalogItem } from '../domain/ports/payment-processor.ts'
 import { projectors } from '../projections/models.ts'
+import { MongoReadStore } from '../projections/mongo-read-store.ts'
 import { ReadModels } from '../projections/read-models.ts'
 import type { ReadStore } from '../projections/read-store.ts'
 import { ProjectionRunner } from '../projections/runner.ts'
@@ -20,12 +21,11 @@ import { SqliteReadStore } from '../projections/sqlite-read-store.ts'
 import { InProcessDispatcher } from '../workers/dispatch/in-process.ts'
 import { NatsDispatcher } from '../workers/dispatch/nats.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
+import { executeJob, failJob } from '../workers/job-executor.ts'
 import { atRestKey } from '../workers/secrets/at-rest.ts'
 import { SecretBlobStore } from '../workers/secrets/secret-blob-store.ts'
-import { executeJob, failJob } from '../workers/job-executor.ts'
 import { loadCatalog } from './billing/catalog.ts'
 import type { Config } from './config.ts'
-import type { CatalogItem } from '../domain/ports/payment-processor.ts'
 import type { ServiceContext } from './context.ts'
 
 export interface Services {
@@ -59,11 +59,15 @@ function signingSecret(config: Config): string {
 
 export async function openEventStore(config: Config): Promise<EventStore> {
   mkdirSync(config.dataDir, { recursive: true })
-  return config.kurrentDbUrl ? new KurrentDbEventStore(config.kurrentDbUrl) : new SqliteEventStore(join(config.dataDir, 'events.db'))
+  return config.kurrentDbUrl
+    ? new KurrentDbEventStore(config.kurrentDbUrl)
+    : new SqliteEventStore(join(config.dataDir, 'events.db'))
 }
 
 export async function openReadStore(config: Config): Promise<ReadStore> {
-  return config.mongoDbUrl ? MongoReadStore.connect(config.mongoDbUrl) : new SqliteReadStore(join(config.dataDir, 'read.db'))
+  return config.mongoDbUrl
+    ? MongoReadStore.connect(config.mongoDbUrl)
+    : new SqliteReadStore(join(config.dataDir, 'read.db'))
 }
 
 function openDispatcher(config: Config): Dispatcher {
@@ -88,11 +92,16 @@ export async function startServices(config: Config, options: StartOptions = {}):
     now,
     random: (size) => randomBytes(size),
     payments: resolvedConfig.stripe
-      ? new StripePaymentProcessor({ ...resolvedConfig.stripe, apiBase: resolvedConfig.stripe.apiBase ?? undefined })
+      ? new StripePaymentProcessor({
+          ...resolvedConfig.stripe,
+          apiBase: resolvedConfig.stripe.apiBase ?? undefined,
+        })
       : null,
   }
   const models = new ReadModels(readStore)
-  const runners = project ? projectors.map((projector) => new ProjectionRunner(store, readStore, projector)) : []
+  const runners = project
+    ? projectors.map((projector) => new ProjectionRunner(store, readStore, projector))
+    : []
   for (const runner of runners) await runner.start()
   const housekeeper = project ? new Housekeeper(ctx, { runningJobsAreOrphansAtStart: !config.natsUrl }) : null
   await housekeeper?.start()
@@ -104,7 +113,16 @@ export async function startServices(config: Config, options: StartOptions = {}):
       concurrency: config.workerConcurrency,
       handle: (job, delivery) => executeJob(ctx, job, delivery, workerName),
       deadLetter: (job, attempts) =>
-        failJob(ctx, job.jobId, { code: 'internal', message: `The job could not be run after ${attempts} attempts.`, hint: 'Retry later; failed jobs cost nothing.' }, null),
+        failJob(
+          ctx,
+          job.jobId,
+          {
+            code: 'internal',
+            message: `The job could not be run after ${attempts} attempts.`,
+            hint: 'Retry later; failed jobs cost nothing.',
+          },
+          null,
+        ),
     })
   }
 

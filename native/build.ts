@@ -7,7 +7,10 @@ import { join } from 'node:path'
 const nativeDir = import.meta.dirname
 const only = process.argv.slice(2)
 const crates = readdirSync(nativeDir).filter(
-  (name) => name.endsWith('-node') && existsSync(join(nativeDir, name, 'Cargo.toml')) && (only.length === 0 || only.includes(name)),
+  (name) =>
+    name.endsWith('-node') &&
+    existsSync(join(nativeDir, name, 'Cargo.toml')) &&
+    (only.length === 0 || only.includes(name)),
 )
 const napi = join(nativeDir, '..', 'node_modules', '.bin', 'napi')
 

@@ -5,6 +5,9 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { extname, join, relative } from 'node:path'
+import { jobOutputKey, type ServiceContext } from '../app/context.ts'
+import { accountDecider, jobDecider } from '../app/deciders.ts'
+import { handleCommand, readState } from '../app/handle-command.ts'
 import { accountStream } from '../domain/account/events.ts'
 import type { JobError } from '../domain/errors.ts'
 import type { JobFile } from '../domain/job/events.ts'
@@ -14,9 +17,6 @@ import type { Delivery, JobMessage } from '../domain/ports/dispatcher.ts'
 import type { ToolInputFile } from '../domain/ports/tool-runner.ts'
 import { getTool, isToolId } from '../domain/tools/catalog.ts'
 import { priceFor } from '../domain/tools/pricing.ts'
-import { type ServiceContext, jobOutputKey } from '../app/context.ts'
-import { accountDecider, jobDecider } from '../app/deciders.ts'
-import { handleCommand, readState } from '../app/handle-command.ts'
 import { runIsolated } from './runtime/isolated-run.ts'
 import { outputRetentionMs } from './tools/retention.ts'
 
@@ -24,15 +24,32 @@ const progressIntervalMs = 1000
 
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true })
-  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/')).sort()
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
+    .sort()
 }
 
-export async function settleAccount(ctx: ServiceContext, accountId: string, jobId: string, outcome: 'succeeded' | 'failed' | 'canceled') {
-  await handleCommand(ctx.store, accountStream(accountId), accountDecider, { type: 'FinishJob', data: { jobId, outcome, now: ctx.now() } })
+export async function settleAccount(
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  outcome: 'succeeded' | 'failed' | 'canceled',
+) {
+  await handleCommand(ctx.store, accountStream(accountId), accountDecider, {
+    type: 'FinishJob',
+    data: { jobId, outcome, now: ctx.now() },
+  })
 }
 
 /** Fails the job (only if `attempt` is still its current run, when given) and refunds it. */
-export async function failJob(ctx: ServiceContext, jobId: string, error: JobError, computeMs: number | null, attempt?: number) {
+export async function failJob(
+  ctx: ServiceContext,
+  jobId: string,
+  error: JobError,
+  computeMs: number | null,
+  attempt?: number,
+) {
   const { state } = await handleCommand(ctx.store, jobStream(jobId), jobDecider, {
     type: 'FailJob',
     data: { error, computeMs, retentionMs: ctx.config.outputRetentionMs, attempt, now: ctx.now() },
@@ -40,12 +57,26 @@ export async function failJob(ctx: ServiceContext, jobId: string, error: JobErro
   if (state.status === 'failed') await settleAccount(ctx, state.accountId, jobId, 'failed')
 }
 
-export async function executeJob(ctx: ServiceContext, message: JobMessage, delivery: Delivery, workerName: string): Promise<void> {
+export async function executeJob(
+  ctx: ServiceContext,
+  message: JobMessage,
+  delivery: Delivery,
+  workerName: string,
+): Promise<void> {
   const stream = jobStream(message.jobId)
   const { state: job } = await readState(ctx.store, stream, jobDecider)
   if (!job.exists || job.deleted || isFinished(job)) return
   if (job.attempt >= ctx.config.maxJobAttempts) {
-    await failJob(ctx, job.jobId, { code: 'internal', message: `The job failed ${job.attempt} times in a row.`, hint: 'Retry later; failed jobs cost nothing.' }, null)
+    await failJob(
+      ctx,
+      job.jobId,
+      {
+        code: 'internal',
+        message: `The job failed ${job.attempt} times in a row.`,
+        hint: 'Retry later; failed jobs cost nothing.',
+      },
+      null,
+    )
     return
   }
   const started = await handleCommand(ctx.store, stream, jobDecider, {
@@ -56,7 +87,12 @@ export async function executeJob(ctx: ServiceContext, message: JobMessage, deliv
   if (started.events.length === 0) return
   const attempt = job.attempt + 1
   if (!isToolId(job.tool)) {
-    await failJob(ctx, job.jobId, { code: 'invalid_request', message: `Unknown tool ${job.tool}.`, hint: null }, null)
+    await failJob(
+      ctx,
+      job.jobId,
+      { code: 'invalid_request', message: `Unknown tool ${job.tool}.`, hint: null },
+      null,
+    )
     return
   }
   const tool = getTool(job.tool)
@@ -65,10 +101,24 @@ export async function executeJob(ctx: ServiceContext, message: JobMessage, deliv
   if (job.input?.blobKey) {
     const path = ctx.blobs.localPath(job.input.blobKey)
     if (!path || (await ctx.blobs.size(job.input.blobKey)) === null) {
-      await failJob(ctx, job.jobId, { code: 'upload_not_found', message: 'The input file is no longer available.', hint: 'Start a new job with the file.' }, null)
+      await failJob(
+        ctx,
+        job.jobId,
+        {
+          code: 'upload_not_found',
+          message: 'The input file is no longer available.',
+          hint: 'Start a new job with the file.',
+        },
+        null,
+      )
       return
     }
-    input = { path, name: job.input.name, bytes: job.input.bytes, extension: extname(job.input.name).slice(1).toLowerCase() }
+    input = {
+      path,
+      name: job.input.name,
+      bytes: job.input.bytes,
+      extension: extname(job.input.name).slice(1).toLowerCase(),
+    }
   }
 
   let lastProgress = 0
@@ -82,7 +132,11 @@ export async function executeJob(ctx: ServiceContext, message: JobMessage, deliv
     afterMeasure: async (units) => {
       if (tool.limits.maxUnits !== null && units > tool.limits.maxUnits) {
         const unit = tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'units')
-        return { code: 'limit_exceeded', message: `${job.tool} takes up to ${tool.limits.maxUnits} ${unit}; this input has ${units}.`, hint: 'Simplify or split the input first.' }
+        return {
+          code: 'limit_exceeded',
+          message: `${job.tool} takes up to ${tool.limits.maxUnits} ${unit}; this input has ${units}.`,
+          hint: 'Simplify or split the input first.',
+        }
       }
       const price = priceFor(tool.pricing, units)
       const charged = await handleCommand(ctx.store, accountStream(job.accountId), accountDecider, {
@@ -98,7 +152,10 @@ export async function executeJob(ctx: ServiceContext, message: JobMessage, deliv
         }
       }
       const credits = charged.state.jobs.get(job.jobId)?.charged ?? price
-      await handleCommand(ctx.store, stream, jobDecider, { type: 'RecordMeasurement', data: { units, credits, now: ctx.now() } })
+      await handleCommand(ctx.store, stream, jobDecider, {
+        type: 'RecordMeasurement',
+        data: { units, credits, now: ctx.now() },
+      })
       return null
     },
     onProgress: (fraction, progressMessage) => {
@@ -106,7 +163,10 @@ export async function executeJob(ctx: ServiceContext, message: JobMessage, deliv
       const now = ctx.now()
       if (now - lastProgress < progressIntervalMs) return
       lastProgress = now
-      void handleCommand(ctx.store, stream, jobDecider, { type: 'ReportProgress', data: { fraction, message: progressMessage, now } }).catch(() => {})
+      void handleCommand(ctx.store, stream, jobDecider, {
+        type: 'ReportProgress',
+        data: { fraction, message: progressMessage, now },
+      }).catch(() => {})
     },
   })
 

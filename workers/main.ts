@@ -5,7 +5,9 @@ import { startServices } from '../app/services.ts'
 
 const config = loadConfig()
 if (!config.natsUrl) {
-  console.error('npm run worker needs NATS_URL (and the shared stores); the embedded `npm start` already runs workers.')
+  console.error(
+    'npm run worker needs NATS_URL (and the shared stores); the embedded `npm start` already runs workers.',
+  )
   process.exit(2)
 }
 const services = await startServices(config, { consumeJobs: true, project: false })

@@ -19,6 +19,14 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) =>
-      readFileChunk(app.services.ctx, app.services.models, request.principal.accountId, request.params.id, request.params['*'], request.query.offset, request.query.limit),
+      readFileChunk(
+        app.services.ctx,
+        app.services.models,
+        request.principal.accountId,
+        request.params.id,
+        request.params['*'],
+        request.query.offset,
+        request.query.limit,
+      ),
   )
 }

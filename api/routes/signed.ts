@@ -2,8 +2,8 @@
 import { extname } from 'node:path'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { receiveUpload } from '../../app/uploads.ts'
 import { jobOutputKey } from '../../app/context.ts'
+import { receiveUpload } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { getJobRecord } from '../../projections/jobs/queries.ts'
 import { errors } from '../schemas.ts'
@@ -43,17 +43,32 @@ export const signedRoutes: FastifyPluginAsyncZod = async (app) => {
         security: [],
         params: z.object({ id: z.string().max(64) }),
         querystring: signedQuery,
-        response: { 200: z.object({ upload_id: z.string(), bytes: z.int(), sha256: z.string() }), ...errors(400, 403, 409, 411, 413) },
+        response: {
+          200: z.object({ upload_id: z.string(), bytes: z.int(), sha256: z.string() }),
+          ...errors(400, 403, 409, 411, 413),
+        },
       },
     },
     async (request) => {
-      verifySignedPath(signingSecret, 'PUT', uploadPath(request.params.id), request.query, app.services.ctx.now())
+      verifySignedPath(
+        signingSecret,
+        'PUT',
+        uploadPath(request.params.id),
+        request.query,
+        app.services.ctx.now(),
+      )
       const length = request.headers['content-length']
-      if (length === undefined) throw new DomainError('length_required', 'Send the file with a Content-Length header.')
+      if (length === undefined)
+        throw new DomainError('length_required', 'Send the file with a Content-Length header.')
       const declared = Number(length)
-      if (!Number.isSafeInteger(declared) || declared < 0) throw new DomainError('invalid_request', 'Content-Length must be a whole number of bytes.')
+      if (!Number.isSafeInteger(declared) || declared < 0)
+        throw new DomainError('invalid_request', 'Content-Length must be a whole number of bytes.')
       const body = request.body as NodeJS.ReadableStream | undefined
-      if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function') throw new DomainError('invalid_request', 'Send the file as the raw body (Content-Type application/octet-stream).')
+      if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function')
+        throw new DomainError(
+          'invalid_request',
+          'Send the file as the raw body (Content-Type application/octet-stream).',
+        )
       const { state } = await receiveUpload(app.services.ctx, request.params.id, body as never, declared)
       return { upload_id: request.params.id, bytes: state.received!.bytes, sha256: state.received!.sha256 }
     },
@@ -73,16 +88,32 @@ export const signedRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const name = request.params['*']
-      verifySignedPath(signingSecret, 'GET', downloadPath(request.params.jobId, name), request.query, app.services.ctx.now())
+      verifySignedPath(
+        signingSecret,
+        'GET',
+        downloadPath(request.params.jobId, name),
+        request.query,
+        app.services.ctx.now(),
+      )
       const job = await getJobRecord(app.services.models, request.params.jobId)
       const file = job?.result?.files.find((f) => f.name === name)
-      const expired = !job || job.status === 'expired' || (job.outputsExpireAt !== null && app.services.ctx.now() >= Date.parse(job.outputsExpireAt))
+      const expired =
+        !job ||
+        job.status === 'expired' ||
+        (job.outputsExpireAt !== null && app.services.ctx.now() >= Date.parse(job.outputsExpireAt))
       if (!file || expired) throw new DomainError('not_found', 'No such file (outputs expire).')
       const key = jobOutputKey(request.params.jobId, name)
-      if ((await app.services.ctx.blobs.size(key)) === null) throw new DomainError('not_found', 'No such file (outputs expire).')
+      if ((await app.services.ctx.blobs.size(key)) === null)
+        throw new DomainError('not_found', 'No such file (outputs expire).')
       reply.header('content-type', contentTypes[extname(name).toLowerCase()] ?? 'application/octet-stream')
       reply.header('content-length', String(file.bytes))
-      reply.header('content-disposition', `attachment; filename="${name.split('/').at(-1)!.replace(/["\\\r\n]/g, '_')}"`)
+      reply.header(
+        'content-disposition',
+        `attachment; filename="${name
+          .split('/')
+          .at(-1)!
+          .replace(/["\\\r\n]/g, '_')}"`,
+      )
       return reply.send(app.services.ctx.blobs.read(key) as never)
     },
   )

@@ -8,7 +8,9 @@ import { errors } from '../schemas.ts'
 
 export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body))
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_request, body, done) =>
+    done(null, body),
+  )
 
   app.post(
     '/v1/billing/webhook',
@@ -16,21 +18,30 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         hide: true,
         headers: z.looseObject({ 'stripe-signature': z.string().max(2000).optional() }),
-        response: { 200: z.object({ received: z.literal(true), duplicate: z.boolean() }), ...errors(400, 503) },
+        response: {
+          200: z.object({ received: z.literal(true), duplicate: z.boolean() }),
+          ...errors(400, 503),
+        },
       },
     },
     async (request) => {
       const payments = app.services.ctx.payments
-      if (!payments) throw new DomainError('payments_unavailable', 'No payment processor is configured on this server.')
+      if (!payments)
+        throw new DomainError('payments_unavailable', 'No payment processor is configured on this server.')
       const signature = request.headers['stripe-signature']
-      if (!signature || !Buffer.isBuffer(request.body)) throw new DomainError('invalid_request', 'A signed event body is required.')
+      if (!signature || !Buffer.isBuffer(request.body))
+        throw new DomainError('invalid_request', 'A signed event body is required.')
       let event: ReturnType<typeof payments.parseWebhook>
       try {
         event = payments.parseWebhook(request.body, signature)
       } catch {
         throw new DomainError('invalid_request', 'The webhook signature does not verify.')
       }
-      const { duplicate, position } = await handleProcessorEvent(app.services.ctx, app.services.catalog, event)
+      const { duplicate, position } = await handleProcessorEvent(
+        app.services.ctx,
+        app.services.catalog,
+        event,
+      )
       if (position > 0) await app.services.waitForPosition(position)
       return { received: true as const, duplicate }
     },

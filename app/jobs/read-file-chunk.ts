@@ -4,7 +4,7 @@ import { extname } from 'node:path'
 import { DomainError } from '../../domain/errors.ts'
 import { getJobRecord } from '../../projections/jobs/queries.ts'
 import type { ReadModels } from '../../projections/read-models.ts'
-import { type ServiceContext, jobOutputKey } from '../context.ts'
+import { jobOutputKey, type ServiceContext } from '../context.ts'
 
 export const textExtensions = new Set(['.txt', '.json', '.md', '.csv'])
 
@@ -31,10 +31,17 @@ export async function readFileChunk(
   const job = await getJobRecord(models, jobId)
   const now = ctx.now()
   const file = job?.result?.files.find((f) => f.name === name)
-  const expired = !job || job.status === 'expired' || (job.outputsExpireAt !== null && now >= Date.parse(job.outputsExpireAt))
-  if (!job || job.accountId !== accountId || expired || !file) throw new DomainError('not_found', 'No such file (outputs expire 24 hours after the job finishes).')
+  const expired =
+    !job ||
+    job.status === 'expired' ||
+    (job.outputsExpireAt !== null && now >= Date.parse(job.outputsExpireAt))
+  if (!job || job.accountId !== accountId || expired || !file)
+    throw new DomainError('not_found', 'No such file (outputs expire 24 hours after the job finishes).')
   if (!textExtensions.has(extname(name).toLowerCase())) {
-    throw new DomainError('not_text', `${name} is not a text output; download it from its signed URL in result.files.`)
+    throw new DomainError(
+      'not_text',
+      `${name} is not a text output; download it from its signed URL in result.files.`,
+    )
   }
   const key = jobOutputKey(jobId, name)
   const total = (await ctx.blobs.size(key)) ?? 0

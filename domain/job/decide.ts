@@ -12,7 +12,8 @@ function requireJob(state: JobState): void {
 }
 
 /** A run of an earlier attempt, overtaken by a restart: its outcome no longer counts. */
-const isStale = (state: JobState, attempt: number | undefined) => attempt !== undefined && attempt !== state.attempt
+const isStale = (state: JobState, attempt: number | undefined) =>
+  attempt !== undefined && attempt !== state.attempt
 
 export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
   const { now } = command.data

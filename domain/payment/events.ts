@@ -3,7 +3,14 @@
 
 export type PaymentEvent = {
   type: 'PaymentLinked'
-  data: { paymentRef: string; accountId: string; lotId: string; credits: number; amountCents: number; at: string }
+  data: {
+    paymentRef: string
+    accountId: string
+    lotId: string
+    credits: number
+    amountCents: number
+    at: string
+  }
 }
 
 export const paymentStream = (paymentRef: string) => `payment-${paymentRef}`

@@ -191,13 +191,28 @@ describe('job: stale runs', () => {
 
   it('a run of an earlier attempt can neither complete nor fail the job', () => {
     given([created, started, restarted])
-      .when({ type: 'CompleteJob', data: { result: { files: [] }, computeMs: 1, retentionMs, attempt: 1, now: t0 } })
+      .when({
+        type: 'CompleteJob',
+        data: { result: { files: [] }, computeMs: 1, retentionMs, attempt: 1, now: t0 },
+      })
       .thenNothing()
     given([created, started, restarted])
-      .when({ type: 'FailJob', data: { error: { code: 'timeout', message: 'x', hint: null }, computeMs: 1, retentionMs, attempt: 1, now: t0 } })
+      .when({
+        type: 'FailJob',
+        data: {
+          error: { code: 'timeout', message: 'x', hint: null },
+          computeMs: 1,
+          retentionMs,
+          attempt: 1,
+          now: t0,
+        },
+      })
       .thenNothing()
     given([created, started, restarted])
-      .when({ type: 'CompleteJob', data: { result: { files: [] }, computeMs: 1, retentionMs, attempt: 2, now: t0 } })
+      .when({
+        type: 'CompleteJob',
+        data: { result: { files: [] }, computeMs: 1, retentionMs, attempt: 2, now: t0 },
+      })
       .then([{ type: 'JobSucceeded' }])
   })
 })

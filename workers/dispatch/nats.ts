@@ -58,7 +58,9 @@ export class NatsDispatcher implements Dispatcher {
     assertSubjectToken(job.tool)
     const { js } = await this.#connect()
     // The stream drops a second message with the same id inside its duplicate window.
-    await js.publish(jobSubject(this.#topology, job.tool), encodeJob(job), { msgID: job.republish ? `${job.jobId}#${job.republish}` : job.jobId })
+    await js.publish(jobSubject(this.#topology, job.tool), encodeJob(job), {
+      msgID: job.republish ? `${job.jobId}#${job.republish}` : job.jobId,
+    })
   }
 
   async consume(options: ConsumeOptions): Promise<Consumer> {

@@ -15,10 +15,15 @@ const send = (message: ChildMessage) =>
 function toJobError(error: unknown) {
   if (isDomainError(error)) return { code: error.code, message: error.message, hint: error.hint }
   const message = error instanceof Error ? error.message : String(error)
-  return { code: 'internal', message: `The tool failed unexpectedly: ${message.slice(0, 300)}`, hint: 'Retry later; failed jobs cost nothing.' }
+  return {
+    code: 'internal',
+    message: `The tool failed unexpectedly: ${message.slice(0, 300)}`,
+    hint: 'Retry later; failed jobs cost nothing.',
+  }
 }
 
-const nextMessage = () => new Promise<ParentMessage>((resolve) => process.once('message', (m) => resolve(m as ParentMessage)))
+const nextMessage = () =>
+  new Promise<ParentMessage>((resolve) => process.once('message', (m) => resolve(m as ParentMessage)))
 
 async function main() {
   const job = await nextMessage()
@@ -31,7 +36,9 @@ async function main() {
     // Test hook, out of API callers' reach: the lifecycle tests put a misbehaving runner (one that
     // overruns its memory or time, or fails after the charge) in place of every tool's runner.
     const testRunner = process.env.KILN_TEST_RUNNER_MODULE
-    const moduleUrl = testRunner ? new URL(testRunner, 'file:///').href : new URL(`../tools/${modulePath.slice(2)}`, import.meta.url).href
+    const moduleUrl = testRunner
+      ? new URL(testRunner, 'file:///').href
+      : new URL(`../tools/${modulePath.slice(2)}`, import.meta.url).href
     const { runner } = (await import(moduleUrl)) as { runner: ToolRunner }
     const { units } = await runner.measure(job.input, job.options)
     await send({ type: 'measured', units })

@@ -102,10 +102,18 @@ export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
     child.on('close', (code, signal) => {
       if (settled) return
       if (killedFor === 'timeout') {
-        return fail({ code: 'timeout', message: `The job did not finish within ${Math.round(job.timeoutMs / 1000)} s.`, hint: 'Try a smaller input or lighter options.' })
+        return fail({
+          code: 'timeout',
+          message: `The job did not finish within ${Math.round(job.timeoutMs / 1000)} s.`,
+          hint: 'Try a smaller input or lighter options.',
+        })
       }
       if (killedFor === 'out_of_memory' || /heap out of memory|Allocation failed/i.test(stderrTail)) {
-        return fail({ code: 'out_of_memory', message: `The job needed more than ${job.memoryMb} MB of memory.`, hint: 'Try a smaller input.' })
+        return fail({
+          code: 'out_of_memory',
+          message: `The job needed more than ${job.memoryMb} MB of memory.`,
+          hint: 'Try a smaller input.',
+        })
       }
       fail({
         code: 'internal',
@@ -113,7 +121,15 @@ export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
         hint: 'Retry later; failed jobs cost nothing.',
       })
     })
-    child.on('error', (error) => fail({ code: 'internal', message: `Could not start the tool process: ${error.message}`, hint: null }))
-    child.send({ type: 'measure', tool: job.tool, input: job.input, options: job.options, outDir: job.outDir } satisfies ParentMessage)
+    child.on('error', (error) =>
+      fail({ code: 'internal', message: `Could not start the tool process: ${error.message}`, hint: null }),
+    )
+    child.send({
+      type: 'measure',
+      tool: job.tool,
+      input: job.input,
+      options: job.options,
+      outDir: job.outDir,
+    } satisfies ParentMessage)
   })
 }

@@ -3,7 +3,13 @@ import type { JobError } from '../../domain/errors.ts'
 import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
 
 export type ParentMessage =
-  | { type: 'measure'; tool: string; input: ToolInputFile | null; options: Record<string, unknown>; outDir: string }
+  | {
+      type: 'measure'
+      tool: string
+      input: ToolInputFile | null
+      options: Record<string, unknown>
+      outDir: string
+    }
   | { type: 'run' }
 
 export type ChildMessage =

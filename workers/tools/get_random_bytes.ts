@@ -19,11 +19,9 @@ export const runner: ToolRunner<RandomBytesOptions> = {
       try {
         seal(Buffer.alloc(0), x25519PublicKey(recipient_public_key), null)
       } catch {
-        throw new DomainError(
-          'invalid_options',
-          'recipient_public_key is not a usable X25519 public key.',
-          { hint: 'Send the raw 32-byte public key of a key pair you generated, in base64.' },
-        )
+        throw new DomainError('invalid_options', 'recipient_public_key is not a usable X25519 public key.', {
+          hint: 'Send the raw 32-byte public key of a key pair you generated, in base64.',
+        })
       }
     }
     return { units: 1 }

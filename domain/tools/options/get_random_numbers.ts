@@ -3,7 +3,10 @@ import { z } from 'zod'
 export const randomNumbersOptions = z
   .strictObject({
     count: z.int().min(1).max(1000).default(1).describe('How many numbers (1 to 1,000).'),
-    type: z.enum(['integer', 'real']).default('integer').describe('Whole numbers, or reals with 53 random bits.'),
+    type: z
+      .enum(['integer', 'real'])
+      .default('integer')
+      .describe('Whole numbers, or reals with 53 random bits.'),
     min: z.number().default(0).describe('Smallest value (inclusive).'),
     max: z.number().default(100).describe('Largest value (inclusive).'),
     unique: z.boolean().default(false).describe('No value repeats (integers only).'),
