@@ -15,7 +15,9 @@ version=4.32.5
 examples="${SCHEMATHESIS_EXAMPLES:-25}"
 seed="${SCHEMATHESIS_SEED:-$RANDOM}"
 
-if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$version"; then
+# Read the version first: `grep -q` closing the pipe early would fail the pipeline under pipefail.
+installed="$("$venv/bin/schemathesis" --version 2>/dev/null || true)"
+if [[ "$installed" != *"$version"* ]]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version"
 fi
