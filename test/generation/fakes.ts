@@ -2,8 +2,11 @@
 // Images API (plain HTTP, the adapter's base URL is configurable) and fal's queue API, whose result
 // files are served over HTTPS from a second server, as fal's CDN would, so downloads go through the
 // SSRF guard. Each test scripts the next answers and reads what the fakes received.
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { crc32, deflateSync } from 'node:zlib'
 import { type HttpsFixture, startHttpsFixture } from '../security/https-fixture.ts'
 
@@ -219,4 +222,47 @@ export async function startFakeFal(outputs: { image: () => Buffer; model: () => 
       await files.close()
     },
   })
+}
+
+export interface GenerationFakes {
+  openai: FakeOpenAi
+  fal: FakeFal
+  /** Restores the environment and stops the fakes. */
+  close(): Promise<void>
+}
+
+/**
+ * Both provider fakes, with the environment that points the service at them (the worker's child
+ * processes inherit it, as in production). `model` is the GLB the 3D endpoints answer with.
+ */
+export async function startGenerationFakes(
+  model: Buffer,
+  env: Record<string, string> = {},
+): Promise<GenerationFakes> {
+  const openai = await startFakeOpenAi()
+  const fal = await startFakeFal({ image: () => Buffer.alloc(0), model: () => model })
+  const caFile = join(mkdtempSync(join(tmpdir(), 'kiln-gen-ca-')), 'ca.pem')
+  writeFileSync(caFile, fal.files.ca)
+  const saved = { ...process.env }
+  Object.assign(process.env, {
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: openai.baseUrl,
+    FAL_KEY: 'test-fal-key',
+    FAL_BASE_URL: fal.baseUrl,
+    FAL_IMAGE_TO_3D_MODEL: 'fal-ai/trellis',
+    FAL_POLL_INTERVAL_MS: '10',
+    GENERATION_DOWNLOAD_ALLOW_ADDRESSES: '127.0.0.1',
+    GENERATION_DOWNLOAD_ALLOWED_PORTS: String(fal.files.port),
+    GENERATION_DOWNLOAD_CA_FILE: caFile,
+    ...env,
+  })
+  return {
+    openai,
+    fal,
+    async close() {
+      process.env = saved
+      await openai.close()
+      await fal.close()
+    },
+  }
 }

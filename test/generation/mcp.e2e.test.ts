@@ -1,14 +1,13 @@
 // The generation pipeline over MCP alone, against the local provider fakes: create_image → its
 // image.png as job_file into create_3d_model_from_image → optimize_3d_model, each call returning
 // the finished job with its outputs as resource links.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, structuredOf } from '../mcp/clients.ts'
 import { type McpTestServer, startMcpTestServer } from '../mcp/fixture.ts'
 import { corpusDir } from '../support/service.ts'
-import { type FakeFal, type FakeOpenAi, startFakeFal, startFakeOpenAi } from './fakes.ts'
+import { type GenerationFakes, startGenerationFakes } from './fakes.ts'
 
 interface Job {
   id: string
@@ -17,38 +16,17 @@ interface Job {
   result: { files: { name: string; url: string }[] } | null
 }
 
-const saved = { ...process.env }
 let server: McpTestServer
-let openai: FakeOpenAi
-let fal: FakeFal
+let fakes: GenerationFakes
 
 beforeAll(async () => {
-  openai = await startFakeOpenAi()
-  fal = await startFakeFal({
-    image: () => Buffer.alloc(0),
-    model: () => readFileSync(join(corpusDir, 'glb', 'Box.glb')),
-  })
-  const caFile = join(mkdtempSync(join(tmpdir(), 'kiln-gen-mcp-ca-')), 'ca.pem')
-  writeFileSync(caFile, fal.files.ca)
-  Object.assign(process.env, {
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: openai.baseUrl,
-    FAL_KEY: 'test-fal-key',
-    FAL_BASE_URL: fal.baseUrl,
-    FAL_IMAGE_TO_3D_MODEL: 'fal-ai/trellis',
-    FAL_POLL_INTERVAL_MS: '10',
-    GENERATION_DOWNLOAD_ALLOW_ADDRESSES: '127.0.0.1',
-    GENERATION_DOWNLOAD_ALLOWED_PORTS: String(fal.files.port),
-    GENERATION_DOWNLOAD_CA_FILE: caFile,
-  })
+  fakes = await startGenerationFakes(readFileSync(join(corpusDir, 'glb', 'Box.glb')))
   server = await startMcpTestServer({ withRest: true, waitMs: 30_000, env: { MAX_ACTIVE_JOBS: '5' } })
 })
 
 afterAll(async () => {
   await server?.close()
-  await openai?.close()
-  await fal?.close()
-  process.env = saved
+  await fakes?.close()
 })
 
 describe('generation over MCP', () => {

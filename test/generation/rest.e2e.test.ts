@@ -1,8 +1,7 @@
 // Generation over REST against the local provider fakes: availability by configuration, the
 // image → model → optimize pipeline through job_file, failures, refusals and rate limits refunded,
 // the daily capacity and deleted keys.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { capacityDecider } from '../../app/generation/capacity.ts'
@@ -15,7 +14,7 @@ import {
   type TestService,
   waitForJob,
 } from '../support/service.ts'
-import { type FakeFal, type FakeOpenAi, startFakeFal, startFakeOpenAi } from './fakes.ts'
+import { type FakeFal, type FakeOpenAi, type GenerationFakes, startGenerationFakes } from './fakes.ts'
 
 interface Job {
   id: string
@@ -30,8 +29,8 @@ const prompt = 'a ceramic teapot on a plain background'
 let service: TestService
 let openai: FakeOpenAi
 let fal: FakeFal
+let fakes: GenerationFakes
 let logins = 0
-const saved = { ...process.env }
 
 const start = (account: TestAccount, tool: string, body: Record<string, unknown>) =>
   account.request(`/v1/tools/${tool}/jobs`, { method: 'POST', json: body })
@@ -46,32 +45,17 @@ async function run(account: TestAccount, tool: string, body: Record<string, unkn
 }
 
 beforeAll(async () => {
-  openai = await startFakeOpenAi()
-  fal = await startFakeFal({ image: () => Buffer.alloc(0), model: () => boxGlb })
-  const caFile = join(mkdtempSync(join(tmpdir(), 'kiln-gen-ca-')), 'ca.pem')
-  writeFileSync(caFile, fal.files.ca)
-  // The worker's child processes inherit the environment, as in production.
-  Object.assign(process.env, {
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: openai.baseUrl,
-    FAL_KEY: 'test-fal-key',
-    FAL_BASE_URL: fal.baseUrl,
+  fakes = await startGenerationFakes(boxGlb, {
     FAL_TEXT_TO_3D_MODEL: 'tripo3d/tripo/v2.5/text-to-3d',
-    FAL_IMAGE_TO_3D_MODEL: 'fal-ai/trellis',
-    FAL_POLL_INTERVAL_MS: '10',
-    GENERATION_DOWNLOAD_ALLOW_ADDRESSES: '127.0.0.1',
-    GENERATION_DOWNLOAD_ALLOWED_PORTS: String(fal.files.port),
-    GENERATION_DOWNLOAD_CA_FILE: caFile,
     GENERATION_RATE_LIMIT_WAIT_S: '0',
   })
+  ;({ openai, fal } = fakes)
   service = await startTestService({ rateLimit: { perSecond: 1000, burst: 1000 } })
 })
 
 afterAll(async () => {
   await service?.close()
-  await openai?.close()
-  await fal?.close()
-  process.env = saved
+  await fakes?.close()
 })
 
 describe('generation over REST', () => {
