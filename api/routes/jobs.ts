@@ -215,37 +215,31 @@ export const jobRoutes =
       },
     )
 
-    const actionResult = z.object({ id: z.string(), status: z.enum(['canceled', 'deleted']) })
-    app.post(
-      '/v1/jobs/:id/cancel',
-      {
-        schema: {
-          tags: ['jobs'],
-          summary: 'Cancel a queued job (safe to retry)',
-          params: jobIdParam,
-          response: { 200: actionResult, ...errors(400, 401, 403, 404, 409, 429) },
-        },
+    // Cancel and delete answer alike: the job's id and what became of it, once the read model shows it.
+    const actionSchema = (summary: string) => ({
+      tags: ['jobs'],
+      summary,
+      params: jobIdParam,
+      response: {
+        200: z.object({ id: z.string(), status: z.enum(['canceled', 'deleted']) }),
+        ...errors(400, 401, 403, 404, 409, 429),
       },
-      async (request) => {
-        const result = await cancelJob(app.services.ctx, request.principal.accountId, request.params.id)
+    })
+    const jobAction =
+      (act: typeof cancelJob) =>
+      async (request: { params: { id: string }; principal: { accountId: string } }) => {
+        const result = await act(app.services.ctx, request.principal.accountId, request.params.id)
         await app.services.waitForPosition(result.position)
         return { id: result.id, status: result.status }
-      },
+      }
+    app.post(
+      '/v1/jobs/:id/cancel',
+      { schema: actionSchema('Cancel a queued job (safe to retry)') },
+      jobAction(cancelJob),
     )
     app.delete(
       '/v1/jobs/:id',
-      {
-        schema: {
-          tags: ['jobs'],
-          summary: 'Cancel a queued job, or delete a finished job and its files',
-          params: jobIdParam,
-          response: { 200: actionResult, ...errors(400, 401, 403, 404, 409, 429) },
-        },
-      },
-      async (request) => {
-        const result = await deleteJob(app.services.ctx, request.principal.accountId, request.params.id)
-        await app.services.waitForPosition(result.position)
-        return { id: result.id, status: result.status }
-      },
+      { schema: actionSchema('Cancel a queued job, or delete a finished job and its files') },
+      jobAction(deleteJob),
     )
   }
