@@ -1,6 +1,6 @@
-//! optimize_3d_model: a gltfpack-style pipeline. Per primitive: merge identical vertices, drop
-//! degenerate faces; per mesh, optionally drop loose debris (debris.rs); per primitive, optionally
-//! simplify, reorder triangles for the post-transform vertex cache
+//! optimize_3d_model: a gltfpack-style pipeline. Drop texture coordinates no material samples
+//! (texcoord_sets.rs); per primitive: merge identical vertices, drop degenerate faces; per mesh,
+//! optionally drop loose debris (debris.rs); per primitive, optionally simplify, reorder triangles for the post-transform vertex cache
 //! (meshoptimizer, after Forsyth's linear-speed algorithm) and vertices for fetch locality; then
 //! drop unused materials, textures and duplicate images, and write GLB with
 //! KHR_mesh_quantization and EXT_meshopt_compression.
@@ -10,6 +10,7 @@ use crate::error::{MeshError, Result};
 use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
 use crate::simplify::{extent_of, simplify_primitive};
+use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::write::{write_glb, GlbOptions};
 use serde_json::{json, Value};
 
@@ -43,6 +44,11 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         "textures": model.textures.len(),
         "images": model.images.len(),
     });
+    // Before welding, so vertices that only a dropped UV seam kept apart merge.
+    let unsampled = drop_unsampled_texcoords(&mut model);
+    if unsampled > 0 {
+        model.notes.push(format!("Dropped {unsampled} texture-coordinate set(s) that no material texture samples."));
+    }
     let mut debris = DebrisRemoved::default();
     for mesh in &mut model.meshes {
         let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);

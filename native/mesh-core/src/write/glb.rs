@@ -29,6 +29,8 @@ struct Builder {
     views: Vec<Value>,
     accessors: Vec<Value>,
     compress: bool,
+    /// Streams waiting to be written, one per buffer view; see `view`.
+    pending: Vec<Pending>,
 }
 
 fn pad4(bytes: &mut Vec<u8>, fill: u8) {
@@ -37,6 +39,7 @@ fn pad4(bytes: &mut Vec<u8>, fill: u8) {
     }
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Data {
     /// `filter` names the EXT_meshopt_compression filter the bytes were encoded with.
     Vertices {
@@ -49,42 +52,93 @@ enum Data {
     },
 }
 
+impl Data {
+    /// Streams with the same layout share a buffer view.
+    fn layout(self) -> Data {
+        match self {
+            Data::Indices { size, .. } => Data::Indices { size, vertex_count: 0 },
+            vertices => vertices,
+        }
+    }
+}
+
+/// The bytes of one future buffer view: every stream of one layout, back to back.
+struct Pending {
+    view: usize,
+    layout: Data,
+    bytes: Vec<u8>,
+    /// For index views: the largest vertex count of the primitives whose indices it holds.
+    vertex_count: usize,
+}
+
+/// Where an accessor's elements start: a buffer view and a byte offset inside it.
+#[derive(Clone, Copy)]
+struct Slot {
+    view: usize,
+    offset: usize,
+}
+
 impl Builder {
-    /// Adds a buffer view holding `bytes`, compressed when asked; returns its index.
-    fn view(&mut self, bytes: &[u8], data: Data) -> usize {
-        let (target, stride) = match data {
-            Data::Vertices { stride, .. } => (ARRAY_BUFFER, Some(stride)),
-            Data::Indices { .. } => (ELEMENT_ARRAY_BUFFER, None),
-        };
-        let mut view = json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len(), "target": target });
-        if let Some(s) = stride {
-            view["byteStride"] = json!(s);
-        }
-        if self.compress {
-            let (encoded, count, stride, mode, filter) = match data {
-                Data::Vertices { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
-                Data::Indices { size, vertex_count } => {
-                    let indices: Vec<u32> = bytes
-                        .chunks_exact(size)
-                        .map(|c| if size == 2 { u16::from_le_bytes([c[0], c[1]]) as u32 } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) })
-                        .collect();
-                    (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES", None)
-                }
-            };
-            view["buffer"] = json!(1);
-            view["byteOffset"] = json!(self.fallback_len);
-            view["extensions"] = json!({ MESHOPT: { "buffer": 0, "byteOffset": self.bin.len(), "byteLength": encoded.len(), "byteStride": stride, "count": count, "mode": mode } });
-            if let Some(f) = filter {
-                view["extensions"][MESHOPT]["filter"] = json!(f);
+    /// Appends `bytes` to the buffer view of their layout (stride and filter, or index size) and
+    /// returns where they start. One view per layout rather than per stream, as gltfpack does:
+    /// each view costs a JSON entry and a codec header, and one long stream of similar data
+    /// compresses better than many short ones (ShapeCollection's seven meshes made 24 views).
+    fn view(&mut self, bytes: &[u8], data: Data) -> Slot {
+        let layout = data.layout();
+        let index = match self.pending.iter().position(|p| p.layout == layout) {
+            Some(i) => i,
+            None => {
+                self.views.push(Value::Null);
+                self.pending.push(Pending { view: self.views.len() - 1, layout, bytes: Vec::new(), vertex_count: 0 });
+                self.pending.len() - 1
             }
-            self.fallback_len += bytes.len().div_ceil(4) * 4;
-            self.bin.extend_from_slice(&encoded);
-        } else {
-            self.bin.extend_from_slice(bytes);
+        };
+        let pending = &mut self.pending[index];
+        let offset = pending.bytes.len();
+        pending.bytes.extend_from_slice(bytes);
+        if let Data::Indices { vertex_count, .. } = data {
+            pending.vertex_count = pending.vertex_count.max(vertex_count);
         }
-        pad4(&mut self.bin, 0);
-        self.views.push(view);
-        self.views.len() - 1
+        Slot { view: pending.view, offset }
+    }
+
+    /// Writes the pending views into the buffers, compressed when asked.
+    fn flush_views(&mut self) {
+        for Pending { view: index, layout, bytes, vertex_count } in std::mem::take(&mut self.pending) {
+            let bytes = &bytes[..];
+            let (target, stride) = match layout {
+                Data::Vertices { stride, .. } => (ARRAY_BUFFER, Some(stride)),
+                Data::Indices { .. } => (ELEMENT_ARRAY_BUFFER, None),
+            };
+            let mut view = json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len(), "target": target });
+            if let Some(s) = stride {
+                view["byteStride"] = json!(s);
+            }
+            if self.compress {
+                let (encoded, count, stride, mode, filter) = match layout {
+                    Data::Vertices { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
+                    Data::Indices { size, .. } => {
+                        let indices: Vec<u32> = bytes
+                            .chunks_exact(size)
+                            .map(|c| if size == 2 { u16::from_le_bytes([c[0], c[1]]) as u32 } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) })
+                            .collect();
+                        (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES", None)
+                    }
+                };
+                view["buffer"] = json!(1);
+                view["byteOffset"] = json!(self.fallback_len);
+                view["extensions"] = json!({ MESHOPT: { "buffer": 0, "byteOffset": self.bin.len(), "byteLength": encoded.len(), "byteStride": stride, "count": count, "mode": mode } });
+                if let Some(f) = filter {
+                    view["extensions"][MESHOPT]["filter"] = json!(f);
+                }
+                self.fallback_len += bytes.len().div_ceil(4) * 4;
+                self.bin.extend_from_slice(&encoded);
+            } else {
+                self.bin.extend_from_slice(bytes);
+            }
+            pad4(&mut self.bin, 0);
+            self.views[index] = view;
+        }
     }
 
     fn raw_view(&mut self, bytes: &[u8]) -> usize {
@@ -94,8 +148,11 @@ impl Builder {
         self.views.len() - 1
     }
 
-    fn accessor(&mut self, view: usize, count: usize, component_type: u32, kind: &str, normalized: bool, bounds: Option<(Vec<f64>, Vec<f64>)>) -> usize {
-        let mut a = json!({ "bufferView": view, "componentType": component_type, "count": count, "type": kind });
+    fn accessor(&mut self, slot: Slot, count: usize, component_type: u32, kind: &str, normalized: bool, bounds: Option<(Vec<f64>, Vec<f64>)>) -> usize {
+        let mut a = json!({ "bufferView": slot.view, "componentType": component_type, "count": count, "type": kind });
+        if slot.offset > 0 {
+            a["byteOffset"] = json!(slot.offset);
+        }
         if normalized {
             a["normalized"] = json!(true);
         }
@@ -119,6 +176,15 @@ fn encode_vertices(bytes: &[u8], stride: usize) -> Vec<u8> {
         out.truncate(size);
         out
     }
+}
+
+/// Tangents (xyz unit direction, w = ±1 handedness) packed like normals with the codec's
+/// octahedral filter, four signed bytes each: gltfpack stores tangents at 8 bits too, and floats
+/// cost four times the bytes for precision no normal map needs. The filter keeps the fourth
+/// component as its own snorm value, so the handedness sign survives exactly.
+fn octahedral_tangents(data: &[f32]) -> Vec<u8> {
+    let tangents: Vec<[f32; 4]> = data.chunks_exact(4).map(|t| [t[0], t[1], t[2], if t[3] < 0.0 { -1.0 } else { 1.0 }]).collect();
+    meshopt::encode_filter_oct::<i8>(&tangents, NORMAL_BITS).iter().flatten().map(|&c| c as u8).collect()
 }
 
 /// Interleaves `components` values per vertex into a stream of `stride` bytes per vertex.
@@ -186,6 +252,15 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
             let encoded = meshopt::encode_filter_oct::<i8>(&unit, NORMAL_BITS);
             let view = b.view(&encoded.iter().flatten().map(|&c| c as u8).collect::<Vec<u8>>(), Data::Vertices { stride: 4, filter: Some("OCTAHEDRAL") });
             b.accessor(view, n, 5120, kind, true, None)
+        } else if grid.is_some() && a.semantic == "TANGENT" && a.components == 4 && b.compress {
+            let view = b.view(&octahedral_tangents(&a.data), Data::Vertices { stride: 4, filter: Some("OCTAHEDRAL") });
+            b.accessor(view, n, 5120, kind, true, None)
+        } else if grid.is_some() && a.semantic == "TANGENT" && a.components == 4 {
+            let view = b.view(
+                &stream(values, 4, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes())),
+                Data::Vertices { stride: 8, filter: None },
+            );
+            b.accessor(view, n, 5122, kind, true, None)
         } else if grid.is_some() && a.semantic == "NORMAL" {
             let view = b.view(
                 &stream(values, 3, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes())),
@@ -254,7 +329,7 @@ fn named(mut value: Value, name: &Option<String>) -> Value {
 }
 
 pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
-    let mut b = Builder { bin: Vec::new(), fallback_len: 0, views: Vec::new(), accessors: Vec::new(), compress: options.compress };
+    let mut b = Builder { bin: Vec::new(), fallback_len: 0, views: Vec::new(), accessors: Vec::new(), compress: options.compress, pending: Vec::new() };
     let grids: Vec<Option<Grid>> = model.meshes.iter().map(|m| options.quantize.then(|| grid_of(&m.primitives))).collect();
     let meshes: Vec<Value> = model
         .meshes
@@ -285,6 +360,7 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         nodes.push(v);
     }
     nodes.extend(extra_nodes);
+    b.flush_views();
     let images: Vec<Value> = model
         .images
         .iter()
@@ -364,6 +440,71 @@ mod tests {
     use super::*;
     use crate::model::{Attribute, Mesh, SourceFormat};
     use crate::read::{read_model, ReadOptions};
+
+    #[test]
+    fn meshes_share_one_view_per_layout_and_read_back() {
+        let mut model = Model::new(SourceFormat::Glb);
+        for shift in [0.0, 3.0] {
+            let positions: Vec<[f32; 3]> = (0..40).map(|i| [i as f32 * 0.1 + shift, (i as f32 * 0.3).sin(), (i % 7) as f32]).collect();
+            let indices: Vec<u32> = (0..38).flat_map(|i| [i, i + 1, i + 2]).collect();
+            model.push_root_mesh(Mesh { name: None, primitives: vec![Primitive { positions, attributes: vec![], indices, material: None }] });
+        }
+        for compress in [true, false] {
+            let packed = write_glb(&model, &GlbOptions { quantize: true, compress });
+            let json_length = u32::from_le_bytes(packed[12..16].try_into().unwrap()) as usize;
+            let document: Value = serde_json::from_slice(&packed[20..20 + json_length]).unwrap();
+            assert_eq!(document["bufferViews"].as_array().unwrap().len(), 2, "positions and indices");
+            let back = read_model(&packed, "glb", &ReadOptions::default()).unwrap();
+            let instances = back.instances();
+            for (mesh, (written, read)) in model.meshes.iter().zip(&back.meshes).enumerate() {
+                let (p, q) = (&written.primitives[0], &read.primitives[0]);
+                // The index codec may rotate a triangle's corners; the winding stays.
+                let rotated = |indices: &[u32]| -> Vec<[u32; 3]> {
+                    indices
+                        .chunks_exact(3)
+                        .map(|t| [t[0], t[1], t[2]])
+                        .map(|t| {
+                            let k = (0..3).min_by_key(|&k| t[k]).unwrap();
+                            [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
+                        })
+                        .collect()
+                };
+                assert_eq!(rotated(&p.indices), rotated(&q.indices));
+                let world = instances.iter().find(|i| i.mesh == mesh).unwrap().world;
+                for (a, b) in p.positions.iter().zip(&q.positions) {
+                    let b = crate::math::transform_point(&world, *b);
+                    assert!((0..3).all(|k| (a[k] - b[k]).abs() < 1e-3), "{a:?} vs {b:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn packed_tangents_keep_direction_and_handedness() {
+        let directions: Vec<[f32; 3]> =
+            (0..64).map(|i| i as f32 * 0.7).map(|t| [t.cos() * (t * 0.3).sin(), (t * 0.3).cos(), t.sin() * (t * 0.3).sin()]).collect();
+        let tangents: Vec<f32> = directions.iter().enumerate().flat_map(|(i, d)| [d[0], d[1], d[2], if i % 3 == 0 { -1.0 } else { 1.0 }]).collect();
+        let mut model = Model::new(SourceFormat::Glb);
+        model.push_root_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: directions.clone(),
+                attributes: vec![Attribute { semantic: "TANGENT".into(), components: 4, data: tangents.clone() }],
+                indices: (0..63).flat_map(|i| [0, i, i + 1]).collect(),
+                material: None,
+            }],
+        });
+        for compress in [true, false] {
+            let packed = write_glb(&model, &GlbOptions { quantize: true, compress });
+            let back = read_model(&packed, "glb", &ReadOptions::default()).unwrap();
+            let read = &back.meshes[0].primitives[0].attribute("TANGENT").unwrap().data;
+            for (t, original) in read.chunks_exact(4).zip(tangents.chunks_exact(4)) {
+                let cosine = t[0] * original[0] + t[1] * original[1] + t[2] * original[2];
+                assert!(cosine > 2f32.to_radians().cos(), "{t:?} vs {original:?}");
+                assert_eq!(t[3], original[3]);
+            }
+        }
+    }
 
     #[test]
     fn packed_normals_read_back_within_two_degrees() {
