@@ -18,7 +18,14 @@ interface View {
   extensions?: Record<string, { byteLength: number; filter?: string; mode?: string }>
 }
 
-const componentNames: Record<number, string> = { 5120: 'i8', 5121: 'u8', 5122: 'i16', 5123: 'u16', 5125: 'u32', 5126: 'f32' }
+const componentNames: Record<number, string> = {
+  5120: 'i8',
+  5121: 'u8',
+  5122: 'i16',
+  5123: 'u16',
+  5125: 'u32',
+  5126: 'f32',
+}
 
 function report(file: string) {
   const data = readFileSync(file)
@@ -29,7 +36,8 @@ function report(file: string) {
   const semantics = new Map<number, string[]>()
   for (const mesh of doc.meshes ?? []) {
     for (const p of mesh.primitives) {
-      for (const [name, index] of Object.entries<number>(p.attributes)) semantics.set(index, [...(semantics.get(index) ?? []), name])
+      for (const [name, index] of Object.entries<number>(p.attributes))
+        semantics.set(index, [...(semantics.get(index) ?? []), name])
       if (p.indices !== undefined) semantics.set(p.indices, [...(semantics.get(p.indices) ?? []), 'indices'])
     }
   }
@@ -50,7 +58,9 @@ function report(file: string) {
       .join(', ')
     const kind = (semantics.get(users[0] ?? -1)?.[0] ?? '?').replace(/_\d+$/, '')
     add(kind, stored)
-    console.log(`  view ${i}: ${stored} bytes (raw ${view.byteLength}, stride ${view.byteStride ?? '-'}${meshopt?.filter ? `, ${meshopt.filter}` : ''}) ${label}`)
+    console.log(
+      `  view ${i}: ${stored} bytes (raw ${view.byteLength}, stride ${view.byteStride ?? '-'}${meshopt?.filter ? `, ${meshopt.filter}` : ''}) ${label}`,
+    )
   })
   console.log(`  totals: ${[...totals].map(([k, v]) => `${k} ${v}`).join(', ')}, JSON ${jsonLength}`)
 }
