@@ -45,10 +45,13 @@ function report(file: string) {
   const totals = new Map<string, number>()
   const add = (key: string, bytes: number) => totals.set(key, (totals.get(key) ?? 0) + bytes)
   console.log(`${file}: ${data.length} bytes, JSON ${jsonLength}`)
-  views.forEach((view, i) => {
+  for (const [i, view] of views.entries()) {
     const meshopt = view.extensions?.EXT_meshopt_compression
     const stored = meshopt ? meshopt.byteLength : view.byteLength
-    if (imageViews.has(i)) return add('images', stored)
+    if (imageViews.has(i)) {
+      add('images', stored)
+      continue
+    }
     const users = accessors.flatMap((a, k) => (a.bufferView === i ? [k] : []))
     const label = users
       .map((k) => {
@@ -61,7 +64,7 @@ function report(file: string) {
     console.log(
       `  view ${i}: ${stored} bytes (raw ${view.byteLength}, stride ${view.byteStride ?? '-'}${meshopt?.filter ? `, ${meshopt.filter}` : ''}) ${label}`,
     )
-  })
+  }
   console.log(`  totals: ${[...totals].map(([k, v]) => `${k} ${v}`).join(', ')}, JSON ${jsonLength}`)
 }
 
