@@ -13,6 +13,8 @@ export interface Config {
   mongoDbUrl: string | null
   natsUrl: string | null
   workerConcurrency: number
+  /** Job child processes kept booted and idle, each waiting for its one job (0: fork per job). */
+  warmChildren: number
   /** 503 busy above this many jobs waiting. */
   maxQueuedJobs: number
   maxActiveJobsPerAccount: number
@@ -38,12 +40,15 @@ export interface Config {
 }
 
 const day = 86_400_000
+/** Idle children cost memory (a booted Node each); more than this buys no latency. */
+const maxWarmChildren = 16
 const int = (value: string | undefined, fallback: number) =>
   value === undefined || value === '' ? fallback : Number.parseInt(value, 10)
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080)
   const dataDir = resolve(env.DATA_DIR ?? './data')
+  const workerConcurrency = int(env.WORKER_CONCURRENCY, availableParallelism())
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
@@ -53,7 +58,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kurrentDbUrl: env.KURRENTDB_URL || null,
     mongoDbUrl: env.MONGODB_URL || null,
     natsUrl: env.NATS_URL || null,
-    workerConcurrency: int(env.WORKER_CONCURRENCY, availableParallelism()),
+    workerConcurrency,
+    warmChildren: Math.max(0, Math.min(int(env.WORKER_WARM_CHILDREN, workerConcurrency), maxWarmChildren)),
     maxQueuedJobs: int(env.MAX_QUEUED_JOBS, 200),
     maxActiveJobsPerAccount: int(env.MAX_ACTIVE_JOBS, 1),
     uploadMaxBytes: int(env.UPLOAD_MAX_BYTES, 50 * 1024 * 1024),

@@ -12,6 +12,7 @@ import { StripePaymentProcessor } from '../adapters/payments/stripe.ts'
 import type { Consumer, Dispatcher } from '../domain/ports/dispatcher.ts'
 import type { EventStore } from '../domain/ports/event-store.ts'
 import type { CatalogItem } from '../domain/ports/payment-processor.ts'
+import { toolCatalog } from '../domain/tools/catalog.ts'
 import { projectors } from '../projections/models.ts'
 import { MongoReadStore } from '../projections/mongo-read-store.ts'
 import { ReadModels } from '../projections/read-models.ts'
@@ -22,6 +23,7 @@ import { InProcessDispatcher } from '../workers/dispatch/in-process.ts'
 import { NatsDispatcher } from '../workers/dispatch/nats.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
 import { executeJob, failJob } from '../workers/job-executor.ts'
+import { WarmChildPool } from '../workers/runtime/warm-pool.ts'
 import { atRestKey } from '../workers/secrets/at-rest.ts'
 import { SecretBlobStore } from '../workers/secrets/secret-blob-store.ts'
 import { loadCatalog } from './billing/catalog.ts'
@@ -107,23 +109,34 @@ export async function startServices(config: Config, options: StartOptions = {}):
   await housekeeper?.start()
 
   let consumer: Consumer | null = null
+  let warmChildren: WarmChildPool | null = null
   if (consumeJobs) {
     const workerName = `${hostname()}:${process.pid}`
-    consumer = await dispatcher.consume({
-      concurrency: config.workerConcurrency,
-      handle: (job, delivery) => executeJob(ctx, job, delivery, workerName),
-      deadLetter: (job, attempts) =>
-        failJob(
-          ctx,
-          job.jobId,
-          {
-            code: 'internal',
-            message: `The job could not be run after ${attempts} attempts.`,
-            hint: 'Retry later; failed jobs cost nothing.',
-          },
-          null,
-        ),
-    })
+    // Warm children start with the smallest memory limit: the quick tools', where a child's start-up
+    // would dominate the job. The pool then follows the tools actually asked for.
+    const quickToolsMemoryMb = Math.min(...[...toolCatalog.values()].map((tool) => tool.limits.memoryMb))
+    const children = new WarmChildPool(config.warmChildren, quickToolsMemoryMb)
+    warmChildren = children
+    consumer = await dispatcher
+      .consume({
+        concurrency: config.workerConcurrency,
+        handle: (job, delivery) => executeJob(ctx, job, delivery, workerName, children),
+        deadLetter: (job, attempts) =>
+          failJob(
+            ctx,
+            job.jobId,
+            {
+              code: 'internal',
+              message: `The job could not be run after ${attempts} attempts.`,
+              hint: 'Retry later; failed jobs cost nothing.',
+            },
+            null,
+          ),
+      })
+      .catch(async (error: unknown) => {
+        await children.close()
+        throw error
+      })
   }
 
   return {
@@ -137,6 +150,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
     },
     async close() {
       await consumer?.stop()
+      await warmChildren?.close()
       await housekeeper?.stop()
       for (const runner of runners) await runner.stop()
       await dispatcher.close()

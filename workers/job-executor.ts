@@ -18,6 +18,7 @@ import type { ToolInputFile } from '../domain/ports/tool-runner.ts'
 import { getTool, isToolId } from '../domain/tools/catalog.ts'
 import { priceFor } from '../domain/tools/pricing.ts'
 import { runIsolated } from './runtime/isolated-run.ts'
+import type { ChildSource } from './runtime/warm-pool.ts'
 import { outputRetentionMs } from './tools/retention.ts'
 
 const progressIntervalMs = 1000
@@ -62,6 +63,8 @@ export async function executeJob(
   message: JobMessage,
   delivery: Delivery,
   workerName: string,
+  /** Where the job's child process comes from (the warm pool); a fresh fork per job by default. */
+  children?: ChildSource,
 ): Promise<void> {
   const stream = jobStream(message.jobId)
   const { state: job } = await readState(ctx.store, stream, jobDecider)
@@ -129,6 +132,7 @@ export async function executeJob(
     outDir,
     timeoutMs: tool.limits.timeoutMs,
     memoryMb: tool.limits.memoryMb,
+    children,
     afterMeasure: async (units) => {
       if (tool.limits.maxUnits !== null && units > tool.limits.maxUnits) {
         const unit = tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'units')

@@ -1,5 +1,6 @@
 // Dispatch benchmark: a tiny job's end-to-end latency (create → succeeded, p50/p99) and jobs/s, over the
-// in-process queue and over NATS JetStream (a real nats-server), and NATS with 1 vs 2 worker processes.
+// in-process queue and over NATS JetStream (a real nats-server), and NATS with 1 vs 2 worker processes;
+// in-process also with cold children (WORKER_WARM_CHILDREN=0, a fresh fork per job) as the warm pool's peer.
 // Not a test: it prints figures and the ratios between peers measured in the same run.
 //   node_modules/.bin/node bench/dispatch/run.ts   (BENCH_JOBS=n, default 40)
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -77,7 +78,12 @@ async function measure(
   }
 }
 
-function environment(dataDir: string, natsUrl: string | null, concurrency: number): NodeJS.ProcessEnv {
+function environment(
+  dataDir: string,
+  natsUrl: string | null,
+  concurrency: number,
+  warmChildren: number | null,
+): NodeJS.ProcessEnv {
   return {
     ...process.env,
     DATA_DIR: dataDir,
@@ -85,6 +91,7 @@ function environment(dataDir: string, natsUrl: string | null, concurrency: numbe
     SIGNING_SECRET: 'bench-signing-secret-0123456789abcdef',
     MAX_ACTIVE_JOBS: '100000',
     WORKER_CONCURRENCY: String(concurrency),
+    WORKER_WARM_CHILDREN: warmChildren === null ? '' : String(warmChildren),
   }
 }
 
@@ -99,9 +106,10 @@ async function scenario<T>(
   concurrency: number,
   workers: number,
   body: (services: Services) => Promise<T>,
+  warmChildren: number | null = null,
 ): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiln-bench-'))
-  const env = environment(dataDir, natsUrl, concurrency)
+  const env = environment(dataDir, natsUrl, concurrency, warmChildren)
   const embedded = natsUrl === null
   const services = await startServices(loadConfig(env), { consumeJobs: embedded })
   const children = embedded ? [] : await Promise.all(Array.from({ length: workers }, () => startWorker(env)))
@@ -125,6 +133,11 @@ const show = (name: string, f: Figures) => {
 const tiny = { count: 1 }
 const inProcess = await scenario(null, 2, 0, (s) => measure(s, 'get_random_numbers', tiny, true))
 show('in-process, tiny job', inProcess)
+const cold = await scenario(null, 2, 0, (s) => measure(s, 'get_random_numbers', tiny, true), 0)
+show('in-process, tiny job, cold children', cold)
+console.log(
+  `warm pool / cold children: latency p50 ×${(inProcess.p50 / cold.p50).toFixed(2)}, throughput ×${(inProcess.jobsPerSecond / cold.jobsPerSecond).toFixed(2)}`,
+)
 
 const nats = await startNatsServer()
 try {

@@ -1,4 +1,5 @@
-// The isolated process for one job: measure the input, wait for the go-ahead (the charge), run.
+// The isolated process for one job: boot, say it is ready, wait for its single job, measure the input,
+// wait for the go-ahead (the charge), run, exit. It may wait idle in the warm pool for a while first.
 // Anything thrown becomes a job error; a crash or a kill is reported by the parent.
 import { randomBytes } from 'node:crypto'
 import { DomainError, isDomainError } from '../../domain/errors.ts'
@@ -26,8 +27,16 @@ const nextMessage = () =>
   new Promise<ParentMessage>((resolve) => process.once('message', (m) => resolve(m as ParentMessage)))
 
 async function main() {
+  // Never outlive the worker: a lost IPC channel (the worker died) ends this process, idle or busy.
+  process.once('disconnect', () => process.exit(0))
+  const ready = send({ type: 'ready' })
   const job = await nextMessage()
+  await ready
   if (job.type !== 'measure') throw new Error('expected a measure message first')
+  // The runner sees the worker's environment as it is now, not as it was when this child was warmed
+  // (providers, test hooks and fakes are configured through it).
+  for (const key of Object.keys(process.env)) if (!(key in job.env)) delete process.env[key]
+  Object.assign(process.env, job.env)
   const controller = new AbortController()
   process.once('SIGTERM', () => controller.abort())
   try {

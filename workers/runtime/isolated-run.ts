@@ -1,11 +1,12 @@
 // Runs one job's work in a child process with a wall-clock limit and a memory limit. The child is
 // killed (SIGKILL) when it overruns either; its death never takes this process down. The V8 heap is
 // capped with --max-old-space-size; native memory is watched through the child's resident set size.
-import { fork } from 'node:child_process'
+// The child may come warm from a pool: the limits and the compute time count from the hand-over.
 import { readFile } from 'node:fs/promises'
 import type { JobError } from '../../domain/errors.ts'
 import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
 import type { ChildMessage, ParentMessage } from './protocol.ts'
+import { type ChildSource, coldChildren } from './warm-pool.ts'
 
 export interface IsolatedJob {
   tool: string
@@ -14,6 +15,8 @@ export interface IsolatedJob {
   outDir: string
   timeoutMs: number
   memoryMb: number
+  /** Where the child process comes from: a warm pool, or a fresh fork (the default). */
+  children?: ChildSource
   /** Decides whether to go on after measuring (the charge); returning an error stops the job. */
   afterMeasure(units: number): Promise<JobError | null>
   onProgress(fraction: number, message: string | null): void
@@ -22,8 +25,6 @@ export interface IsolatedJob {
 export type IsolatedOutcome =
   | { ok: true; units: number; summary: Record<string, unknown>; computeMs: number }
   | { ok: false; units: number | null; error: JobError; computeMs: number }
-
-const childScript = new URL('./child.ts', import.meta.url)
 
 async function residentMb(pid: number): Promise<number> {
   try {
@@ -35,13 +36,15 @@ async function residentMb(pid: number): Promise<number> {
   }
 }
 
+function currentEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value
+  return env
+}
+
 export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
+  const child = (job.children ?? coldChildren).take(job.memoryMb)
   const started = performance.now()
-  const child = fork(childScript, [], {
-    execArgv: [`--max-old-space-size=${job.memoryMb}`],
-    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-    serialization: 'advanced',
-  })
   let stderrTail = ''
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString()).slice(-4000)
@@ -57,8 +60,13 @@ export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
       settled = true
       clearTimeout(timer)
       clearInterval(memoryWatch)
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-      resolve(outcome)
+      // The outcome is given once the child is gone, so a worker that stops after its last job
+      // leaves no process behind.
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
+        return resolve(outcome)
+      }
+      child.once('exit', () => resolve(outcome))
+      child.kill('SIGKILL')
     }
     const fail = (error: JobError) => finish({ ok: false, units, error, computeMs: elapsed() })
 
@@ -87,6 +95,8 @@ export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
           child.send({ type: 'run' } satisfies ParentMessage)
           return
         }
+        case 'ready':
+          return
         case 'progress':
           job.onProgress(message.fraction, message.message)
           return
@@ -130,6 +140,7 @@ export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
       input: job.input,
       options: job.options,
       outDir: job.outDir,
+      env: currentEnvironment(),
     } satisfies ParentMessage)
   })
 }

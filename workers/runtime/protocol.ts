@@ -9,10 +9,13 @@ export type ParentMessage =
       input: ToolInputFile | null
       options: Record<string, unknown>
       outDir: string
+      /** The worker's environment when the job is handed over (a warm child started earlier). */
+      env: Record<string, string>
     }
   | { type: 'run' }
 
 export type ChildMessage =
+  | { type: 'ready' }
   | { type: 'measured'; units: number }
   | { type: 'progress'; fraction: number; message: string | null }
   | { type: 'done'; summary: Record<string, unknown> }
