@@ -290,12 +290,19 @@ mod tests {
 
     #[test]
     fn a_drop_capital_does_not_merge_the_lines_beside_it() {
-        let (mut glyphs, mut text) = glyphs_of(&[("he first line", 40.0, 700.0), ("second line", 40.0, 688.0)]);
+        let (mut glyphs, mut text) =
+            glyphs_of(&[("he first line", 40.0, 700.0), ("second line", 40.0, 688.0)]);
         let start = text.len() as u32;
         text.push('T');
-        glyphs.insert(0, PlacedGlyph::new(0.0, 688.0, 1.0, 0.0, 30.0, 36.0, start, 1));
+        glyphs.insert(
+            0,
+            PlacedGlyph::new(0.0, 688.0, 1.0, 0.0, 30.0, 36.0, start, 1),
+        );
         let page = page_text(&glyphs, &text, Mode::Plain);
-        assert!(page.contains("he first line") && page.contains("second line"), "{page}");
+        assert!(
+            page.contains("he first line") && page.contains("second line"),
+            "{page}"
+        );
     }
 
     #[test]
