@@ -1,6 +1,7 @@
-// The warm pool of job children: a child that dies while idle is replaced and never handed a job; a
-// job in a warm child still meets its time and memory limits, counted from the hand-over, not from
-// the warm-up; close() ends every child, idle or used, and so does the service's close().
+// The warm pool of job children: a child that dies while idle is replaced and never handed a job (one
+// that dies in the very instant of the hand-over leaves the job to a fresh child); a job in a warm
+// child still meets its time and memory limits, counted from the hand-over, not from the warm-up;
+// close() ends every child, idle or used, and so does the service's close().
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -99,6 +100,17 @@ describe('warm pool of job children', () => {
     expect(recorded.taken).toHaveLength(4)
     expect(recorded.taken).not.toContain(victim)
     expect(new Set(recorded.taken).size).toBe(4)
+  })
+
+  it('runs the job in a fresh child when its warm child died just before the hand-over', async () => {
+    const recorded = recordedPool(1)
+    pool = recorded.pool
+    const [victim] = await pollUntil(recorded.readyPids, (pids) => pids.length === 1)
+    // Killed in the same tick as the take: the pool cannot have heard of the death yet.
+    process.kill(victim!, 'SIGKILL')
+    const outcome = await runIsolated(job({ children: recorded.source }))
+    expect(recorded.taken).toEqual([victim])
+    expect(outcome).toMatchObject({ ok: true, units: 1, summary: { count: 3 } })
   })
 
   it('runs a job of another memory limit in a cold child, then keeps one of that limit warm', async () => {

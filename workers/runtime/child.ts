@@ -31,7 +31,8 @@ async function main() {
   process.once('disconnect', () => process.exit(0))
   const ready = send({ type: 'ready' })
   const job = await nextMessage()
-  await ready
+  const received = send({ type: 'received' })
+  await Promise.all([ready, received])
   if (job.type !== 'measure') throw new Error('expected a measure message first')
   // The runner sees the worker's environment as it is now, not as it was when this child was warmed
   // (providers, test hooks and fakes are configured through it).

@@ -2,11 +2,12 @@
 // killed (SIGKILL) when it overruns either; its death never takes this process down. The V8 heap is
 // capped with --max-old-space-size; native memory is watched through the child's resident set size.
 // The child may come warm from a pool: the limits and the compute time count from the hand-over.
+import type { ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import type { JobError } from '../../domain/errors.ts'
 import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
 import type { ChildMessage, ParentMessage } from './protocol.ts'
-import { type ChildSource, coldChildren } from './warm-pool.ts'
+import { type ChildSource, coldChildren, forkJobChild } from './warm-pool.ts'
 
 export interface IsolatedJob {
   tool: string
@@ -42,20 +43,44 @@ function currentEnvironment(): Record<string, string> {
   return env
 }
 
-export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
-  const child = (job.children ?? coldChildren).take(job.memoryMb)
+export async function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
   const started = performance.now()
+  const outcome = await runInChild(job, (job.children ?? coldChildren).take(job.memoryMb), started, true)
+  // The child died before it received the job (a warm child whose death the pool had not heard of
+  // yet): nothing of the job ran, so it runs in a fresh child instead, once.
+  return outcome === 'lost' ? runInChild(job, forkJobChild(job.memoryMb), started, false) : outcome
+}
+
+function runInChild(
+  job: IsolatedJob,
+  child: ChildProcess,
+  started: number,
+  mayBeLost: true,
+): Promise<IsolatedOutcome | 'lost'>
+function runInChild(
+  job: IsolatedJob,
+  child: ChildProcess,
+  started: number,
+  mayBeLost: false,
+): Promise<IsolatedOutcome>
+function runInChild(
+  job: IsolatedJob,
+  child: ChildProcess,
+  started: number,
+  mayBeLost: boolean,
+): Promise<IsolatedOutcome | 'lost'> {
   let stderrTail = ''
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString()).slice(-4000)
   })
 
-  return new Promise<IsolatedOutcome>((resolve) => {
+  return new Promise<IsolatedOutcome | 'lost'>((resolve) => {
     let units: number | null = null
+    let received = false
     let settled = false
     let killedFor: 'timeout' | 'out_of_memory' | null = null
     const elapsed = () => Math.round(performance.now() - started)
-    const finish = (outcome: IsolatedOutcome) => {
+    const finish = (outcome: IsolatedOutcome | 'lost') => {
       if (settled) return
       settled = true
       clearTimeout(timer)
@@ -68,7 +93,12 @@ export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
       child.once('exit', () => resolve(outcome))
       child.kill('SIGKILL')
     }
-    const fail = (error: JobError) => finish({ ok: false, units, error, computeMs: elapsed() })
+    const fail = (error: JobError) =>
+      finish(
+        mayBeLost && !received && killedFor === null
+          ? 'lost'
+          : { ok: false, units, error, computeMs: elapsed() },
+      )
 
     const timer = setTimeout(() => {
       killedFor = 'timeout'
@@ -96,6 +126,9 @@ export function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
           return
         }
         case 'ready':
+          return
+        case 'received':
+          received = true
           return
         case 'progress':
           job.onProgress(message.fraction, message.message)

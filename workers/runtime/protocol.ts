@@ -16,6 +16,7 @@ export type ParentMessage =
 
 export type ChildMessage =
   | { type: 'ready' }
+  | { type: 'received' }
   | { type: 'measured'; units: number }
   | { type: 'progress'; fraction: number; message: string | null }
   | { type: 'done'; summary: Record<string, unknown> }
