@@ -2,13 +2,14 @@
 // in-process queue and over NATS JetStream (a real nats-server), and NATS with 1 vs 2 worker processes;
 // in-process also with cold children (WORKER_WARM_CHILDREN=0, a fresh fork per job) as the warm pool's peer.
 // Not a test: it prints figures and the ratios between peers measured in the same run.
-//   node_modules/.bin/node bench/dispatch/run.ts   (BENCH_JOBS=n, default 40)
+//   node_modules/.bin/node bench/dispatch/run.ts   (BENCH_JOBS=n, default 40; WORKER_WARM_CHILDREN=n)
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { grantCredits, openAccount } from '../../app/accounts.ts'
 import { loadConfig } from '../../app/config.ts'
@@ -20,6 +21,7 @@ import { jobStream } from '../../domain/job/events.ts'
 import { startNatsServer } from '../../test/dispatch/nats-server.ts'
 
 const jobs = Number(process.env.BENCH_JOBS ?? 40)
+const settleMs = 1500
 const workerScript = fileURLToPath(new URL('../../workers/main.ts', import.meta.url))
 
 const percentile = (sorted: number[], p: number) =>
@@ -91,7 +93,7 @@ function environment(
     SIGNING_SECRET: 'bench-signing-secret-0123456789abcdef',
     MAX_ACTIVE_JOBS: '100000',
     WORKER_CONCURRENCY: String(concurrency),
-    WORKER_WARM_CHILDREN: warmChildren === null ? '' : String(warmChildren),
+    ...(warmChildren === null ? {} : { WORKER_WARM_CHILDREN: String(warmChildren) }),
   }
 }
 
@@ -113,6 +115,8 @@ async function scenario<T>(
   const embedded = natsUrl === null
   const services = await startServices(loadConfig(env), { consumeJobs: embedded })
   const children = embedded ? [] : await Promise.all(Array.from({ length: workers }, () => startWorker(env)))
+  // Steady state, not start-up: the warm pools boot their children before the first job is timed.
+  await sleep(settleMs)
   try {
     return await body(services)
   } finally {

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises'
 import type { JobError } from '../../domain/errors.ts'
 import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
 import type { ChildMessage, ParentMessage } from './protocol.ts'
-import { type ChildSource, coldChildren, forkJobChild } from './warm-pool.ts'
+import { type ChildSource, coldChildren } from './warm-pool.ts'
 
 export interface IsolatedJob {
   tool: string
@@ -45,10 +45,11 @@ function currentEnvironment(): Record<string, string> {
 
 export async function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
   const started = performance.now()
-  const outcome = await runInChild(job, (job.children ?? coldChildren).take(job.memoryMb), started, true)
+  const children = job.children ?? coldChildren
+  const outcome = await runInChild(job, children.take(job.memoryMb), started, true)
   // The child died before it received the job (a warm child whose death the pool had not heard of
-  // yet): nothing of the job ran, so it runs in a fresh child instead, once.
-  return outcome === 'lost' ? runInChild(job, forkJobChild(job.memoryMb), started, false) : outcome
+  // yet): nothing of the job ran, so it runs in another child instead, once.
+  return outcome === 'lost' ? runInChild(job, children.take(job.memoryMb), started, false) : outcome
 }
 
 function runInChild(
@@ -85,13 +86,8 @@ function runInChild(
       settled = true
       clearTimeout(timer)
       clearInterval(memoryWatch)
-      // The outcome is given once the child is gone, so a worker that stops after its last job
-      // leaves no process behind.
-      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
-        return resolve(outcome)
-      }
-      child.once('exit', () => resolve(outcome))
-      child.kill('SIGKILL')
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      resolve(outcome)
     }
     const fail = (error: JobError) =>
       finish(

@@ -2,7 +2,7 @@
 // hundred milliseconds, so the pool keeps a few children booted and idle; each still runs exactly one
 // job and exits, and a replacement starts as soon as one is taken. Idle children are unref'd (they
 // never hold the worker open), die with the worker (the child exits when its IPC channel closes) and
-// are killed by close().
+// are killed by close(), as is any child handed out that has not exited yet.
 //
 // The V8 heap cap (--max-old-space-size) is fixed when a process starts, so a warm child belongs to
 // one memory limit. The pool starts with children of one limit and then follows demand: a job whose
@@ -53,9 +53,19 @@ function setReferenced(child: ChildProcess, referenced: boolean) {
   }
 }
 
+function killAndWait(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
+    return Promise.resolve()
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGKILL')
+  return exited
+}
+
 export class WarmChildPool implements ChildSource {
   readonly #size: number
   readonly #idle: IdleChild[] = []
+  readonly #handedOut = new Set<ChildProcess>()
   readonly #restarts = new Set<NodeJS.Timeout>()
   #closed = false
 
@@ -73,28 +83,38 @@ export class WarmChildPool implements ChildSource {
   }
 
   take(memoryMb: number): ChildProcess {
+    const child = this.#takeIdle(memoryMb) ?? this.#forkCold(memoryMb)
+    this.#handedOut.add(child)
+    child.once('exit', () => this.#handedOut.delete(child))
+    return child
+  }
+
+  /** Kills every idle child and any handed-out child still running, and waits for them to exit. */
+  async close(): Promise<void> {
+    this.#closed = true
+    for (const timer of this.#restarts) clearTimeout(timer)
+    this.#restarts.clear()
+    const exits = [...this.#idle.map((idle) => this.#kill(idle)), ...[...this.#handedOut].map(killAndWait)]
+    this.#idle.length = 0
+    this.#handedOut.clear()
+    await Promise.all(exits)
+  }
+
+  #takeIdle(memoryMb: number): ChildProcess | null {
     const index = this.#pick(memoryMb)
-    if (index >= 0) {
-      const [idle] = this.#idle.splice(index, 1)
-      idle!.release()
-      this.#warm(memoryMb)
-      return idle!.process
-    }
+    if (index < 0) return null
+    const [idle] = this.#idle.splice(index, 1)
+    idle!.release()
+    this.#warm(memoryMb)
+    return idle!.process
+  }
+
+  #forkCold(memoryMb: number): ChildProcess {
     if (this.#size > 0 && !this.#closed) {
       if (this.#idle.length < this.#size) this.#warm(memoryMb)
       else if (this.#retireOneOfMostPlentiful()) this.#warm(memoryMb)
     }
     return forkJobChild(memoryMb)
-  }
-
-  /** Kills every idle child and waits for them to exit; later takes get cold children. */
-  async close(): Promise<void> {
-    this.#closed = true
-    for (const timer of this.#restarts) clearTimeout(timer)
-    this.#restarts.clear()
-    const exits = this.#idle.map((idle) => this.#kill(idle))
-    this.#idle.length = 0
-    await Promise.all(exits)
   }
 
   /** A booted child of this limit first, then one still booting (it is further along than a fork). */
@@ -119,12 +139,8 @@ export class WarmChildPool implements ChildSource {
 
   #kill(idle: IdleChild): Promise<void> {
     idle.release()
-    const child = idle.process
-    child.on('error', () => {})
-    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-    child.kill('SIGKILL')
-    return exited
+    idle.process.on('error', () => {})
+    return killAndWait(idle.process)
   }
 
   #warm(memoryMb: number) {
