@@ -1,3 +1,4 @@
+import type { Command } from '../command.ts'
 import type { JobOutcome, LotKind } from './events.ts'
 
 /** What admission needs to know of the tool (from the catalog and the account's plan). */
@@ -18,8 +19,6 @@ export interface KeyPolicy {
   maxActiveKeys: number
   maxNewKeysPerDay: number
 }
-
-type Command<T extends string, D> = { type: T; data: D & { now: number } }
 
 export type AccountCommand =
   | Command<

@@ -1,6 +1,7 @@
 // The account's state, folded from its events. Times are epoch milliseconds.
 import type { AccountEvent, Allocation, LotKind } from './events.ts'
 import { genesisHash } from './ledger-hash.ts'
+import { bySpendingOrder } from './spending-order.ts'
 
 export interface Lot {
   id: string
@@ -249,12 +250,7 @@ export const foldAccount = (events: AccountEvent[]): AccountState =>
 
 /** Lots that count at `now`, in spending order: expires first, then granted first, then lot id. */
 export function liveLots(state: AccountState, now: number): Lot[] {
-  return [...state.lots.values()]
-    .filter((lot) => !lot.expired && lot.expiresAt > now)
-    .sort(
-      (a, b) =>
-        a.expiresAt - b.expiresAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    )
+  return [...state.lots.values()].filter((lot) => !lot.expired && lot.expiresAt > now).sort(bySpendingOrder)
 }
 
 export const balanceAt = (state: AccountState, now: number): number =>

@@ -1,7 +1,6 @@
+import type { Command } from '../command.ts'
 import type { JobError } from '../errors.ts'
 import type { JobInput, JobResult } from './events.ts'
-
-type Command<T extends string, D> = { type: T; data: D & { now: number } }
 
 export type JobCommand =
   | Command<

@@ -1,8 +1,7 @@
+import type { Command } from '../command.ts'
 import { DomainError } from '../errors.ts'
 import type { UploadEvent } from './events.ts'
 import type { UploadState } from './state.ts'
-
-type Command<T extends string, D> = { type: T; data: D & { now: number } }
 
 export type UploadCommand =
   | Command<

@@ -1,14 +1,10 @@
 // Balances at read time: a lot counts while its expiry is not recorded and not yet due.
+import { bySpendingOrder } from '../../domain/account/spending-order.ts'
 import type { LotView } from './account-docs.ts'
 
 /** Live lots in spending order: expires first, then granted first, then lot id. */
 export function liveLots(lots: readonly LotView[], now: number): LotView[] {
-  return lots
-    .filter((lot) => !lot.expired && lot.expiresAt > now)
-    .sort(
-      (a, b) =>
-        a.expiresAt - b.expiresAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    )
+  return lots.filter((lot) => !lot.expired && lot.expiresAt > now).sort(bySpendingOrder)
 }
 
 export const balanceOf = (live: readonly LotView[]): number =>

@@ -1,7 +1,9 @@
 // One account's ledger, recomputed from its events by arithmetic of its own (not the domain's
 // fold), checking every rule the ledger must keep as each event arrives.
+
 import type { AccountEvent, Allocation } from '../../domain/account/events.ts'
 import { genesisHash, ledgerHash } from '../../domain/account/ledger-hash.ts'
+import { bySpendingOrder } from '../../domain/account/spending-order.ts'
 import {
   type AccountState,
   balanceAt,
@@ -154,10 +156,7 @@ export class AccountLedger {
   #liveLots(at: number): AuditedLot[] {
     return [...this.#lots.values()]
       .filter((lot) => lot.expired === null && lot.expiresAt > at)
-      .sort(
-        (a, b) =>
-          a.expiresAt - b.expiresAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-      )
+      .sort(bySpendingOrder)
   }
 
   #charge(
