@@ -1,6 +1,7 @@
 // Mesh benchmark: kiln against gltfpack and @gltf-transform/cli, measured in the same run, on
 // corpus models and a generated ~1 M triangle mesh (the simplify limit). Every tool runs as a process on the same
-// GLB input. Prints time, output size and surface error (original vertices to the simplified
+// GLB input (kiln as `kiln-mesh`, the command-line front end of the same Rust core the workers
+// load as an addon). Prints time, output size and surface error (original vertices to the simplified
 // surface, relative to the bounding-box diagonal) with kiln/peer ratios (< 1 means kiln is
 // smaller, faster or more accurate). Not a test: absolute times depend on the machine.
 //   node bench/mesh/run.ts [--quick]
@@ -25,8 +26,20 @@ function timed(command: string, args: string[]): number {
   return ms
 }
 
+const kilnMesh = join(root, 'native/target/release/kiln-mesh')
+if (!existsSync(kilnMesh)) {
+  console.error('building kiln-mesh (cargo build --release -p mesh-cli)')
+  const built = spawnSync(
+    'cargo',
+    ['build', '--release', '--manifest-path', join(root, 'native/Cargo.toml'), '-p', 'mesh-cli'],
+    {
+      stdio: 'inherit',
+    },
+  )
+  if (built.status !== 0) process.exit(built.status ?? 1)
+}
 const kiln = (tool: string, input: string, out: string, options: object) =>
-  timed(node, [join(root, 'bench/mesh/kiln.ts'), tool, input, out, JSON.stringify(options)])
+  timed(kilnMesh, [tool, input, out, JSON.stringify(options)])
 const gltfTransform = (args: string[]) => timed(node, [bin('gltf-transform'), ...args])
 const gltfpack = (args: string[]) => timed(node, [bin('gltfpack'), ...args])
 

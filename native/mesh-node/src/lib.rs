@@ -1,13 +1,13 @@
 //! Node binding of mesh-core: each call runs as an AsyncTask on the libuv pool, reads the input
 //! Buffer in place, and answers with a value: either the tool's summary and files (as Buffers
 //! that take over the Rust allocations) or an error code, message and hint. A panic in the
-//! core is caught here and becomes an `invalid_mesh` error, never a crash of the process.
+//! core becomes an `invalid_mesh` error (mesh_core::tools::guarded), never a crash of the process.
 use mesh_core::read::ReadOptions;
-use mesh_core::tools::{self, Input, ToolResult};
-use mesh_core::{ErrorCode, MeshError};
+use mesh_core::tools::guarded::{run_guarded, Done, Job};
+use mesh_core::tools::Input;
+use mesh_core::MeshError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 #[napi(object)]
@@ -33,29 +33,12 @@ pub struct ToolOutcome {
     pub error: Option<ToolError>,
 }
 
-pub enum Job {
-    Measure { max_faces: usize },
-    Inspect,
-    Simplify(serde_json::Value),
-    Optimize(serde_json::Value),
-    Split(serde_json::Value),
-}
-
 pub struct ToolTask {
     job: Option<Job>,
     input: Buffer,
     name: String,
     extension: String,
     resource_dir: Option<String>,
-}
-
-pub enum Done {
-    Measured(usize),
-    Ran(ToolResult),
-}
-
-fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into())
 }
 
 impl Task for ToolTask {
@@ -70,20 +53,7 @@ impl Task for ToolTask {
             extension: &self.extension,
             read: ReadOptions { resource_dir: self.resource_dir.as_ref().map(PathBuf::from) },
         };
-        let outcome = catch_unwind(AssertUnwindSafe(|| match job {
-            Job::Measure { max_faces } => tools::measure(&input, max_faces).map(Done::Measured),
-            Job::Inspect => tools::inspect::run(&input).map(Done::Ran),
-            Job::Simplify(o) => tools::simplify::run(&input, &o).map(Done::Ran),
-            Job::Optimize(o) => tools::optimize::run(&input, &o).map(Done::Ran),
-            Job::Split(o) => tools::split::run(&input, &o).map(Done::Ran),
-        }));
-        Ok(outcome.unwrap_or_else(|payload| {
-            Err(MeshError {
-                code: ErrorCode::InvalidMesh,
-                message: format!("the model could not be processed ({})", panic_message(payload)),
-                hint: "The file may be corrupt; re-export it and try again.".into(),
-            })
-        }))
+        Ok(run_guarded(job, &input))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<ToolOutcome> {
@@ -129,13 +99,7 @@ pub fn run_tool(
     options_json: String,
     resource_dir: Option<String>,
 ) -> Result<AsyncTask<ToolTask>> {
-    let job = match tool.as_str() {
-        "inspect" => Job::Inspect,
-        "simplify" => Job::Simplify(options(&options_json)?),
-        "optimize" => Job::Optimize(options(&options_json)?),
-        "split" => Job::Split(options(&options_json)?),
-        other => return Err(Error::from_reason(format!("unknown mesh tool {other:?}"))),
-    };
+    let job = Job::named(&tool, options(&options_json)?).ok_or_else(|| Error::from_reason(format!("unknown mesh tool {tool:?}")))?;
     Ok(task(job, input, name, extension, resource_dir))
 }
 

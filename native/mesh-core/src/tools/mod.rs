@@ -1,5 +1,6 @@
 //! The four mesh tools. Each takes the input bytes and JSON options and returns a summary (the
 //! spec's result fields) plus the files to publish.
+pub mod guarded;
 pub mod inspect;
 pub mod optimize;
 pub mod simplify;

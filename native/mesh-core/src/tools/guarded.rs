@@ -1,0 +1,59 @@
+//! One entry point for every front end (the napi binding, the `kiln-mesh` command): runs a tool by
+//! name and turns a panic anywhere in the core into an `invalid_mesh` error value, so no front end
+//! can crash on a hostile file.
+use super::{Input, ToolResult};
+use crate::error::{ErrorCode, MeshError, Result};
+use serde_json::Value;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// What a front end asks the core to do.
+pub enum Job {
+    /// Count faces (the pricing unit), refusing models above `max_faces`.
+    Measure {
+        max_faces: usize,
+    },
+    Inspect,
+    Simplify(Value),
+    Optimize(Value),
+    Split(Value),
+}
+
+pub enum Done {
+    Measured(usize),
+    Ran(ToolResult),
+}
+
+impl Job {
+    /// The job for a tool name with its JSON options; None for an unknown name.
+    pub fn named(tool: &str, options: Value) -> Option<Job> {
+        Some(match tool {
+            "inspect" => Job::Inspect,
+            "simplify" => Job::Simplify(options),
+            "optimize" => Job::Optimize(options),
+            "split" => Job::Split(options),
+            _ => return None,
+        })
+    }
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Runs `job` on `input`; a panic comes back as `invalid_mesh`, never unwinds into the caller.
+pub fn run_guarded(job: Job, input: &Input) -> Result<Done> {
+    let outcome = catch_unwind(AssertUnwindSafe(|| match job {
+        Job::Measure { max_faces } => super::measure(input, max_faces).map(Done::Measured),
+        Job::Inspect => super::inspect::run(input).map(Done::Ran),
+        Job::Simplify(o) => super::simplify::run(input, &o).map(Done::Ran),
+        Job::Optimize(o) => super::optimize::run(input, &o).map(Done::Ran),
+        Job::Split(o) => super::split::run(input, &o).map(Done::Ran),
+    }));
+    outcome.unwrap_or_else(|payload| {
+        Err(MeshError {
+            code: ErrorCode::InvalidMesh,
+            message: format!("the model could not be processed ({})", panic_message(payload)),
+            hint: "The file may be corrupt; re-export it and try again.".into(),
+        })
+    })
+}
