@@ -1,6 +1,6 @@
 // Typed facade over the mesh core. Loads the napi-rs addon (native/mesh-node), or, when that
 // binary is missing or KILN_MESH_BACKEND=wasm, the wasm32-wasip1-threads build of the same crate
-// (mesh.wasi.cjs beside it, produced by `napi build --target wasm32-wasip1-threads`); with neither
+// (mesh.wasi.cjs beside it, produced by `node native/build-wasm.ts mesh-node`); with neither
 // present it throws an error saying how to build one. The core answers with values, never throws:
 // failures come back as {code, message, hint} and are raised here as DomainError.
 import { existsSync } from 'node:fs'
@@ -81,9 +81,8 @@ export function meshBackend(): { addon: MeshAddon; backend: 'native' | 'wasm' } 
   else if (wasm) cached = { addon: wasm, backend: 'wasm' }
   if (cached) return cached
   throw new Error(
-    'The mesh core is not built: run `npm run build:native` for the native addon, or build the WASM fallback with ' +
-      '`npx napi build --release --target wasm32-wasip1-threads --manifest-path native/mesh-node/Cargo.toml --output-dir native/mesh-node` ' +
-      '(needs the wasm32-wasip1-threads Rust target and a WASI C++ toolchain).',
+    'The mesh core is not built: run `node native/build.ts mesh-node` (native addon) or ' +
+      '`node native/build-wasm.ts mesh-node` (WASM fallback; needs the wasm32-wasip1-threads Rust target, clang and lld).',
   )
 }
 

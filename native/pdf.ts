@@ -1,5 +1,6 @@
 // Typed entry to the PDF core. It uses the napi-rs addon built for this platform, else the
-// wasm32-wasip1-threads build of the same binding (native/pdf-node/build-wasm.ts), else fails
+// wasm32-wasip1-threads build of the same binding (native/build-wasm.ts; also when
+// KILN_PDF_BACKEND=wasm), else fails
 // with a message that says how to build one. Core failures arrive as values and leave here as
 // DomainErrors with the service's codes.
 import { existsSync } from 'node:fs'
@@ -39,14 +40,16 @@ export function selectPdfBinding(native: PdfBinding | null, wasmPath: string): L
   if (existsSync(wasmPath)) return { binding: require(wasmPath) as PdfBinding, kind: 'wasm' }
   throw new Error(
     `The PDF core is not built for ${process.platform}-${process.arch}: run \`node native/build.ts pdf-node\` ` +
-      '(native addon) or `node native/pdf-node/build-wasm.ts` (WASM fallback).',
+      '(native addon) or `node native/build-wasm.ts pdf-node` (WASM fallback).',
   )
 }
 
 let loaded: LoadedPdfBinding | undefined
 
 export function pdfBinding(): LoadedPdfBinding {
-  loaded ??= selectPdfBinding(loadNativeAddon<PdfBinding>('pdf-node', 'pdf'), wasmLoaderPath)
+  const native =
+    process.env.KILN_PDF_BACKEND === 'wasm' ? null : loadNativeAddon<PdfBinding>('pdf-node', 'pdf')
+  loaded ??= selectPdfBinding(native, wasmLoaderPath)
   return loaded
 }
 

@@ -10,6 +10,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::path::PathBuf;
 
+#[cfg(target_family = "wasm")]
+mod wasm_cxx;
+
 #[napi(object)]
 pub struct OutputFile {
     pub name: String,

@@ -1,0 +1,98 @@
+// The WASM fallback of the mesh core (native/build-wasm.ts) against the native addon: the same
+// files, byte for byte, and the same summaries and errors, for every tool on corpus models; and
+// the facade really runs on it when told to. In CI the WASM build must exist; elsewhere the suite
+// says it skipped.
+import { execFileSync } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { extname, join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { loadMeshBuild, type MeshAddon } from '../../native/mesh.ts'
+import { corpusDir, hasCorpus } from './corpus.ts'
+
+const native = loadMeshBuild('native')
+const wasm = loadMeshBuild('wasm')
+if (!wasm) {
+  if (process.env.CI) throw new Error('CI must build the WASM fallback: node native/build-wasm.ts')
+  console.log('SKIPPED mesh WASM parity: no WASM build (node native/build-wasm.ts mesh-node)')
+}
+const runnable = Boolean(native && wasm && hasCorpus)
+
+/** Small and mid-size models of every format, so the slower WASM build stays quick. */
+const models = [
+  'glb/CesiumMan.glb',
+  'glb/ShapeCollection.glb',
+  'glb/BoxMeshopt.glb',
+  'gltf/BoxTextured_embedded/BoxTextured.gltf',
+  'obj/spider/spider.obj',
+  'ply/test_pos_color.ply',
+  'stl/Spider_binary.stl',
+]
+const jobs: Array<[string, object]> = [
+  ['inspect', {}],
+  ['simplify', { target_ratio: 0.3, format: 'glb' }],
+  ['optimize', { simplify_ratio: 0.8 }],
+  ['split', { segmented: true, max_parts: 6 }],
+]
+
+async function run(addon: MeshAddon, tool: string, path: string, options: object) {
+  const name = path.split('/').pop() ?? path
+  const outcome = await addon.runTool(
+    tool as 'inspect',
+    await readFile(join(corpusDir, path)),
+    name,
+    extname(name).slice(1),
+    JSON.stringify(options),
+  )
+  const summary = outcome.summaryJson ? JSON.parse(outcome.summaryJson) : null
+  if (summary) delete summary.timings_s
+  return { summary, error: outcome.error ?? null, files: outcome.files }
+}
+
+describe.runIf(runnable)('mesh core: the WASM build gives the native results', () => {
+  for (const model of models)
+    it(`${model}: every tool, byte-identical files`, { timeout: 120_000 }, async () => {
+      for (const [tool, options] of jobs) {
+        const a = await run(native as MeshAddon, tool, model, options)
+        const b = await run(wasm as MeshAddon, tool, model, options)
+        expect(b.error, `${tool} error`).toEqual(a.error)
+        expect(b.summary, `${tool} summary`).toEqual(a.summary)
+        expect(b.files.map((f) => f.name)).toEqual(a.files.map((f) => f.name))
+        expect(a.files.length).toBeGreaterThan(0)
+        for (const [i, file] of a.files.entries())
+          expect(Buffer.compare(file.data, b.files[i]?.data ?? Buffer.alloc(0)), `${tool} ${file.name}`).toBe(
+            0,
+          )
+      }
+    })
+
+  it('malformed files give the same error codes', async () => {
+    for (const path of [
+      'malformed/glb/chunk_too_big.glb',
+      'malformed/glb/invalid_json_chunk.glb',
+      'malformed/ply/empty.ply',
+    ]) {
+      const a = await run(native as MeshAddon, 'inspect', path, {})
+      const b = await run(wasm as MeshAddon, 'inspect', path, {})
+      expect(a.error?.code).toMatch(/invalid_mesh|unsupported_format/)
+      expect(b.error).toEqual(a.error)
+    }
+  })
+
+  it('the facade runs on the WASM build with KILN_MESH_BACKEND=wasm', { timeout: 60_000 }, () => {
+    const script = `
+      import { meshBackend, runMeshTool } from './native/mesh.ts'
+      import { readFileSync } from 'node:fs'
+      const result = await runMeshTool('optimize', { data: readFileSync(process.argv[1]), name: 'spider.obj', extension: 'obj' }, {})
+      console.log(JSON.stringify({ backend: meshBackend().backend, faces: result.summary.after.faces }))`
+    const root = resolve(import.meta.dirname, '../..')
+    const out = execFileSync(
+      process.execPath,
+      ['--no-warnings', '--input-type=module', '-e', script, join(corpusDir, 'obj/spider/spider.obj')],
+      { cwd: root, env: { ...process.env, KILN_MESH_BACKEND: 'wasm' }, encoding: 'utf8' },
+    )
+    expect(JSON.parse(out.trim().split('\n').pop() ?? '')).toEqual({
+      backend: 'wasm',
+      faces: expect.any(Number),
+    })
+  })
+})
