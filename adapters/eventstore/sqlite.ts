@@ -2,6 +2,12 @@
 // disk when it is acknowledged. Appends run in BEGIN IMMEDIATE transactions: writers from several
 // processes serialise on the database lock, and the autoincrement position is one global order in
 // which a reader can never see a later event before an earlier one.
+//
+// Group commit: appends that arrive while this process is busy (concurrent requests) are queued and
+// written together, each inside its own SAVEPOINT within one transaction, so one fsync makes many
+// appends durable. Each append still succeeds or fails on its own (a wrong expected revision rolls
+// back only its savepoint), later appends in a batch see earlier ones, and none is acknowledged
+// before the COMMIT that holds it.
 import { EventEmitter } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
@@ -17,6 +23,14 @@ import {
   WrongExpectedVersionError,
 } from '../../domain/ports/event-store.ts'
 import { startPollingSubscription } from './polling-subscription.ts'
+
+interface PendingAppend {
+  streamId: string
+  events: NewEvent[]
+  expected: ExpectedRevision
+  resolve: (result: AppendResult) => void
+  reject: (error: unknown) => void
+}
 
 interface Row {
   position: number
@@ -51,6 +65,7 @@ export class SqliteEventStore implements EventStore {
   readonly #appended = new EventEmitter()
   readonly #pollIntervalMs: number
   readonly #now: () => Date
+  #queue: PendingAppend[] = []
   readonly #statements: {
     streamHead: StatementSync
     byEventId: StatementSync
@@ -95,61 +110,90 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    const result = this.#appendSync(streamId, events, expected)
-    this.#appended.emit('append', result.position)
-    return result
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      if (this.#queue.push({ streamId, events, expected, resolve, reject }) === 1)
+        setImmediate(() => this.#flush())
+    })
   }
 
-  #appendSync(streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
-    const s = this.#statements
-    this.#db.exec('BEGIN IMMEDIATE')
+  /** Writes every queued append in one transaction, one savepoint each, and settles them after COMMIT. */
+  #flush(): void {
+    const batch = this.#queue
+    this.#queue = []
+    const outcomes: Array<{ result: AppendResult } | { error: unknown }> = []
     try {
-      const head = (s.streamHead.get(streamId) as { revision: number | null }).revision
-      const first = events[0]
-      if (first) {
-        const existing = s.byEventId.get(first.id) as
-          | { stream_id: string; revision: number; position: number }
-          | undefined
-        if (existing) {
-          // The same events were appended before (a retry): acknowledge them again, append nothing.
-          if (existing.stream_id !== streamId)
-            throw new Error(`Event ${first.id} belongs to stream ${existing.stream_id}`)
-          const last = s.byEventId.get(events.at(-1)!.id) as
-            | { revision: number; position: number }
-            | undefined
-          this.#db.exec('COMMIT')
-          return {
-            nextRevision: last?.revision ?? existing.revision,
-            position: last?.position ?? existing.position,
-          }
+      this.#db.exec('BEGIN IMMEDIATE')
+      for (const request of batch) {
+        this.#db.exec('SAVEPOINT append_one')
+        try {
+          outcomes.push({
+            result: this.#appendInTransaction(request.streamId, request.events, request.expected),
+          })
+          this.#db.exec('RELEASE append_one')
+        } catch (error) {
+          this.#db.exec('ROLLBACK TO append_one')
+          this.#db.exec('RELEASE append_one')
+          outcomes.push({ error })
         }
       }
-      const matches =
-        expected === 'any' || (expected === 'no_stream' ? head === null : head !== null && head === expected)
-      if (!matches) throw new WrongExpectedVersionError(streamId, expected, head ?? 'no_stream')
-      let revision = head ?? -1
-      let position = 0
-      const createdAt = this.#now().toISOString()
-      for (const event of events) {
-        revision += 1
-        const info = s.insert.run(
-          streamId,
-          revision,
-          event.id,
-          event.type,
-          JSON.stringify(event.data),
-          JSON.stringify(event.metadata ?? {}),
-          createdAt,
-        )
-        position = Number(info.lastInsertRowid)
-      }
       this.#db.exec('COMMIT')
-      return { nextRevision: revision, position }
     } catch (error) {
+      // BEGIN or COMMIT failed (locked past the timeout, disk full): nothing of the batch is durable.
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
-      throw error
+      for (const request of batch) request.reject(error)
+      return
     }
+    let head = 0
+    for (const [i, request] of batch.entries()) {
+      const outcome = outcomes[i]!
+      if ('result' in outcome) {
+        head = Math.max(head, outcome.result.position)
+        request.resolve(outcome.result)
+      } else request.reject(outcome.error)
+    }
+    if (head > 0) this.#appended.emit('append', head)
+  }
+
+  #appendInTransaction(streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
+    const s = this.#statements
+    const head = (s.streamHead.get(streamId) as { revision: number | null }).revision
+    const first = events[0]
+    if (first) {
+      const existing = s.byEventId.get(first.id) as
+        | { stream_id: string; revision: number; position: number }
+        | undefined
+      if (existing) {
+        // The same events were appended before (a retry): acknowledge them again, append nothing.
+        if (existing.stream_id !== streamId)
+          throw new Error(`Event ${first.id} belongs to stream ${existing.stream_id}`)
+        const last = s.byEventId.get(events.at(-1)!.id) as { revision: number; position: number } | undefined
+        return {
+          nextRevision: last?.revision ?? existing.revision,
+          position: last?.position ?? existing.position,
+        }
+      }
+    }
+    const matches =
+      expected === 'any' || (expected === 'no_stream' ? head === null : head !== null && head === expected)
+    if (!matches) throw new WrongExpectedVersionError(streamId, expected, head ?? 'no_stream')
+    let revision = head ?? -1
+    let position = 0
+    const createdAt = this.#now().toISOString()
+    for (const event of events) {
+      revision += 1
+      const info = s.insert.run(
+        streamId,
+        revision,
+        event.id,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata ?? {}),
+        createdAt,
+      )
+      position = Number(info.lastInsertRowid)
+    }
+    return { nextRevision: revision, position }
   }
 
   async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {

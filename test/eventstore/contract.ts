@@ -57,6 +57,29 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       expect(await store.readStream(s)).toHaveLength(2)
     })
 
+    it('concurrent appends settle one by one: racers on one stream, bystanders on others', async () => {
+      const contested = stream()
+      const others = Array.from({ length: 20 }, () => stream())
+      const settled = await Promise.allSettled([
+        ...Array.from({ length: 10 }, (_, i) => store.append(contested, [ev('Racer', { i })], 'no_stream')),
+        ...others.map((s) => store.append(s, [ev('Bystander'), ev('Bystander')], 'no_stream')),
+        store.append(stream(), [ev('A')], 5),
+      ])
+      const racers = settled.slice(0, 10)
+      expect(racers.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+      for (const r of racers.filter((r) => r.status === 'rejected'))
+        expect((r as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersionError)
+      const bystanders = settled.slice(10, 30)
+      expect(bystanders.every((r) => r.status === 'fulfilled')).toBe(true)
+      expect(settled[30]!.status).toBe('rejected')
+      const positions = bystanders.map(
+        (r) => (r as PromiseFulfilledResult<{ position: number }>).value.position,
+      )
+      expect(new Set(positions).size).toBe(20)
+      expect(await store.readStream(contested)).toHaveLength(1)
+      for (const s of others) expect((await store.readStream(s)).map((e) => e.revision)).toEqual([0, 1])
+    })
+
     it('reads a missing stream as empty, and from a revision', async () => {
       expect(await store.readStream(stream())).toEqual([])
       const s = stream()
