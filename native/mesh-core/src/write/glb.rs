@@ -409,7 +409,7 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
     }
     nodes.extend(extra_nodes);
     let skins = write_skins(&mut b, model, &skin_plan);
-    let animations = write_animations(&mut b, model);
+    let animations = write_animations(&mut b, model, options.quantize);
     b.flush_views();
     let images: Vec<Value> = model
         .images

@@ -11,7 +11,7 @@
 //! Joint and animated nodes are written untouched (TRS, as the source gave them), so animation
 //! channels keep targeting the same nodes and never overwrite a dequantization transform.
 use super::glb::{Builder, Data, Grid, Slot};
-use crate::model::{Model, Primitive, Skin};
+use crate::model::{AnimationSampler, Model, Primitive, Skin};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -91,7 +91,30 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
         .collect()
 }
 
-pub(super) fn write_animations(b: &mut Builder, model: &Model) -> Vec<Value> {
+/// A track whose every key holds the same value, kept as two keys at its first and last times
+/// (rather than one) so that the animation's duration does not change.
+fn constant_track(s: &AnimationSampler) -> Option<(Vec<f32>, Vec<f32>)> {
+    let per_key = if s.interpolation == "CUBICSPLINE" { 3 * s.components } else { s.components };
+    let first = &s.output[..per_key];
+    let constant = s.input.len() > 2 && s.output.chunks_exact(per_key).all(|k| k == first);
+    constant.then(|| (vec![s.input[0], s.input[s.input.len() - 1]], [first, first].concat()))
+}
+
+/// Rotation keys as normalized 16-bit integers when quantizing (core glTF allows them for
+/// rotations; about 3e-5 of error per component), else floats.
+fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], quantize: bool) -> usize {
+    let kind = if s.components == 4 { "VEC4" } else { "VEC3" };
+    let count = output.len() / s.components;
+    if quantize && s.components == 4 && s.interpolation != "CUBICSPLINE" {
+        let bytes: Vec<u8> = output.iter().flat_map(|v| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()).collect();
+        let slot = b.view(&bytes, Data::Keys { stride: 8 });
+        return b.accessor(slot, count, 5122, kind, true, None);
+    }
+    let slot = b.view(&float_bytes(output), Data::Keys { stride: s.components * 4 });
+    b.accessor(slot, count, FLOAT, kind, false, None)
+}
+
+pub(super) fn write_animations(b: &mut Builder, model: &Model, quantize: bool) -> Vec<Value> {
     // Samplers usually share their key times; identical times share one accessor.
     let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
     model
@@ -102,20 +125,19 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model) -> Vec<Value> {
                 .samplers
                 .iter()
                 .map(|s| {
-                    let key: Vec<u32> = s.input.iter().map(|t| t.to_bits()).collect();
+                    let (input_keys, output_keys) = constant_track(s).unwrap_or_else(|| (s.input.clone(), s.output.clone()));
+                    let key: Vec<u32> = input_keys.iter().map(|t| t.to_bits()).collect();
                     let input = match times.get(&key) {
                         Some(&a) => a,
                         None => {
-                            let slot = b.view(&float_bytes(&s.input), Data::Keys { stride: 4 });
-                            let (first, last) = (s.input[0] as f64, s.input[s.input.len() - 1] as f64);
-                            let a = b.accessor(slot, s.input.len(), FLOAT, "SCALAR", false, Some((vec![first], vec![last])));
+                            let slot = b.view(&float_bytes(&input_keys), Data::Keys { stride: 4 });
+                            let (first, last) = (input_keys[0] as f64, input_keys[input_keys.len() - 1] as f64);
+                            let a = b.accessor(slot, input_keys.len(), FLOAT, "SCALAR", false, Some((vec![first], vec![last])));
                             times.insert(key, a);
                             a
                         }
                     };
-                    let slot = b.view(&float_bytes(&s.output), Data::Keys { stride: s.components * 4 });
-                    let kind = if s.components == 4 { "VEC4" } else { "VEC3" };
-                    let output = b.accessor(slot, s.output.len() / s.components, FLOAT, kind, false, None);
+                    let output = write_output(b, s, &output_keys, quantize);
                     json!({ "input": input, "output": output, "interpolation": s.interpolation })
                 })
                 .collect();
@@ -167,4 +189,51 @@ pub(super) fn quantized_weights(p: &Primitive) -> HashMap<String, Vec<u8>> {
         }
     }
     sets.iter().map(|a| a.semantic.clone()).zip(out).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Attribute, Mesh, Node, SourceFormat};
+    use crate::read::{read_model, ReadOptions};
+    use crate::write::{write_glb, GlbOptions};
+
+    #[test]
+    fn weights_sum_to_255_and_move_less_than_a_step() {
+        let weights = vec![1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0, 0.7, 0.1, 0.1, 0.1, 0.999, 0.001, 0.0, 0.0];
+        let p = Primitive {
+            positions: vec![[0.0; 3]; 3],
+            attributes: vec![Attribute { semantic: "WEIGHTS_0".into(), components: 4, data: weights.clone() }],
+            ..Primitive::default()
+        };
+        let q = &quantized_weights(&p)["WEIGHTS_0"];
+        for (v, w) in q.chunks_exact(4).enumerate() {
+            assert_eq!(w.iter().map(|&x| x as u32).sum::<u32>(), 255);
+            assert!(w.iter().zip(&weights[v * 4..]).all(|(&x, &f)| (x as f32 / 255.0 - f).abs() < 1.0 / 255.0), "{w:?}");
+        }
+    }
+
+    #[test]
+    fn joint_indices_past_255_are_written_as_shorts() {
+        let mut model = Model::new(SourceFormat::Glb);
+        let joints = 300;
+        model.nodes = (0..joints).map(|_| Node { mesh: None, ..Node::with_mesh(None, 0) }).collect();
+        model.roots = (0..joints).collect();
+        model.skins.push(Skin { name: None, joints: (0..joints).collect(), skeleton: None, inverse_bind: vec![crate::model::IDENTITY; joints] });
+        let primitive = Primitive {
+            positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            attributes: vec![
+                Attribute { semantic: "JOINTS_0".into(), components: 4, data: vec![299.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0] },
+                Attribute { semantic: "WEIGHTS_0".into(), components: 4, data: vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] },
+            ],
+            indices: vec![0, 1, 2],
+            material: None,
+        };
+        model.meshes.push(Mesh { name: None, primitives: vec![primitive] });
+        model.nodes.push(Node { skin: Some(0), ..Node::with_mesh(None, 0) });
+        model.roots.push(joints);
+        let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress: true }), "glb", &ReadOptions::default()).unwrap();
+        assert_eq!(back.meshes[0].primitives[0].attribute("JOINTS_0").unwrap().data[0], 299.0);
+        assert_eq!(back.nodes[joints].skin, Some(0));
+    }
 }
