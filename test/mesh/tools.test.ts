@@ -131,7 +131,9 @@ describe.runIf(hasCorpus)('mesh tools on the corpus', () => {
     expect([output.skins?.length, output.animations?.length]).toEqual([1, 1])
     const obj = await context()
     const { summary } = await simplify.run(input, simplifyOptions.parse({ format: 'obj' }), obj)
-    expect((summary.notes as string[]).join(' ')).toMatch(/1 skin\(s\) and 1 animation\(s\) are not carried into OBJ/)
+    expect((summary.notes as string[]).join(' ')).toMatch(
+      /1 skin\(s\) and 1 animation\(s\) are not carried into OBJ/,
+    )
     const parts = await context()
     const split3d = await split.run(input, splitOptions.parse({}), parts)
     expect((split3d.summary.notes as string[]).join(' ')).toMatch(/not carried into the parts/)
