@@ -73,3 +73,11 @@ export const malformedFiles = hasCorpus
       .filter((e) => e.isFile() && !e.name.endsWith('.bin'))
       .map((e) => join(e.parentPath, e.name).slice(corpusDir.length + 1))
   : []
+
+/** The JSON document of a .glb or .gltf file. */
+export async function gltfJson(path: string): Promise<Record<string, unknown[] | undefined>> {
+  const bytes = await readFile(path)
+  if (bytes.subarray(0, 4).toString() !== 'glTF') return JSON.parse(bytes.toString('utf8'))
+  const length = bytes.readUInt32LE(12)
+  return JSON.parse(bytes.subarray(20, 20 + length).toString('utf8'))
+}

@@ -10,11 +10,31 @@ import { runner as inspect } from '../../workers/tools/inspect_3d_model.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
 import { runner as split } from '../../workers/tools/split_3d_model.ts'
-import { context, corpusModels, hasCorpus, inputFile, listFiles, validatorErrors } from './corpus.ts'
+import {
+  context,
+  corpusModels,
+  gltfJson,
+  hasCorpus,
+  inputFile,
+  listFiles,
+  validatorErrors,
+} from './corpus.ts'
 
 async function expectValidGlbs(outDir: string): Promise<void> {
   for (const file of (await listFiles(outDir)).filter((f) => f.endsWith('.glb'))) {
     expect(await validatorErrors(join(outDir, file)), file).toEqual([])
+  }
+}
+
+/** A GLB written from a glTF source keeps as many skins and animations as the source had. */
+async function expectSameRigging(source: string, outDir: string): Promise<void> {
+  if (!/\.(glb|gltf)$/.test(source)) return
+  const input = await gltfJson(source)
+  for (const file of (await listFiles(outDir)).filter((f) => f.endsWith('.glb'))) {
+    const output = await gltfJson(join(outDir, file))
+    for (const key of ['skins', 'animations']) {
+      expect(output[key]?.length ?? 0, `${file} ${key}`).toBe(input[key]?.length ?? 0)
+    }
   }
 }
 
@@ -61,17 +81,20 @@ describe.runIf(hasCorpus)('mesh tools on the corpus', () => {
     const expectedExtension = input.extension === 'gltf' ? 'glb' : input.extension
     expect(files).toEqual([expect.stringMatching(new RegExp(`_simplified\\.${expectedExtension}$`))])
     await expectValidGlbs(ctx.outDir)
+    await expectSameRigging(input.path, ctx.outDir)
   })
 
   test.each(corpusModels)('optimize %s', async (model, faces) => {
     const ctx = await context()
-    const { summary } = await optimize.run(await inputFile(model), optimizeOptions.parse({}), ctx)
+    const input = await inputFile(model)
+    const { summary } = await optimize.run(input, optimizeOptions.parse({}), ctx)
     const after = summary.after as { faces: number; bytes: number }
     expect(after.faces).toBeLessThanOrEqual(faces)
     expect(after.faces).toBeGreaterThan(0)
     expect(summary.extensions).toEqual(['KHR_mesh_quantization', 'EXT_meshopt_compression'])
     expect(await listFiles(ctx.outDir)).toEqual([expect.stringMatching(/_optimized\.glb$/)])
     await expectValidGlbs(ctx.outDir)
+    await expectSameRigging(input.path, ctx.outDir)
   })
 
   test.each(corpusModels)('split %s into glb parts and a zip', async (model) => {
@@ -96,6 +119,24 @@ describe.runIf(hasCorpus)('mesh tools on the corpus', () => {
     )
     expect(manifest.parts.every((p: { mass_g?: number }) => typeof p.mass_g === 'number')).toBe(true)
     await expectValidGlbs(ctx.outDir)
+  })
+
+  test('a rigged, animated model keeps its skin and animation in GLB and says what static outputs lose', async () => {
+    const input = await inputFile('glb/CesiumMan.glb')
+    const optimized = await context()
+    await optimize.run(input, optimizeOptions.parse({ simplify_ratio: 0.5 }), optimized)
+    await expectValidGlbs(optimized.outDir)
+    const [file] = await listFiles(optimized.outDir)
+    const output = await gltfJson(join(optimized.outDir, file))
+    expect([output.skins?.length, output.animations?.length]).toEqual([1, 1])
+    const obj = await context()
+    const { summary } = await simplify.run(input, simplifyOptions.parse({ format: 'obj' }), obj)
+    expect((summary.notes as string[]).join(' ')).toMatch(
+      /1 skin\(s\) and 1 animation\(s\) are not carried into OBJ/,
+    )
+    const parts = await context()
+    const split3d = await split.run(input, splitOptions.parse({}), parts)
+    expect((split3d.summary.notes as string[]).join(' ')).toMatch(/not carried into the parts/)
   })
 
   test('split honours max_parts, format and the face floor', async () => {

@@ -18,6 +18,8 @@ pub fn bake_instance(model: &Model, instance: &Instance) -> BakedObject {
         .iter()
         .map(|p| {
             let mut out = p.clone();
+            // Baked geometry is static: joint indices and weights mean nothing without the skin.
+            out.attributes.retain(|a| !a.semantic.starts_with("JOINTS_") && !a.semantic.starts_with("WEIGHTS_"));
             for pos in &mut out.positions {
                 *pos = transform_point(m, *pos);
             }

@@ -6,7 +6,8 @@ use serde_json::Value;
 /// A per-vertex attribute other than the position, decoded to floats.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attribute {
-    /// glTF semantic: NORMAL, TEXCOORD_n or COLOR_n.
+    /// glTF semantic: NORMAL, TANGENT, TEXCOORD_n, COLOR_n, JOINTS_n (joint indices into the
+    /// node's skin, stored as exact small integers) or WEIGHTS_n.
     pub semantic: String,
     pub components: usize,
     /// `components` floats per vertex.
@@ -44,14 +45,63 @@ pub struct Node {
     pub mesh: Option<usize>,
     /// Local transform, column-major 4x4 as in glTF.
     pub matrix: [f32; 16],
+    /// The same transform as translation, rotation, scale when the source gave it that way:
+    /// animations overwrite these, so an animated node must be written with them, never `matrix`.
+    pub trs: Option<Trs>,
     pub children: Vec<usize>,
+    /// Index into `Model::skins` when the node's mesh is skinned.
+    pub skin: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Trs {
+    pub translation: [f32; 3],
+    /// Unit quaternion, xyzw.
+    pub rotation: [f32; 4],
+    pub scale: [f32; 3],
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skin {
+    pub name: Option<String>,
+    /// Joint nodes; JOINTS_n values index this list.
+    pub joints: Vec<usize>,
+    pub skeleton: Option<usize>,
+    /// One column-major matrix per joint (identity when the source had none).
+    pub inverse_bind: Vec<[f32; 16]>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnimationSampler {
+    /// Key times in seconds, finite and strictly increasing.
+    pub input: Vec<f32>,
+    /// `components` floats per key (three per key for CUBICSPLINE: in-tangent, value, out-tangent).
+    pub output: Vec<f32>,
+    pub components: usize,
+    /// LINEAR, STEP or CUBICSPLINE.
+    pub interpolation: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Channel {
+    pub sampler: usize,
+    pub node: usize,
+    /// translation, rotation or scale (morph target `weights` channels are dropped with the targets).
+    pub path: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Animation {
+    pub name: Option<String>,
+    pub samplers: Vec<AnimationSampler>,
+    pub channels: Vec<Channel>,
 }
 
 pub const IDENTITY: [f32; 16] = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0];
 
 impl Node {
     pub fn with_mesh(name: Option<String>, mesh: usize) -> Self {
-        Node { name, mesh: Some(mesh), matrix: IDENTITY, children: Vec::new() }
+        Node { name, mesh: Some(mesh), matrix: IDENTITY, trs: None, children: Vec::new(), skin: None }
     }
 }
 
@@ -97,6 +147,8 @@ pub struct Model {
     pub textures: Vec<Value>,
     pub samplers: Vec<Value>,
     pub images: Vec<Image>,
+    pub skins: Vec<Skin>,
+    pub animations: Vec<Animation>,
     /// The original glTF document (for inspection of scenes, skins and animations), if any.
     pub gltf_json: Option<Value>,
     /// Things the reader changed or left out, told to the user.
@@ -114,6 +166,8 @@ impl Model {
             textures: Vec::new(),
             samplers: Vec::new(),
             images: Vec::new(),
+            skins: Vec::new(),
+            animations: Vec::new(),
             gltf_json: None,
             notes: Vec::new(),
         }
@@ -130,6 +184,22 @@ impl Model {
     /// Triangles stored in the file (a mesh used by several nodes counts once): the pricing measure.
     pub fn face_count(&self) -> usize {
         self.meshes.iter().flat_map(|m| &m.primitives).map(Primitive::face_count).sum()
+    }
+
+    /// Whether outputs that cannot hold skins and animations (OBJ, PLY, STL, split parts) lose some.
+    pub fn is_rigged_or_animated(&self) -> bool {
+        !self.skins.is_empty() || !self.animations.is_empty()
+    }
+
+    /// The note for a static output of a rigged or animated model, if it is one.
+    pub fn static_output_note(&self, output: &str) -> Option<String> {
+        self.is_rigged_or_animated().then(|| {
+            format!(
+                "The model's {} skin(s) and {} animation(s) are not carried into {output}: it holds the static mesh in its rest pose.",
+                self.skins.len(),
+                self.animations.len()
+            )
+        })
     }
 
     pub fn vertex_count(&self) -> usize {

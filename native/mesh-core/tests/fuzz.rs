@@ -10,6 +10,8 @@ const SEEDS: &[&str] = &[
     "glb/Box.glb",
     "glb/BoxMeshopt.glb",
     "glb/BoxTextured.glb",
+    // Skin, JOINTS/WEIGHTS and animation accessors.
+    "glb/CesiumMan.glb",
     "gltf/BoxTextured_embedded/BoxTextured.gltf",
     "ply/cube_binary.ply",
     "ply/test_pos_color.ply",

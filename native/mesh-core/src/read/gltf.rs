@@ -1,11 +1,12 @@
 //! glTF 2.0 (JSON with embedded or neighbouring buffers, or GLB) into the Model.
 //! Geometry is decoded (quantized and meshopt-compressed data included); materials, textures and
-//! samplers are kept as JSON; skins, morph targets and animations are reported but not carried.
+//! samplers are kept as JSON; skins and animations are decoded (read/skin.rs); morph targets are
+//! reported but not carried.
 use super::accessor::{read_floats, read_indices, Views};
 use super::{meshopt_ext, ReadOptions};
 use crate::error::{MeshError, Result};
 use crate::math::compose;
-use crate::model::{Attribute, Image, Mesh, Model, Node, Primitive, SourceFormat, IDENTITY};
+use crate::model::{Attribute, Image, Mesh, Model, Node, Primitive, SourceFormat, Trs, IDENTITY};
 use base64::Engine;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -48,15 +49,15 @@ pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &Rea
     let mut model = Model::new(format);
     read_meshes(&root, &views, &mut model)?;
     read_nodes(&root, &mut model)?;
+    model.skins = super::skin::read_skins(&root, &views, model.nodes.len())?;
+    if model.nodes.iter().any(|n| n.skin.is_some_and(|s| s >= model.skins.len())) {
+        return Err(MeshError::invalid("a node refers to a skin that does not exist"));
+    }
+    model.animations = super::skin::read_animations(&root, &views, &model.nodes, &mut model.notes)?;
     model.materials = array(&root, "materials").to_vec();
     model.textures = array(&root, "textures").to_vec();
     model.samplers = array(&root, "samplers").to_vec();
     model.images = read_images(&root, &views, &buffers, options, &mut model.notes)?;
-    for (what, key) in [("skins", "skins"), ("animations", "animations")] {
-        if !array(&root, key).is_empty() {
-            model.notes.push(format!("The model's {what} are listed in the inspection but not carried into outputs."));
-        }
-    }
     model.gltf_json = Some(root);
     Ok(model)
 }
@@ -145,7 +146,7 @@ fn triangulate(mode: u64, indices: Vec<u32>) -> Vec<u32> {
 }
 
 fn keeps_attribute(semantic: &str) -> bool {
-    semantic == "NORMAL" || semantic == "TANGENT" || semantic.starts_with("TEXCOORD_") || semantic.starts_with("COLOR_")
+    semantic == "NORMAL" || semantic == "TANGENT" || ["TEXCOORD_", "COLOR_", "JOINTS_", "WEIGHTS_"].iter().any(|p| semantic.starts_with(p))
 }
 
 fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
@@ -180,6 +181,9 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
                 }
                 let Some(accessor) = accessor.as_u64() else { continue };
                 let (components, data) = read_floats(accessors, accessor as usize, views)?;
+                if (semantic.starts_with("JOINTS_") || semantic.starts_with("WEIGHTS_")) && components != 4 {
+                    return Err(MeshError::invalid(format!("{semantic} is not VEC4")));
+                }
                 if data.len() != positions.len() * components {
                     return Err(MeshError::invalid(format!("{semantic} has a different vertex count than POSITION")));
                 }
@@ -205,7 +209,8 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
     Ok(())
 }
 
-fn node_matrix(node: &Value) -> [f32; 16] {
+/// The node's local matrix, and its TRS when it was given that way (or not at all).
+fn node_transform(node: &Value) -> ([f32; 16], Option<Trs>) {
     let floats = |key: &str, n: usize| -> Option<Vec<f32>> {
         let values: Vec<f32> = node.get(key)?.as_array()?.iter().filter_map(Value::as_f64).map(|v| v as f32).collect();
         (values.len() == n).then_some(values)
@@ -213,12 +218,12 @@ fn node_matrix(node: &Value) -> [f32; 16] {
     if let Some(m) = floats("matrix", 16) {
         let mut out = IDENTITY;
         out.copy_from_slice(&m);
-        return out;
+        return (out, None);
     }
     let t = floats("translation", 3).map_or([0.0; 3], |v| [v[0], v[1], v[2]]);
     let r = floats("rotation", 4).map_or([0.0, 0.0, 0.0, 1.0], |v| [v[0], v[1], v[2], v[3]]);
     let s = floats("scale", 3).map_or([1.0; 3], |v| [v[0], v[1], v[2]]);
-    compose(t, r, s)
+    (compose(t, r, s), Some(Trs { translation: t, rotation: r, scale: s }))
 }
 
 fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
@@ -236,7 +241,9 @@ fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
         if mesh.is_some_and(|m| m >= model.meshes.len()) {
             return Err(MeshError::invalid("a node refers to a mesh that does not exist"));
         }
-        model.nodes.push(Node { name: node.get("name").and_then(Value::as_str).map(String::from), mesh, matrix: node_matrix(node), children });
+        let (matrix, trs) = node_transform(node);
+        let name = node.get("name").and_then(Value::as_str).map(String::from);
+        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin") });
     }
     // A cycle would leave some node without a path to a parentless node.
     for start in 0..nodes.len() {

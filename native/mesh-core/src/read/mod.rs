@@ -7,6 +7,7 @@ mod obj;
 mod off;
 mod ply;
 mod sanitize;
+mod skin;
 mod stl;
 
 use crate::error::{MeshError, Result};

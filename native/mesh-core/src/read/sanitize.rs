@@ -21,6 +21,7 @@ pub fn sanitize(model: &mut Model) -> Result<()> {
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());
     }
+    let fixed_skinning = super::skin::fix_skin_attributes(model);
     drop_empty_meshes(model);
     if model.face_count() == 0 && dropped_faces > 0 {
         return Err(MeshError::invalid("every face has an infinite or NaN coordinate"));
@@ -33,6 +34,9 @@ pub fn sanitize(model: &mut Model) -> Result<()> {
     }
     if fixed_values > 0 {
         model.notes.push(format!("{fixed_values} invalid normal, texture or colour value(s) were repaired."));
+    }
+    if fixed_skinning > 0 {
+        model.notes.push(format!("{fixed_skinning} invalid joint or weight value(s) were repaired."));
     }
     Ok(())
 }

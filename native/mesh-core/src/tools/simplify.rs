@@ -58,6 +58,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         ));
     }
     notes.extend(format_note);
+    if format != OutputFormat::Glb {
+        notes.extend(model.static_output_note(&format!("{} output", format.extension().to_uppercase())));
+    }
     let data = write(&model, format);
     let name = format!("{}_simplified.{}", input.stem(), format.extension());
     let summary = json!({

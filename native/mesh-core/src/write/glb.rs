@@ -4,6 +4,8 @@
 //! through the meshoptimizer codecs (EXT_meshopt_compression, with an empty fallback buffer), and
 //! quantized normals then go through the codec's octahedral filter: two 8-bit coordinates on the
 //! unit octahedron folded flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
+//! Skins, JOINTS/WEIGHTS and animations are written by write/skin.rs.
+use super::skin::{plan_skins, quantized_weights, write_animations, write_joints, write_skins};
 use crate::math::Bounds;
 use crate::model::{Model, Primitive, IDENTITY};
 use serde_json::{json, Map, Value};
@@ -23,7 +25,7 @@ pub struct GlbOptions {
     pub compress: bool,
 }
 
-struct Builder {
+pub(super) struct Builder {
     bin: Vec<u8>,
     fallback_len: usize,
     views: Vec<Value>,
@@ -40,7 +42,7 @@ fn pad4(bytes: &mut Vec<u8>, fill: u8) {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Data {
+pub(super) enum Data {
     /// `filter` names the EXT_meshopt_compression filter the bytes were encoded with.
     Vertices {
         stride: usize,
@@ -49,6 +51,11 @@ enum Data {
     Indices {
         size: usize,
         vertex_count: usize,
+    },
+    /// Accessor data that is not a vertex attribute (inverse bind matrices, animation keys): the
+    /// view has no target nor byteStride, but compresses with the attribute codec all the same.
+    Keys {
+        stride: usize,
     },
 }
 
@@ -73,7 +80,7 @@ struct Pending {
 
 /// Where an accessor's elements start: a buffer view and a byte offset inside it.
 #[derive(Clone, Copy)]
-struct Slot {
+pub(super) struct Slot {
     view: usize,
     offset: usize,
 }
@@ -83,7 +90,7 @@ impl Builder {
     /// returns where they start. One view per layout rather than per stream, as gltfpack does:
     /// each view costs a JSON entry and a codec header, and one long stream of similar data
     /// compresses better than many short ones (ShapeCollection's seven meshes made 24 views).
-    fn view(&mut self, bytes: &[u8], data: Data) -> Slot {
+    pub(super) fn view(&mut self, bytes: &[u8], data: Data) -> Slot {
         let layout = data.layout();
         let index = match self.pending.iter().position(|p| p.layout == layout) {
             Some(i) => i,
@@ -107,16 +114,21 @@ impl Builder {
         for Pending { view: index, layout, bytes, vertex_count } in std::mem::take(&mut self.pending) {
             let bytes = &bytes[..];
             let (target, stride) = match layout {
-                Data::Vertices { stride, .. } => (ARRAY_BUFFER, Some(stride)),
-                Data::Indices { .. } => (ELEMENT_ARRAY_BUFFER, None),
+                Data::Vertices { stride, .. } => (Some(ARRAY_BUFFER), Some(stride)),
+                Data::Indices { .. } => (Some(ELEMENT_ARRAY_BUFFER), None),
+                Data::Keys { .. } => (None, None),
             };
-            let mut view = json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len(), "target": target });
+            let mut view = json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len() });
+            if let Some(t) = target {
+                view["target"] = json!(t);
+            }
             if let Some(s) = stride {
                 view["byteStride"] = json!(s);
             }
             if self.compress {
                 let (encoded, count, stride, mode, filter) = match layout {
                     Data::Vertices { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
+                    Data::Keys { stride } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", None),
                     Data::Indices { size, .. } => {
                         let indices: Vec<u32> = bytes
                             .chunks_exact(size)
@@ -148,7 +160,15 @@ impl Builder {
         self.views.len() - 1
     }
 
-    fn accessor(&mut self, slot: Slot, count: usize, component_type: u32, kind: &str, normalized: bool, bounds: Option<(Vec<f64>, Vec<f64>)>) -> usize {
+    pub(super) fn accessor(
+        &mut self,
+        slot: Slot,
+        count: usize,
+        component_type: u32,
+        kind: &str,
+        normalized: bool,
+        bounds: Option<(Vec<f64>, Vec<f64>)>,
+    ) -> usize {
         let mut a = json!({ "bufferView": slot.view, "componentType": component_type, "count": count, "type": kind });
         if slot.offset > 0 {
             a["byteOffset"] = json!(slot.offset);
@@ -203,9 +223,9 @@ fn stream<T: Copy>(values: impl Iterator<Item = T>, components: usize, stride: u
 
 /// Per-mesh quantization grid: world position = offset + scale * integer.
 #[derive(Clone, Copy)]
-struct Grid {
-    offset: [f32; 3],
-    scale: f32,
+pub(super) struct Grid {
+    pub offset: [f32; 3],
+    pub scale: f32,
 }
 
 fn grid_of(primitives: &[Primitive]) -> Grid {
@@ -243,11 +263,17 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
         }
     };
     attributes.insert("POSITION".into(), json!(pos));
+    let weights = if grid.is_some() { quantized_weights(p) } else { Default::default() };
     for a in &p.attributes {
         let kind = ["", "SCALAR", "VEC2", "VEC3", "VEC4"][a.components.min(4)];
         let values = a.data.iter().copied();
         let quantized_uv = a.semantic.starts_with("TEXCOORD_") && a.data.iter().all(|v| (0.0..=1.0).contains(v));
-        let index = if grid.is_some() && a.semantic == "NORMAL" && b.compress {
+        let index = if a.semantic.starts_with("JOINTS_") {
+            write_joints(b, &a.data)
+        } else if let Some(w) = weights.get(&a.semantic) {
+            let view = b.view(w, Data::Vertices { stride: 4, filter: None });
+            b.accessor(view, n, 5121, kind, true, None)
+        } else if grid.is_some() && a.semantic == "NORMAL" && b.compress {
             let unit: Vec<[f32; 4]> = a.data.chunks_exact(3).map(|n| [n[0], n[1], n[2], 0.0]).collect();
             let encoded = meshopt::encode_filter_oct::<i8>(&unit, NORMAL_BITS);
             let view = b.view(&encoded.iter().flatten().map(|&c| c as u8).collect::<Vec<u8>>(), Data::Vertices { stride: 4, filter: Some("OCTAHEDRAL") });
@@ -337,15 +363,37 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         .zip(&grids)
         .map(|(m, &grid)| named(json!({ "primitives": m.primitives.iter().map(|p| write_primitive(&mut b, p, grid)).collect::<Vec<_>>() }), &m.name))
         .collect();
+    let skin_plan = plan_skins(model, &grids);
     let mut nodes: Vec<Value> = Vec::new();
     let mut extra_nodes: Vec<Value> = Vec::new();
-    for node in &model.nodes {
+    for (index, node) in model.nodes.iter().enumerate() {
         let mut v = named(json!({}), &node.name);
-        if node.matrix != IDENTITY {
-            v["matrix"] = json!(node.matrix);
+        match node.trs {
+            // Animations overwrite translation, rotation and scale, so a node given as TRS stays so.
+            Some(t) => {
+                if t.translation != [0.0; 3] {
+                    v["translation"] = json!(t.translation);
+                }
+                if t.rotation != [0.0, 0.0, 0.0, 1.0] {
+                    v["rotation"] = json!(t.rotation);
+                }
+                if t.scale != [1.0; 3] {
+                    v["scale"] = json!(t.scale);
+                }
+            }
+            None if node.matrix != IDENTITY => v["matrix"] = json!(node.matrix),
+            None => {}
         }
         let mut children: Vec<usize> = node.children.clone();
         match node.mesh.map(|m| (m, grids[m])) {
+            // A skinned mesh stays on its node: glTF ignores that node's transform, and the grid
+            // transform is folded into the skin instead (write/skin.rs).
+            Some((m, _)) if skin_plan.node_skin[index].is_some() => {
+                v["mesh"] = json!(m);
+                v["skin"] = json!(skin_plan.node_skin[index]);
+            }
+            // The grid transform goes on a new child, never on the node itself, whose TRS an
+            // animation may overwrite.
             Some((m, Some(g))) => {
                 // The mesh moves to a child whose transform turns grid integers back into positions.
                 children.push(model.nodes.len() + extra_nodes.len());
@@ -360,6 +408,8 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         nodes.push(v);
     }
     nodes.extend(extra_nodes);
+    let skins = write_skins(&mut b, model, &skin_plan);
+    let animations = write_animations(&mut b, model, options.quantize);
     b.flush_views();
     let images: Vec<Value> = model
         .images
@@ -407,6 +457,12 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
     }
     if !images.is_empty() {
         root["images"] = json!(images);
+    }
+    if !skins.is_empty() {
+        root["skins"] = json!(skins);
+    }
+    if !animations.is_empty() {
+        root["animations"] = json!(animations);
     }
     if !used.is_empty() {
         root["extensionsUsed"] = json!(used);

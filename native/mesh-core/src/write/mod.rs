@@ -2,6 +2,7 @@
 mod glb;
 mod obj;
 mod ply;
+mod skin;
 mod stl;
 
 pub use glb::{write_glb, GlbOptions};

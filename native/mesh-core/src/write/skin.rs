@@ -1,0 +1,239 @@
+//! The skinning and animation part of the GLB writer: JOINTS_n/WEIGHTS_n streams, skins (with the
+//! position dequantization folded into their inverse bind matrices) and animations.
+//!
+//! Why the folding: a quantized mesh stores grid integers, and for an unskinned mesh the writer
+//! undoes the grid with the transform of a child node that holds the mesh. glTF ignores the
+//! transform of the node a skinned mesh sits on (a skinned vertex goes to
+//! Σ weight × jointWorld × inverseBind × position), so there the grid transform D (translate
+//! to the grid origin, scale by the step) must go inside the sum: every inverse bind matrix of
+//! the skin becomes IBM × D. Each (skin, grid) pair therefore gets its own output skin; the
+//! source skin keeps its index for its first pair and further pairs are appended as copies.
+//! Joint and animated nodes are written untouched (TRS, as the source gave them), so animation
+//! channels keep targeting the same nodes and never overwrite a dequantization transform.
+use super::glb::{Builder, Data, Grid, Slot};
+use crate::model::{AnimationSampler, Model, Primitive, Skin};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+const FLOAT: u32 = 5126;
+
+/// Where each node's skin goes in the output, given each mesh's quantization grid (if any).
+pub(super) struct SkinPlan {
+    /// Output skin per node (None for nodes without a skinned mesh).
+    pub node_skin: Vec<Option<usize>>,
+    /// (source skin, grid) per output skin.
+    outputs: Vec<(usize, Option<Grid>)>,
+}
+
+fn same_grid(a: Option<Grid>, b: Option<Grid>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.offset == b.offset && a.scale == b.scale,
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+pub(super) fn plan_skins(model: &Model, grids: &[Option<Grid>]) -> SkinPlan {
+    let mut outputs: Vec<(usize, Option<Grid>)> = Vec::new();
+    let mut first_grid: Vec<Option<Option<Grid>>> = vec![None; model.skins.len()];
+    for node in &model.nodes {
+        if let (Some(m), Some(s)) = (node.mesh, node.skin) {
+            first_grid[s].get_or_insert(grids[m]);
+        }
+    }
+    // Source skins keep their indices; an unused skin is written as it is.
+    outputs.extend(first_grid.iter().enumerate().map(|(s, g)| (s, g.flatten())));
+    let node_skin = model
+        .nodes
+        .iter()
+        .map(|node| {
+            let (m, s) = (node.mesh?, node.skin?);
+            let grid = grids[m];
+            Some(match (s..outputs.len()).find(|&o| outputs[o].0 == s && same_grid(outputs[o].1, grid)) {
+                Some(o) => o,
+                None => {
+                    outputs.push((s, grid));
+                    outputs.len() - 1
+                }
+            })
+        })
+        .collect();
+    SkinPlan { node_skin, outputs }
+}
+
+fn float_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// The grid transform as a column-major matrix: position = offset + scale × integer.
+fn dequantize_matrix(g: Grid) -> [f32; 16] {
+    let s = g.scale;
+    [s, 0.0, 0.0, 0.0, 0.0, s, 0.0, 0.0, 0.0, 0.0, s, 0.0, g.offset[0], g.offset[1], g.offset[2], 1.0]
+}
+
+pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Vec<Value> {
+    plan.outputs
+        .iter()
+        .map(|&(s, grid)| {
+            let skin: &Skin = &model.skins[s];
+            let matrices: Vec<f32> = skin.inverse_bind.iter().flat_map(|m| grid.map_or(*m, |g| crate::math::mul(m, &dequantize_matrix(g)))).collect();
+            let slot = b.view(&float_bytes(&matrices), Data::Keys { stride: 64 });
+            let ibm = b.accessor(slot, skin.joints.len(), FLOAT, "MAT4", false, None);
+            let mut out = json!({ "joints": skin.joints, "inverseBindMatrices": ibm });
+            if let Some(k) = skin.skeleton {
+                out["skeleton"] = json!(k);
+            }
+            if let Some(n) = &skin.name {
+                out["name"] = json!(n);
+            }
+            out
+        })
+        .collect()
+}
+
+/// A track whose every key holds the same value, kept as two keys at its first and last times
+/// (rather than one) so that the animation's duration does not change.
+fn constant_track(s: &AnimationSampler) -> Option<(Vec<f32>, Vec<f32>)> {
+    let per_key = if s.interpolation == "CUBICSPLINE" { 3 * s.components } else { s.components };
+    let first = &s.output[..per_key];
+    let constant = s.input.len() > 2 && s.output.chunks_exact(per_key).all(|k| k == first);
+    constant.then(|| (vec![s.input[0], s.input[s.input.len() - 1]], [first, first].concat()))
+}
+
+/// Rotation keys as normalized 16-bit integers when quantizing (core glTF allows them for
+/// rotations; about 3e-5 of error per component), else floats.
+fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], quantize: bool) -> usize {
+    let kind = if s.components == 4 { "VEC4" } else { "VEC3" };
+    let count = output.len() / s.components;
+    if quantize && s.components == 4 && s.interpolation != "CUBICSPLINE" {
+        let bytes: Vec<u8> = output.iter().flat_map(|v| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()).collect();
+        let slot = b.view(&bytes, Data::Keys { stride: 8 });
+        return b.accessor(slot, count, 5122, kind, true, None);
+    }
+    let slot = b.view(&float_bytes(output), Data::Keys { stride: s.components * 4 });
+    b.accessor(slot, count, FLOAT, kind, false, None)
+}
+
+pub(super) fn write_animations(b: &mut Builder, model: &Model, quantize: bool) -> Vec<Value> {
+    // Samplers usually share their key times; identical times share one accessor.
+    let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
+    model
+        .animations
+        .iter()
+        .map(|animation| {
+            let samplers: Vec<Value> = animation
+                .samplers
+                .iter()
+                .map(|s| {
+                    let (input_keys, output_keys) = constant_track(s).unwrap_or_else(|| (s.input.clone(), s.output.clone()));
+                    let key: Vec<u32> = input_keys.iter().map(|t| t.to_bits()).collect();
+                    let input = match times.get(&key) {
+                        Some(&a) => a,
+                        None => {
+                            let slot = b.view(&float_bytes(&input_keys), Data::Keys { stride: 4 });
+                            let (first, last) = (input_keys[0] as f64, input_keys[input_keys.len() - 1] as f64);
+                            let a = b.accessor(slot, input_keys.len(), FLOAT, "SCALAR", false, Some((vec![first], vec![last])));
+                            times.insert(key, a);
+                            a
+                        }
+                    };
+                    let output = write_output(b, s, &output_keys, quantize);
+                    json!({ "input": input, "output": output, "interpolation": s.interpolation })
+                })
+                .collect();
+            let channels: Vec<Value> =
+                animation.channels.iter().map(|c| json!({ "sampler": c.sampler, "target": { "node": c.node, "path": c.path } })).collect();
+            let mut out = json!({ "samplers": samplers, "channels": channels });
+            if let Some(n) = &animation.name {
+                out["name"] = json!(n);
+            }
+            out
+        })
+        .collect()
+}
+
+/// JOINTS_n as VEC4 of unsigned bytes when every index fits, else unsigned shorts.
+pub(super) fn write_joints(b: &mut Builder, data: &[f32]) -> usize {
+    let count = data.len() / 4;
+    let slot: Slot;
+    let component_type = if data.iter().all(|&j| j < 256.0) {
+        slot = b.view(&data.iter().map(|&j| j as u8).collect::<Vec<u8>>(), Data::Vertices { stride: 4, filter: None });
+        5121
+    } else {
+        slot = b.view(&data.iter().flat_map(|&j| (j as u16).to_le_bytes()).collect::<Vec<u8>>(), Data::Vertices { stride: 8, filter: None });
+        5123
+    };
+    b.accessor(slot, count, component_type, "VEC4", false, None)
+}
+
+/// Every WEIGHTS_n set of the primitive as normalized unsigned bytes whose sum over all sets is
+/// exactly 255 per vertex (the validator checks the sum): largest-remainder rounding, i.e. round
+/// every weight down, then give the missing units to the weights that lost the most, so no weight
+/// moves by a full step.
+pub(super) fn quantized_weights(p: &Primitive) -> HashMap<String, Vec<u8>> {
+    let sets: Vec<&crate::model::Attribute> = p.attributes.iter().filter(|a| a.semantic.starts_with("WEIGHTS_")).collect();
+    let mut out: Vec<Vec<u8>> = sets.iter().map(|a| vec![0u8; a.data.len()]).collect();
+    for v in 0..p.positions.len() {
+        let values: Vec<f32> = sets.iter().flat_map(|a| a.data[v * 4..v * 4 + 4].iter().copied()).collect();
+        let sum: f32 = values.iter().sum();
+        let scaled: Vec<f32> = values.iter().map(|w| if sum > 0.0 { w / sum * 255.0 } else { 0.0 }).collect();
+        let mut q: Vec<u32> = scaled.iter().map(|s| s.floor() as u32).collect();
+        let mut order: Vec<usize> = (0..q.len()).collect();
+        order.sort_by(|&x, &y| (scaled[y] - q[y] as f32).total_cmp(&(scaled[x] - q[x] as f32)));
+        let missing = 255u32.saturating_sub(q.iter().sum());
+        for &k in order.iter().cycle().take(missing as usize) {
+            q[k] += 1;
+        }
+        for (k, &w) in q.iter().enumerate() {
+            out[k / 4][v * 4 + k % 4] = w.min(255) as u8;
+        }
+    }
+    sets.iter().map(|a| a.semantic.clone()).zip(out).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Attribute, Mesh, Node, SourceFormat};
+    use crate::read::{read_model, ReadOptions};
+    use crate::write::{write_glb, GlbOptions};
+
+    #[test]
+    fn weights_sum_to_255_and_move_less_than_a_step() {
+        let weights = vec![1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0, 0.7, 0.1, 0.1, 0.1, 0.999, 0.001, 0.0, 0.0];
+        let p = Primitive {
+            positions: vec![[0.0; 3]; 3],
+            attributes: vec![Attribute { semantic: "WEIGHTS_0".into(), components: 4, data: weights.clone() }],
+            ..Primitive::default()
+        };
+        let q = &quantized_weights(&p)["WEIGHTS_0"];
+        for (v, w) in q.chunks_exact(4).enumerate() {
+            assert_eq!(w.iter().map(|&x| x as u32).sum::<u32>(), 255);
+            assert!(w.iter().zip(&weights[v * 4..]).all(|(&x, &f)| (x as f32 / 255.0 - f).abs() < 1.0 / 255.0), "{w:?}");
+        }
+    }
+
+    #[test]
+    fn joint_indices_past_255_are_written_as_shorts() {
+        let mut model = Model::new(SourceFormat::Glb);
+        let joints = 300;
+        model.nodes = (0..joints).map(|_| Node { mesh: None, ..Node::with_mesh(None, 0) }).collect();
+        model.roots = (0..joints).collect();
+        model.skins.push(Skin { name: None, joints: (0..joints).collect(), skeleton: None, inverse_bind: vec![crate::model::IDENTITY; joints] });
+        let primitive = Primitive {
+            positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            attributes: vec![
+                Attribute { semantic: "JOINTS_0".into(), components: 4, data: vec![299.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0] },
+                Attribute { semantic: "WEIGHTS_0".into(), components: 4, data: vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] },
+            ],
+            indices: vec![0, 1, 2],
+            material: None,
+        };
+        model.meshes.push(Mesh { name: None, primitives: vec![primitive] });
+        model.nodes.push(Node { skin: Some(0), ..Node::with_mesh(None, 0) });
+        model.roots.push(joints);
+        let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress: true }), "glb", &ReadOptions::default()).unwrap();
+        assert_eq!(back.meshes[0].primitives[0].attribute("JOINTS_0").unwrap().data[0], 299.0);
+        assert_eq!(back.nodes[joints].skin, Some(0));
+    }
+}
