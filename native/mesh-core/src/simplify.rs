@@ -130,4 +130,36 @@ mod tests {
         let s = simplify_primitive(&g, 10, 0.0, false);
         assert!(s.primitive.face_count() > 150, "{}", s.primitive.face_count());
     }
+
+    /// A curved grid whose normals and UVs are noise: with only positions in the error, the
+    /// result is the one for bare positions, and it still reaches its target.
+    #[test]
+    fn normals_and_uvs_do_not_spend_the_error_budget() {
+        let mut g = grid(16);
+        for p in &mut g.positions {
+            p[2] = (p[0] * 0.3).sin() * (p[1] * 0.2).cos();
+        }
+        let noise = |i: usize| ((i * 7919) % 101) as f32 / 101.0;
+        let n = g.positions.len();
+        g.attributes[0].data = (0..n * 2).map(noise).collect();
+        g.attributes.push(Attribute { semantic: "NORMAL".into(), components: 3, data: (0..n * 3).map(|i| noise(i + 13)).collect() });
+        let bare = Primitive { attributes: vec![], ..g.clone() };
+        let (with, without) = (simplify_primitive(&g, 128, 0.05, false), simplify_primitive(&bare, 128, 0.05, false));
+        assert_eq!(with.primitive.indices, without.primitive.indices);
+        assert_eq!(with.error, without.error);
+        assert!(with.primitive.face_count() <= 128, "{}", with.primitive.face_count());
+    }
+
+    #[test]
+    fn locked_vertices_stay_while_free_borders_collapse() {
+        let g = grid(12);
+        // Lock the column x = 6, as where two primitives of a mesh meet.
+        let locks: Vec<bool> = g.positions.iter().map(|p| p[0] == 6.0).collect();
+        let s = simplify_primitive_with_locks(&g, 8, 0.01, false, &locks);
+        let column = s.primitive.positions.iter().filter(|p| p[0] == 6.0).count();
+        assert_eq!(column, 13);
+        // The free border lost vertices: fewer remain on the edge y = 0 than the 13 it had.
+        let edge = s.primitive.positions.iter().filter(|p| p[1] == 0.0).count();
+        assert!(edge < 13, "{edge}");
+    }
 }
