@@ -21,8 +21,10 @@ export const simplifyOptions = z
       ),
     lock_border: z
       .boolean()
-      .default(true)
-      .describe('Keep open borders (holes, cut edges) in place; UV and normal seams are always kept.'),
+      .default(false)
+      .describe(
+        'Keep open borders (holes, cut edges) in place, e.g. for a piece of a larger surface. By default borders simplify within max_error like the rest; where the parts of one mesh meet, and at UV and normal seams, vertices always stay.',
+      ),
     format: z
       .enum(['same', 'glb', 'obj', 'ply', 'stl'])
       .default('same')

@@ -16,6 +16,7 @@ pub mod prune;
 pub mod render;
 pub mod simplify;
 pub mod split;
+pub mod stitch;
 pub mod texcoord_sets;
 pub mod tools;
 pub mod topology;

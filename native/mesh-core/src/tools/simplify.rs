@@ -1,9 +1,16 @@
 //! simplify_3d_model: reduces every primitive to the target share of faces within an error bound
 //! measured as a fraction of the mesh size, and writes the result in the input's format.
+//! Before simplifying, like optimize: texture-coordinate sets no material samples go, and per
+//! primitive bit-identical vertices merge and faces repeating a corner go. A duplicated vertex
+//! (e.g. the seam column of a UV sphere without UVs) would otherwise look like an attribute seam
+//! to the simplifier and pin its edges in place, and would be written twice.
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::error::Result;
+use crate::mesh_ops::{weld_identical, without_degenerate};
 use crate::model::SourceFormat;
-use crate::simplify::{extent_of, simplify_primitive};
+use crate::simplify::{extent_of, simplify_primitive_with_locks};
+use crate::stitch::shared_positions;
+use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::write::{write, OutputFormat};
 use serde_json::{json, Value};
 
@@ -35,15 +42,27 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     };
     let target_faces = ((faces_in as f64 * ratio).round() as usize).max(1);
     let max_error = options.get("max_error").and_then(Value::as_f64).unwrap_or(0.01) as f32;
-    let lock_border = options.get("lock_border").and_then(Value::as_bool).unwrap_or(true);
+    // Open borders are part of the shape and held to the same error bound as the rest, as in
+    // gltfpack and glTF-Transform; only where primitives of a mesh meet do they stay in place.
+    let lock_border = options.get("lock_border").and_then(Value::as_bool).unwrap_or(false);
     let (format, format_note) = output_format(options.get("format").and_then(Value::as_str).unwrap_or("same"), model.format)?;
 
+    // Before welding, so vertices that only an unsampled UV set kept apart merge.
+    let unsampled = drop_unsampled_texcoords(&mut model);
+    if unsampled > 0 {
+        model.notes.push(format!("Dropped {unsampled} texture-coordinate set(s) that no material texture samples."));
+    }
     let mut worst_error = 0.0f32;
     for mesh in &mut model.meshes {
         let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         for p in &mut mesh.primitives {
+            *p = weld_identical(p);
+            p.indices = without_degenerate(&p.indices);
+        }
+        let shared = shared_positions(&mesh.primitives);
+        for (p, locks) in mesh.primitives.iter_mut().zip(&shared) {
             let target = ((p.face_count() as f64 * ratio).round() as usize).max(1);
-            let s = simplify_primitive(p, target, max_error * extent, lock_border);
+            let s = simplify_primitive_with_locks(p, target, max_error * extent, lock_border, locks);
             worst_error = worst_error.max(s.error / extent);
             *p = s.primitive;
         }

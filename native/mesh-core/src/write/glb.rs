@@ -185,6 +185,12 @@ impl Builder {
     }
 }
 
+/// The shortest decimal that reads back as `x` (0.061009001, not 0.0610090009868145): the f32
+/// itself, in fewer JSON bytes.
+fn shortest(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(f64::from(x))
+}
+
 fn encode_vertices(bytes: &[u8], stride: usize) -> Vec<u8> {
     let count = bytes.len() / stride;
     // SAFETY: bound and encode read `count * stride` bytes from `bytes` and write at most `bound` bytes.
@@ -259,7 +265,7 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
                 &stream(p.positions.iter().flatten().copied(), 3, 12, |v, o| o.extend_from_slice(&v.to_le_bytes())),
                 Data::Vertices { stride: 12, filter: None },
             );
-            b.accessor(view, n, 5126, "VEC3", false, Some((bounds.min.map(f64::from).to_vec(), bounds.max.map(f64::from).to_vec())))
+            b.accessor(view, n, 5126, "VEC3", false, Some((bounds.min.map(shortest).to_vec(), bounds.max.map(shortest).to_vec())))
         }
     };
     attributes.insert("POSITION".into(), json!(pos));
@@ -321,7 +327,8 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
     }
     let view = b.view(&index_bytes, Data::Indices { size, vertex_count: n });
     let indices = b.accessor(view, p.indices.len(), component_type, "SCALAR", false, None);
-    let mut out = json!({ "attributes": attributes, "indices": indices, "mode": 4 });
+    // No "mode": triangles (4) is glTF's default.
+    let mut out = json!({ "attributes": attributes, "indices": indices });
     if let Some(m) = p.material {
         out["material"] = json!(m);
     }
