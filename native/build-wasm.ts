@@ -8,7 +8,7 @@
 // clang and wasm-ld (Debian: clang lld). No WASI C sysroot is needed: meshoptimizer includes only
 // the crate's own wasm32 headers plus native/wasm/libm-decls.h, and Rust links WASI libc itself.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const target = 'wasm32-wasip1-threads'
@@ -49,6 +49,9 @@ const crates = readdirSync(nativeDir).filter(
 for (const crate of crates) {
   const dir = join(nativeDir, crate)
   console.log(`building native/${crate} for ${target}`)
+  // The type definitions are the native build's (tracked in git); the WASM build would rewrite them.
+  const typesPath = join(dir, 'index.d.ts')
+  const types = existsSync(typesPath) ? readFileSync(typesPath) : null
   const result = spawnSync(
     join(nativeDir, '..', 'node_modules', '.bin', 'napi'),
     [
@@ -68,5 +71,6 @@ for (const crate of crates) {
     ],
     { stdio: 'inherit', env },
   )
+  if (types) writeFileSync(typesPath, types)
   if (result.status !== 0) process.exit(result.status ?? 1)
 }

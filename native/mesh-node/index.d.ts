@@ -9,3 +9,30 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+export declare function coreVersion(): string
+
+/** Counts the model's faces (the pricing unit); a limit error beyond `maxFaces`. */
+export declare function measure(input: Buffer, name: string, extension: string, maxFaces: number, resourceDir?: string | undefined | null): Promise<unknown>
+
+export interface OutputFile {
+  name: string
+  data: Buffer
+}
+
+/** Runs one tool ("inspect", "simplify", "optimize" or "split") with JSON options. */
+export declare function runTool(tool: string, input: Buffer, name: string, extension: string, optionsJson: string, resourceDir?: string | undefined | null): Promise<unknown>
+
+export interface ToolError {
+  code: string
+  message: string
+  hint: string
+}
+
+export interface ToolOutcome {
+  /** JSON text of the tool's summary fields (absent on error). */
+  summaryJson?: string
+  files: Array<OutputFile>
+  /** Faces counted (measure only). */
+  faces?: number
+  error?: ToolError
+}

@@ -5,6 +5,7 @@
 //! quantized normals then go through the codec's octahedral filter: two 8-bit coordinates on the
 //! unit octahedron folded flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
 //! Skins, JOINTS/WEIGHTS and animations are written by write/skin.rs.
+use super::material_json::{material_without_defaults, sampler_without_defaults};
 use super::skin::{plan_skins, quantized_weights, write_animations, write_joints, write_skins};
 use crate::math::Bounds;
 use crate::model::{Model, Primitive, IDENTITY};
@@ -457,7 +458,9 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         "bufferViews": b.views,
         "buffers": buffers,
     });
-    for (key, list) in [("materials", &model.materials), ("textures", &model.textures), ("samplers", &model.samplers)] {
+    let materials: Vec<Value> = model.materials.iter().map(material_without_defaults).collect();
+    let samplers: Vec<Value> = model.samplers.iter().map(sampler_without_defaults).collect();
+    for (key, list) in [("materials", &materials), ("textures", &model.textures), ("samplers", &samplers)] {
         if !list.is_empty() {
             root[key] = json!(list);
         }

@@ -1,5 +1,6 @@
 //! Writers: Model to GLB, OBJ, PLY or STL bytes.
 mod glb;
+mod material_json;
 mod obj;
 mod ply;
 mod skin;
