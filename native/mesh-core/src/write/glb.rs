@@ -1,17 +1,20 @@
 //! GLB writer. Plain output stores float attributes; `quantize` stores KHR_mesh_quantization
-//! integers (positions on a per-mesh 14-bit grid undone by a child node's transform, normals as
+//! integers (positions on per-mesh grids with a scene-wide step, quantize.rs, undone by a child
+//! node's transform, normals as
 //! 16-bit, UVs in [0,1] as 16-bit, colours as 8-bit); `compress` runs vertex and index data
 //! through the meshoptimizer codecs (EXT_meshopt_compression, with an empty fallback buffer), and
 //! quantized normals then go through the codec's octahedral filter: two 8-bit coordinates on the
 //! unit octahedron folded flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
+use super::compact_json::short_f32;
+use super::nodes::scene_nodes;
+use super::quantize::{position_grids, Grid};
 use crate::math::Bounds;
-use crate::model::{Model, Primitive, IDENTITY};
+use crate::model::{Model, Primitive};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 
 const QUANTIZATION: &str = "KHR_mesh_quantization";
 const MESHOPT: &str = "EXT_meshopt_compression";
-const POSITION_BITS: u32 = 14;
 /// Bits per octahedral normal coordinate, gltfpack's default: about a degree of angular error.
 const NORMAL_BITS: i32 = 8;
 const ARRAY_BUFFER: u32 = 34962;
@@ -148,7 +151,7 @@ impl Builder {
         self.views.len() - 1
     }
 
-    fn accessor(&mut self, slot: Slot, count: usize, component_type: u32, kind: &str, normalized: bool, bounds: Option<(Vec<f64>, Vec<f64>)>) -> usize {
+    fn accessor(&mut self, slot: Slot, count: usize, component_type: u32, kind: &str, normalized: bool, bounds: Option<(Value, Value)>) -> usize {
         let mut a = json!({ "bufferView": slot.view, "componentType": component_type, "count": count, "type": kind });
         if slot.offset > 0 {
             a["byteOffset"] = json!(slot.offset);
@@ -157,8 +160,8 @@ impl Builder {
             a["normalized"] = json!(true);
         }
         if let Some((min, max)) = bounds {
-            a["min"] = json!(min);
-            a["max"] = json!(max);
+            a["min"] = min;
+            a["max"] = max;
         }
         self.accessors.push(a);
         self.accessors.len() - 1
@@ -201,37 +204,21 @@ fn stream<T: Copy>(values: impl Iterator<Item = T>, components: usize, stride: u
     out
 }
 
-/// Per-mesh quantization grid: world position = offset + scale * integer.
-#[derive(Clone, Copy)]
-struct Grid {
-    offset: [f32; 3],
-    scale: f32,
-}
-
-fn grid_of(primitives: &[Primitive]) -> Grid {
-    let mut b = Bounds::empty();
-    primitives.iter().flat_map(|p| &p.positions).for_each(|&p| b.add(p));
-    let extent = b.extent();
-    let steps = ((1u32 << POSITION_BITS) - 1) as f32;
-    Grid { offset: b.min, scale: if extent > 0.0 { extent / steps } else { 1.0 } }
-}
-
 fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value {
     let mut attributes = Map::new();
     let n = p.positions.len();
     let pos = match grid {
         Some(g) => {
-            let q: Vec<u16> =
-                p.positions.iter().flat_map(|v| (0..3).map(move |k| ((v[k] - g.offset[k]) / g.scale).round().clamp(0.0, 65535.0) as u16)).collect();
-            let (mut min, mut max) = (vec![f64::MAX; 3], vec![f64::MIN; 3]);
+            let q: Vec<u16> = p.positions.iter().flat_map(|&v| g.quantize(v)).collect();
+            let (mut min, mut max) = (vec![u16::MAX; 3], vec![0u16; 3]);
             for v in q.chunks_exact(3) {
                 for k in 0..3 {
-                    min[k] = min[k].min(v[k] as f64);
-                    max[k] = max[k].max(v[k] as f64);
+                    min[k] = min[k].min(v[k]);
+                    max[k] = max[k].max(v[k]);
                 }
             }
             let view = b.view(&stream(q.into_iter(), 3, 8, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride: 8, filter: None });
-            b.accessor(view, n, 5123, "VEC3", false, Some((min, max)))
+            b.accessor(view, n, 5123, "VEC3", false, Some((json!(min), json!(max))))
         }
         None => {
             let bounds = Bounds::of(&p.positions);
@@ -239,7 +226,7 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
                 &stream(p.positions.iter().flatten().copied(), 3, 12, |v, o| o.extend_from_slice(&v.to_le_bytes())),
                 Data::Vertices { stride: 12, filter: None },
             );
-            b.accessor(view, n, 5126, "VEC3", false, Some((bounds.min.map(f64::from).to_vec(), bounds.max.map(f64::from).to_vec())))
+            b.accessor(view, n, 5126, "VEC3", false, Some((json!(bounds.min.map(short_f32)), json!(bounds.max.map(short_f32)))))
         }
     };
     attributes.insert("POSITION".into(), json!(pos));
@@ -295,7 +282,8 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
     }
     let view = b.view(&index_bytes, Data::Indices { size, vertex_count: n });
     let indices = b.accessor(view, p.indices.len(), component_type, "SCALAR", false, None);
-    let mut out = json!({ "attributes": attributes, "indices": indices, "mode": 4 });
+    // No "mode": triangles (4) are the default.
+    let mut out = json!({ "attributes": attributes, "indices": indices });
     if let Some(m) = p.material {
         out["material"] = json!(m);
     }
@@ -330,36 +318,17 @@ fn named(mut value: Value, name: &Option<String>) -> Value {
 
 pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
     let mut b = Builder { bin: Vec::new(), fallback_len: 0, views: Vec::new(), accessors: Vec::new(), compress: options.compress, pending: Vec::new() };
-    let grids: Vec<Option<Grid>> = model.meshes.iter().map(|m| options.quantize.then(|| grid_of(&m.primitives))).collect();
+    let grids: Vec<Option<Grid>> = match options.quantize {
+        true => position_grids(model).into_iter().map(Some).collect(),
+        false => vec![None; model.meshes.len()],
+    };
     let meshes: Vec<Value> = model
         .meshes
         .iter()
         .zip(&grids)
         .map(|(m, &grid)| named(json!({ "primitives": m.primitives.iter().map(|p| write_primitive(&mut b, p, grid)).collect::<Vec<_>>() }), &m.name))
         .collect();
-    let mut nodes: Vec<Value> = Vec::new();
-    let mut extra_nodes: Vec<Value> = Vec::new();
-    for node in &model.nodes {
-        let mut v = named(json!({}), &node.name);
-        if node.matrix != IDENTITY {
-            v["matrix"] = json!(node.matrix);
-        }
-        let mut children: Vec<usize> = node.children.clone();
-        match node.mesh.map(|m| (m, grids[m])) {
-            Some((m, Some(g))) => {
-                // The mesh moves to a child whose transform turns grid integers back into positions.
-                children.push(model.nodes.len() + extra_nodes.len());
-                extra_nodes.push(json!({ "mesh": m, "translation": g.offset, "scale": [g.scale, g.scale, g.scale] }));
-            }
-            Some((m, None)) => v["mesh"] = json!(m),
-            None => {}
-        }
-        if !children.is_empty() {
-            v["children"] = json!(children);
-        }
-        nodes.push(v);
-    }
-    nodes.extend(extra_nodes);
+    let nodes = scene_nodes(model, &grids);
     b.flush_views();
     let images: Vec<Value> = model
         .images

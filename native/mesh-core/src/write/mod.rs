@@ -1,7 +1,10 @@
 //! Writers: Model to GLB, OBJ, PLY or STL bytes.
+mod compact_json;
 mod glb;
+mod nodes;
 mod obj;
 mod ply;
+mod quantize;
 mod stl;
 
 pub use glb::{write_glb, GlbOptions};
