@@ -1,17 +1,18 @@
 //! GLB writer. Plain output stores float attributes; `quantize` stores KHR_mesh_quantization
 //! integers (positions on per-mesh grids with a scene-wide step, quantize.rs, undone by a child
 //! node's transform, normals as
-//! 16-bit, UVs in [0,1] as 16-bit, colours as 8-bit); `compress` runs vertex and index data
+//! 16-bit, UVs on a 12-bit grid, texture_transform.rs, colours as 8-bit); `compress` runs vertex and index data
 //! through the meshoptimizer codecs (EXT_meshopt_compression, with an empty fallback buffer), and
 //! quantized normals then go through the codec's octahedral filter: two 8-bit coordinates on the
 //! unit octahedron folded flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
 use super::compact_json::short_f32;
 use super::nodes::scene_nodes;
 use super::quantize::{position_grids, Grid};
+use super::texture_transform::{grid_for as uv_grid_for, transformed_materials, uv_grids, UvGrid, TRANSFORM};
 use crate::math::Bounds;
 use crate::model::{Model, Primitive};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 const QUANTIZATION: &str = "KHR_mesh_quantization";
 const MESHOPT: &str = "EXT_meshopt_compression";
@@ -34,6 +35,8 @@ struct Builder {
     compress: bool,
     /// Streams waiting to be written, one per buffer view; see `view`.
     pending: Vec<Pending>,
+    /// Texture-coordinate grids per (material, set) when quantizing; see texture_transform.rs.
+    uv_grids: BTreeMap<(usize, usize), Option<UvGrid>>,
 }
 
 fn pad4(bytes: &mut Vec<u8>, fill: u8) {
@@ -233,7 +236,8 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
     for a in &p.attributes {
         let kind = ["", "SCALAR", "VEC2", "VEC3", "VEC4"][a.components.min(4)];
         let values = a.data.iter().copied();
-        let quantized_uv = a.semantic.starts_with("TEXCOORD_") && a.data.iter().all(|v| (0.0..=1.0).contains(v));
+        let uv_set = a.semantic.strip_prefix("TEXCOORD_").and_then(|s| s.parse::<usize>().ok()).filter(|_| a.components == 2);
+        let uv_grid = uv_set.and_then(|set| uv_grid_for(&b.uv_grids, p.material, set, &a.data));
         let index = if grid.is_some() && a.semantic == "NORMAL" && b.compress {
             let unit: Vec<[f32; 4]> = a.data.chunks_exact(3).map(|n| [n[0], n[1], n[2], 0.0]).collect();
             let encoded = meshopt::encode_filter_oct::<i8>(&unit, NORMAL_BITS);
@@ -254,11 +258,9 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
                 Data::Vertices { stride: 8, filter: None },
             );
             b.accessor(view, n, 5122, kind, true, None)
-        } else if grid.is_some() && quantized_uv {
-            let view = b.view(
-                &stream(values, 2, 4, |v, o| o.extend_from_slice(&((v * 65535.0).round() as u16).to_le_bytes())),
-                Data::Vertices { stride: 4, filter: None },
-            );
+        } else if let (Some(_), Some(g)) = (grid, uv_grid) {
+            let bytes: Vec<u8> = a.data.chunks_exact(2).flat_map(|uv| [g.encode(uv[0], 0), g.encode(uv[1], 1)]).flat_map(u16::to_le_bytes).collect();
+            let view = b.view(&bytes, Data::Vertices { stride: 4, filter: None });
             b.accessor(view, n, 5123, kind, true, None)
         } else if grid.is_some() && a.semantic.starts_with("COLOR_") {
             let stride = 4;
@@ -317,7 +319,18 @@ fn named(mut value: Value, name: &Option<String>) -> Value {
 }
 
 pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
-    let mut b = Builder { bin: Vec::new(), fallback_len: 0, views: Vec::new(), accessors: Vec::new(), compress: options.compress, pending: Vec::new() };
+    let mut b = Builder {
+        bin: Vec::new(),
+        fallback_len: 0,
+        views: Vec::new(),
+        accessors: Vec::new(),
+        compress: options.compress,
+        pending: Vec::new(),
+        uv_grids: BTreeMap::new(),
+    };
+    if options.quantize {
+        b.uv_grids = uv_grids(model);
+    }
     let grids: Vec<Option<Grid>> = match options.quantize {
         true => position_grids(model).into_iter().map(Some).collect(),
         false => vec![None; model.meshes.len()],
@@ -339,7 +352,9 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         })
         .collect();
 
-    let mut used = extensions_in(&[&model.materials, &model.textures, &model.samplers]);
+    // Materials whose UV sets were mapped into [0, 1] sample them through KHR_texture_transform.
+    let (materials, transformed) = transformed_materials(&model.materials, &b.uv_grids);
+    let mut used = extensions_in(&[&materials, &model.textures, &model.samplers]);
     let originally_required: BTreeSet<String> = model
         .gltf_json
         .as_ref()
@@ -348,7 +363,8 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
         .unwrap_or_default();
     let mut required: BTreeSet<String> = used.intersection(&originally_required).cloned().collect();
-    for (on, name) in [(options.quantize, QUANTIZATION), (options.compress, MESHOPT)] {
+    // Without the transform such UVs would sample the wrong texels, so a viewer must support it.
+    for (on, name) in [(options.quantize, QUANTIZATION), (options.compress, MESHOPT), (transformed, TRANSFORM)] {
         if on {
             used.insert(name.into());
             required.insert(name.into());
@@ -369,7 +385,7 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         "bufferViews": b.views,
         "buffers": buffers,
     });
-    for (key, list) in [("materials", &model.materials), ("textures", &model.textures), ("samplers", &model.samplers)] {
+    for (key, list) in [("materials", &materials), ("textures", &model.textures), ("samplers", &model.samplers)] {
         if !list.is_empty() {
             root[key] = json!(list);
         }

@@ -6,6 +6,7 @@ mod obj;
 mod ply;
 mod quantize;
 mod stl;
+mod texture_transform;
 
 pub use glb::{write_glb, GlbOptions};
 pub use obj::write_obj;
