@@ -236,4 +236,32 @@ mod tests {
         assert_eq!(out[0]["extensions"]["KHR_materials_sheen"]["sheenColorTexture"]["extensions"][TRANSFORM]["scale"], json!([4, 2]));
         assert!(out[0]["normalTexture"].get("extensions").is_none(), "set 1 lies in [0, 1]");
     }
+
+    #[test]
+    fn written_tiling_uvs_read_back_through_the_material_transform() {
+        use crate::model::{Attribute, Mesh, Primitive, SourceFormat};
+        use crate::read::{read_model, ReadOptions};
+        use crate::write::{write_glb, GlbOptions};
+        let uvs: Vec<f32> = (0..50).flat_map(|i| [-3.0 + i as f32 * 0.17, 0.25 + (i as f32 * 0.7).sin() * 2.0]).collect();
+        let mut model = Model::new(SourceFormat::Glb);
+        model.materials = vec![json!({ "pbrMetallicRoughness": { "baseColorTexture": { "index": 0 } } })];
+        model.push_root_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: (0..50).map(|i| [i as f32, (i * i % 7) as f32, 0.0]).collect(),
+                attributes: vec![Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: uvs.clone() }],
+                indices: (0..48).flat_map(|i| [i, i + 1, i + 2]).collect(),
+                material: Some(0),
+            }],
+        });
+        for compress in [false, true] {
+            let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress }), "glb", &ReadOptions::default()).unwrap();
+            let t = back.materials[0].pointer("/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform").unwrap();
+            let read = &back.meshes[0].primitives[0].attribute("TEXCOORD_0").unwrap().data;
+            for (r, o) in read.chunks_exact(2).zip(uvs.chunks_exact(2)) {
+                let seen = apply(t, [r[0], r[1]]);
+                assert!((0..2).all(|k| (seen[k] - o[k]).abs() <= 0.5 / 4095.0 + 1e-5), "{seen:?} vs {o:?}");
+            }
+        }
+    }
 }
