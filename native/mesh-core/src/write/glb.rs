@@ -1,10 +1,10 @@
 //! GLB writer. Plain output stores float attributes; `quantize` stores KHR_mesh_quantization
-//! integers (positions on per-mesh grids with a scene-wide step, quantize.rs, undone by a child
-//! node's transform, normals as
-//! 16-bit, UVs on a 12-bit grid, texture_transform.rs, colours as 8-bit); `compress` runs vertex and index data
-//! through the meshoptimizer codecs (EXT_meshopt_compression, with an empty fallback buffer), and
-//! quantized normals then go through the codec's octahedral filter: two 8-bit coordinates on the
-//! unit octahedron folded flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
+//! integers (positions on per-mesh grids with a scene-wide step, see quantize.rs, undone by a
+//! child node's transform; normals as 16-bit; UVs on a 12-bit grid, see texture_transform.rs;
+//! colours as 8-bit); `compress` runs vertex and index data through the meshoptimizer codecs
+//! (EXT_meshopt_compression, with an empty fallback buffer), and quantized normals then go
+//! through the codec's octahedral filter: two 8-bit coordinates on the unit octahedron folded
+//! flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
 use super::compact_json::short_f32;
 use super::nodes::scene_nodes;
 use super::quantize::{position_grids, Grid};
