@@ -6,7 +6,7 @@ export const optimizeOptions = z.strictObject({
     .boolean()
     .default(true)
     .describe(
-      'Store positions, normals, UVs and colours as small integers (KHR_mesh_quantization); positions on a 14-bit grid.',
+      'Store positions, normals, UVs and colours as small integers (KHR_mesh_quantization); positions on a grid of 1/24575 of the scene size.',
     ),
   simplify_ratio: z
     .number()

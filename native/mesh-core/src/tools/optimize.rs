@@ -63,7 +63,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
                 let target = ((welded.face_count() as f64 * ratio).round() as usize).max(1);
                 welded = simplify_primitive(&welded, target, SIMPLIFY_ERROR * extent, true).primitive;
             }
-            let cached = meshopt::optimize_vertex_cache(&welded.indices, welded.positions.len());
+            // The strip-friendly order (longer runs of shared edges) costs a little cache
+            // efficiency but the index and vertex codecs compress it 10-25 % better.
+            let cached = meshopt::optimize_vertex_cache_strip(&welded.indices, welded.positions.len());
             *p = compact(&welded, &cached);
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());

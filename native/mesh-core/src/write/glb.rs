@@ -1,20 +1,24 @@
 //! GLB writer. Plain output stores float attributes; `quantize` stores KHR_mesh_quantization
-//! integers (positions on a per-mesh 14-bit grid undone by a child node's transform, normals as
-//! 16-bit, UVs in [0,1] as 16-bit, colours as 8-bit); `compress` runs vertex and index data
-//! through the meshoptimizer codecs (EXT_meshopt_compression, with an empty fallback buffer), and
-//! quantized normals then go through the codec's octahedral filter: two 8-bit coordinates on the
-//! unit octahedron folded flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
+//! integers (positions on per-mesh grids with a scene-wide step, see quantize.rs, undone by a
+//! child node's transform; normals as 16-bit; UVs on a 12-bit grid, see texture_transform.rs;
+//! colours as 8-bit); `compress` runs vertex and index data through the meshoptimizer codecs
+//! (EXT_meshopt_compression, with an empty fallback buffer), and quantized normals then go
+//! through the codec's octahedral filter: two 8-bit coordinates on the unit octahedron folded
+//! flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
 //! Skins, JOINTS/WEIGHTS and animations are written by write/skin.rs.
+use super::compact_json::short_f32;
 use super::material_json::{material_without_defaults, sampler_without_defaults};
+use super::nodes::scene_nodes;
+use super::quantize::{position_grids, Grid};
 use super::skin::{plan_skins, quantized_weights, write_animations, write_joints, write_skins};
+use super::texture_transform::{grid_for as uv_grid_for, transformed_materials, uv_grids, UvGrid, TRANSFORM};
 use crate::math::Bounds;
-use crate::model::{Model, Primitive, IDENTITY};
+use crate::model::{Model, Primitive};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 const QUANTIZATION: &str = "KHR_mesh_quantization";
 const MESHOPT: &str = "EXT_meshopt_compression";
-const POSITION_BITS: u32 = 14;
 /// Bits per octahedral normal coordinate, gltfpack's default: about a degree of angular error.
 const NORMAL_BITS: i32 = 8;
 const ARRAY_BUFFER: u32 = 34962;
@@ -34,6 +38,8 @@ pub(super) struct Builder {
     compress: bool,
     /// Streams waiting to be written, one per buffer view; see `view`.
     pending: Vec<Pending>,
+    /// Texture-coordinate grids per (material, set) when quantizing; see texture_transform.rs.
+    uv_grids: BTreeMap<(usize, usize), Option<UvGrid>>,
 }
 
 fn pad4(bytes: &mut Vec<u8>, fill: u8) {
@@ -161,15 +167,7 @@ impl Builder {
         self.views.len() - 1
     }
 
-    pub(super) fn accessor(
-        &mut self,
-        slot: Slot,
-        count: usize,
-        component_type: u32,
-        kind: &str,
-        normalized: bool,
-        bounds: Option<(Vec<f64>, Vec<f64>)>,
-    ) -> usize {
+    pub(super) fn accessor(&mut self, slot: Slot, count: usize, component_type: u32, kind: &str, normalized: bool, bounds: Option<(Value, Value)>) -> usize {
         let mut a = json!({ "bufferView": slot.view, "componentType": component_type, "count": count, "type": kind });
         if slot.offset > 0 {
             a["byteOffset"] = json!(slot.offset);
@@ -178,18 +176,12 @@ impl Builder {
             a["normalized"] = json!(true);
         }
         if let Some((min, max)) = bounds {
-            a["min"] = json!(min);
-            a["max"] = json!(max);
+            a["min"] = min;
+            a["max"] = max;
         }
         self.accessors.push(a);
         self.accessors.len() - 1
     }
-}
-
-/// The shortest decimal that reads back as `x` (0.061009001, not 0.0610090009868145): the f32
-/// itself, in fewer JSON bytes.
-fn shortest(x: f32) -> f64 {
-    x.to_string().parse().unwrap_or(f64::from(x))
 }
 
 fn encode_vertices(bytes: &[u8], stride: usize) -> Vec<u8> {
@@ -228,37 +220,21 @@ fn stream<T: Copy>(values: impl Iterator<Item = T>, components: usize, stride: u
     out
 }
 
-/// Per-mesh quantization grid: world position = offset + scale * integer.
-#[derive(Clone, Copy)]
-pub(super) struct Grid {
-    pub offset: [f32; 3],
-    pub scale: f32,
-}
-
-fn grid_of(primitives: &[Primitive]) -> Grid {
-    let mut b = Bounds::empty();
-    primitives.iter().flat_map(|p| &p.positions).for_each(|&p| b.add(p));
-    let extent = b.extent();
-    let steps = ((1u32 << POSITION_BITS) - 1) as f32;
-    Grid { offset: b.min, scale: if extent > 0.0 { extent / steps } else { 1.0 } }
-}
-
 fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value {
     let mut attributes = Map::new();
     let n = p.positions.len();
     let pos = match grid {
         Some(g) => {
-            let q: Vec<u16> =
-                p.positions.iter().flat_map(|v| (0..3).map(move |k| ((v[k] - g.offset[k]) / g.scale).round().clamp(0.0, 65535.0) as u16)).collect();
-            let (mut min, mut max) = (vec![f64::MAX; 3], vec![f64::MIN; 3]);
+            let q: Vec<u16> = p.positions.iter().flat_map(|&v| g.quantize(v)).collect();
+            let (mut min, mut max) = (vec![u16::MAX; 3], vec![0u16; 3]);
             for v in q.chunks_exact(3) {
                 for k in 0..3 {
-                    min[k] = min[k].min(v[k] as f64);
-                    max[k] = max[k].max(v[k] as f64);
+                    min[k] = min[k].min(v[k]);
+                    max[k] = max[k].max(v[k]);
                 }
             }
             let view = b.view(&stream(q.into_iter(), 3, 8, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride: 8, filter: None });
-            b.accessor(view, n, 5123, "VEC3", false, Some((min, max)))
+            b.accessor(view, n, 5123, "VEC3", false, Some((json!(min), json!(max))))
         }
         None => {
             let bounds = Bounds::of(&p.positions);
@@ -266,7 +242,7 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
                 &stream(p.positions.iter().flatten().copied(), 3, 12, |v, o| o.extend_from_slice(&v.to_le_bytes())),
                 Data::Vertices { stride: 12, filter: None },
             );
-            b.accessor(view, n, 5126, "VEC3", false, Some((bounds.min.map(shortest).to_vec(), bounds.max.map(shortest).to_vec())))
+            b.accessor(view, n, 5126, "VEC3", false, Some((json!(bounds.min.map(short_f32)), json!(bounds.max.map(short_f32)))))
         }
     };
     attributes.insert("POSITION".into(), json!(pos));
@@ -274,7 +250,8 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
     for a in &p.attributes {
         let kind = ["", "SCALAR", "VEC2", "VEC3", "VEC4"][a.components.min(4)];
         let values = a.data.iter().copied();
-        let quantized_uv = a.semantic.starts_with("TEXCOORD_") && a.data.iter().all(|v| (0.0..=1.0).contains(v));
+        let uv_set = a.semantic.strip_prefix("TEXCOORD_").and_then(|s| s.parse::<usize>().ok()).filter(|_| a.components == 2);
+        let uv_grid = uv_set.and_then(|set| uv_grid_for(&b.uv_grids, p.material, set, &a.data));
         let index = if a.semantic.starts_with("JOINTS_") {
             write_joints(b, &a.data)
         } else if let Some(w) = weights.get(&a.semantic) {
@@ -300,11 +277,9 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
                 Data::Vertices { stride: 8, filter: None },
             );
             b.accessor(view, n, 5122, kind, true, None)
-        } else if grid.is_some() && quantized_uv {
-            let view = b.view(
-                &stream(values, 2, 4, |v, o| o.extend_from_slice(&((v * 65535.0).round() as u16).to_le_bytes())),
-                Data::Vertices { stride: 4, filter: None },
-            );
+        } else if let (Some(_), Some(g)) = (grid, uv_grid) {
+            let bytes: Vec<u8> = a.data.chunks_exact(2).flat_map(|uv| [g.encode(uv[0], 0), g.encode(uv[1], 1)]).flat_map(u16::to_le_bytes).collect();
+            let view = b.view(&bytes, Data::Vertices { stride: 4, filter: None });
             b.accessor(view, n, 5123, kind, true, None)
         } else if grid.is_some() && a.semantic.starts_with("COLOR_") {
             let stride = 4;
@@ -328,7 +303,7 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
     }
     let view = b.view(&index_bytes, Data::Indices { size, vertex_count: n });
     let indices = b.accessor(view, p.indices.len(), component_type, "SCALAR", false, None);
-    // No "mode": triangles (4) is glTF's default.
+    // No "mode": triangles (4) are the default.
     let mut out = json!({ "attributes": attributes, "indices": indices });
     if let Some(m) = p.material {
         out["material"] = json!(m);
@@ -363,8 +338,22 @@ fn named(mut value: Value, name: &Option<String>) -> Value {
 }
 
 pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
-    let mut b = Builder { bin: Vec::new(), fallback_len: 0, views: Vec::new(), accessors: Vec::new(), compress: options.compress, pending: Vec::new() };
-    let grids: Vec<Option<Grid>> = model.meshes.iter().map(|m| options.quantize.then(|| grid_of(&m.primitives))).collect();
+    let mut b = Builder {
+        bin: Vec::new(),
+        fallback_len: 0,
+        views: Vec::new(),
+        accessors: Vec::new(),
+        compress: options.compress,
+        pending: Vec::new(),
+        uv_grids: BTreeMap::new(),
+    };
+    if options.quantize {
+        b.uv_grids = uv_grids(model);
+    }
+    let grids: Vec<Option<Grid>> = match options.quantize {
+        true => position_grids(model).into_iter().map(Some).collect(),
+        false => vec![None; model.meshes.len()],
+    };
     let meshes: Vec<Value> = model
         .meshes
         .iter()
@@ -372,50 +361,7 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         .map(|(m, &grid)| named(json!({ "primitives": m.primitives.iter().map(|p| write_primitive(&mut b, p, grid)).collect::<Vec<_>>() }), &m.name))
         .collect();
     let skin_plan = plan_skins(model, &grids);
-    let mut nodes: Vec<Value> = Vec::new();
-    let mut extra_nodes: Vec<Value> = Vec::new();
-    for (index, node) in model.nodes.iter().enumerate() {
-        let mut v = named(json!({}), &node.name);
-        match node.trs {
-            // Animations overwrite translation, rotation and scale, so a node given as TRS stays so.
-            Some(t) => {
-                if t.translation != [0.0; 3] {
-                    v["translation"] = json!(t.translation);
-                }
-                if t.rotation != [0.0, 0.0, 0.0, 1.0] {
-                    v["rotation"] = json!(t.rotation);
-                }
-                if t.scale != [1.0; 3] {
-                    v["scale"] = json!(t.scale);
-                }
-            }
-            None if node.matrix != IDENTITY => v["matrix"] = json!(node.matrix),
-            None => {}
-        }
-        let mut children: Vec<usize> = node.children.clone();
-        match node.mesh.map(|m| (m, grids[m])) {
-            // A skinned mesh stays on its node: glTF ignores that node's transform, and the grid
-            // transform is folded into the skin instead (write/skin.rs).
-            Some((m, _)) if skin_plan.node_skin[index].is_some() => {
-                v["mesh"] = json!(m);
-                v["skin"] = json!(skin_plan.node_skin[index]);
-            }
-            // The grid transform goes on a new child, never on the node itself, whose TRS an
-            // animation may overwrite.
-            Some((m, Some(g))) => {
-                // The mesh moves to a child whose transform turns grid integers back into positions.
-                children.push(model.nodes.len() + extra_nodes.len());
-                extra_nodes.push(json!({ "mesh": m, "translation": g.offset, "scale": [g.scale, g.scale, g.scale] }));
-            }
-            Some((m, None)) => v["mesh"] = json!(m),
-            None => {}
-        }
-        if !children.is_empty() {
-            v["children"] = json!(children);
-        }
-        nodes.push(v);
-    }
-    nodes.extend(extra_nodes);
+    let nodes = scene_nodes(model, &grids, &skin_plan.node_skin);
     let skins = write_skins(&mut b, model, &skin_plan);
     let animations = write_animations(&mut b, model, options.quantize);
     b.flush_views();
@@ -428,7 +374,9 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         })
         .collect();
 
-    let mut used = extensions_in(&[&model.materials, &model.textures, &model.samplers]);
+    // Materials whose UV sets were mapped into [0, 1] sample them through KHR_texture_transform.
+    let (materials, transformed) = transformed_materials(&model.materials, &b.uv_grids);
+    let mut used = extensions_in(&[&materials, &model.textures, &model.samplers]);
     let originally_required: BTreeSet<String> = model
         .gltf_json
         .as_ref()
@@ -437,7 +385,8 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
         .unwrap_or_default();
     let mut required: BTreeSet<String> = used.intersection(&originally_required).cloned().collect();
-    for (on, name) in [(options.quantize, QUANTIZATION), (options.compress, MESHOPT)] {
+    // Without the transform such UVs would sample the wrong texels, so a viewer must support it.
+    for (on, name) in [(options.quantize, QUANTIZATION), (options.compress, MESHOPT), (transformed, TRANSFORM)] {
         if on {
             used.insert(name.into());
             required.insert(name.into());
@@ -458,7 +407,7 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         "bufferViews": b.views,
         "buffers": buffers,
     });
-    let materials: Vec<Value> = model.materials.iter().map(material_without_defaults).collect();
+    let materials: Vec<Value> = materials.iter().map(material_without_defaults).collect();
     let samplers: Vec<Value> = model.samplers.iter().map(sampler_without_defaults).collect();
     for (key, list) in [("materials", &materials), ("textures", &model.textures), ("samplers", &samplers)] {
         if !list.is_empty() {

@@ -1,10 +1,14 @@
 //! Writers: Model to GLB, OBJ, PLY or STL bytes.
+mod compact_json;
 mod glb;
 mod material_json;
+mod nodes;
 mod obj;
 mod ply;
+mod quantize;
 mod skin;
 mod stl;
+mod texture_transform;
 
 pub use glb::{write_glb, GlbOptions};
 pub use obj::write_obj;

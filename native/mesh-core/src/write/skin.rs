@@ -10,7 +10,8 @@
 //! source skin keeps its index for its first pair and further pairs are appended as copies.
 //! Joint and animated nodes are written untouched (TRS, as the source gave them), so animation
 //! channels keep targeting the same nodes and never overwrite a dequantization transform.
-use super::glb::{Builder, Data, Grid, Slot};
+use super::glb::{Builder, Data, Slot};
+use super::quantize::Grid;
 use crate::model::{AnimationSampler, Model, Primitive, Skin};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -132,7 +133,7 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, quantize: bool) -
                         None => {
                             let slot = b.view(&float_bytes(&input_keys), Data::Keys { stride: 4 });
                             let (first, last) = (input_keys[0] as f64, input_keys[input_keys.len() - 1] as f64);
-                            let a = b.accessor(slot, input_keys.len(), FLOAT, "SCALAR", false, Some((vec![first], vec![last])));
+                            let a = b.accessor(slot, input_keys.len(), FLOAT, "SCALAR", false, Some((json!([first]), json!([last]))));
                             times.insert(key, a);
                             a
                         }

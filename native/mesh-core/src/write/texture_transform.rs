@@ -1,0 +1,267 @@
+//! Texture coordinates for KHR_mesh_quantization: at least 12 bits per unit of UV (gltfpack's
+//! and gltf-transform's default, a sixteenth of a texel on a 256-texel texture), stored as
+//! normalized u16. The grid's step count divides 65535 (4369 = 65535 / 15 steps across the unit
+//! range), so a grid value is an exact multiple of a whole stride and reads back without a
+//! second rounding. UVs in [0, 1] are stored as they are. UVs outside it (tiling textures) are mapped from
+//! their range into [0, 1], and every texture reference of the materials that sample that set
+//! gets a KHR_texture_transform (offset = range start, scale = range size) that maps them back,
+//! composed with a transform the reference already had. The range is per material and set, the
+//! union over every primitive drawn with that material. A range wider than 16 UV units (more
+//! than 16 bits at 12 bits per unit), a non-finite one, or one on a primitive with no material
+//! keeps floats.
+use crate::model::Model;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+pub const TRANSFORM: &str = "KHR_texture_transform";
+/// Fewest grid steps per UV unit.
+const STEPS_PER_UNIT: f32 = 4095.0;
+const MAX_STEPS: f32 = u16::MAX as f32;
+/// The divisors of 65535 (3 · 5 · 17 · 257) from 4369 up: step counts whose stride is whole.
+const STEP_COUNTS: [u32; 4] = [4369, 13107, 21845, 65535];
+
+/// UV = offset + scale * (q / steps) per axis, q an integer in 0..=steps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UvGrid {
+    pub offset: [f32; 2],
+    pub scale: [f32; 2],
+    pub steps: [u32; 2],
+}
+
+/// The fewest steps from `STEP_COUNTS` giving `STEPS_PER_UNIT` per unit over `scale` units.
+fn steps_for(scale: f32) -> u32 {
+    let needed = scale * STEPS_PER_UNIT;
+    STEP_COUNTS.into_iter().find(|&n| n as f32 >= needed).unwrap_or(u16::MAX as u32)
+}
+
+impl UvGrid {
+    /// The grid of UVs within [0, 1]: no transform needed.
+    pub const UNIT: UvGrid = UvGrid { offset: [0.0; 2], scale: [1.0; 2], steps: [STEP_COUNTS[0]; 2] };
+
+    /// The grid for UVs spanning `min..=max`, or None when floats must stay.
+    pub fn covering(min: [f32; 2], max: [f32; 2]) -> Option<UvGrid> {
+        if (0..2).all(|k| min[k] >= 0.0 && max[k] <= 1.0) {
+            return Some(UvGrid::UNIT);
+        }
+        let scale = [0, 1].map(|k| max[k] - min[k]);
+        if !(0..2).all(|k| scale[k].is_finite() && min[k].is_finite() && scale[k] * STEPS_PER_UNIT <= MAX_STEPS) {
+            return None;
+        }
+        // A constant coordinate still needs a non-zero scale to be a valid transform.
+        let scale = scale.map(|s| if s > 0.0 { s } else { 1.0 });
+        Some(UvGrid { offset: min, scale, steps: scale.map(steps_for) })
+    }
+
+    pub fn is_unit(&self) -> bool {
+        *self == UvGrid::UNIT
+    }
+
+    /// The normalized u16 stored for coordinate `v` on axis `k`: rounded to the grid first, so
+    /// neighbouring values differ by whole steps and the codec sees fewer distinct deltas.
+    pub fn encode(&self, v: f32, k: usize) -> u16 {
+        let unit = ((v - self.offset[k]) / self.scale[k]).clamp(0.0, 1.0);
+        let q = (unit * self.steps[k] as f32).round() as u32;
+        (q * (u16::MAX as u32 / self.steps[k])) as u16
+    }
+
+    /// What a viewer computes from the stored value (before any other transform).
+    #[cfg(test)]
+    pub fn decode(&self, stored: u16, k: usize) -> f32 {
+        self.offset[k] + self.scale[k] * (stored as f32 / MAX_STEPS)
+    }
+}
+
+/// The set a texture reference samples: a KHR_texture_transform `texCoord` overrides its own.
+fn sampled_set(info: &Value) -> usize {
+    let own = info.get("texCoord").and_then(Value::as_u64).unwrap_or(0);
+    info.pointer("/extensions/KHR_texture_transform/texCoord").and_then(Value::as_u64).unwrap_or(own) as usize
+}
+
+/// Grids per (material, set) over every primitive drawn with the material; a set present only
+/// on primitives without a material gets no entry (see `grid_for`).
+pub fn uv_grids(model: &Model) -> BTreeMap<(usize, usize), Option<UvGrid>> {
+    let mut ranges: BTreeMap<(usize, usize), ([f32; 2], [f32; 2])> = BTreeMap::new();
+    for p in model.meshes.iter().flat_map(|m| &m.primitives) {
+        let Some(material) = p.material else { continue };
+        for a in p.attributes.iter().filter(|a| a.components == 2) {
+            let Some(set) = a.semantic.strip_prefix("TEXCOORD_").and_then(|s| s.parse::<usize>().ok()) else { continue };
+            let range = ranges.entry((material, set)).or_insert(([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]));
+            for uv in a.data.chunks_exact(2) {
+                for k in 0..2 {
+                    // NaN makes the range non-finite, so the set keeps floats.
+                    range.0[k] = if uv[k].is_nan() { f32::NAN } else { range.0[k].min(uv[k]) };
+                    range.1[k] = range.1[k].max(uv[k]);
+                }
+            }
+        }
+    }
+    ranges.into_iter().map(|(key, (min, max))| (key, UvGrid::covering(min, max))).collect()
+}
+
+/// The grid of one primitive's UV set: its material's, or for a primitive without a material
+/// the unit grid when its UVs lie in [0, 1].
+pub fn grid_for(grids: &BTreeMap<(usize, usize), Option<UvGrid>>, material: Option<usize>, set: usize, data: &[f32]) -> Option<UvGrid> {
+    match material {
+        Some(m) => grids.get(&(m, set)).copied().flatten(),
+        None => data.iter().all(|v| (0.0..=1.0).contains(v)).then_some(UvGrid::UNIT),
+    }
+}
+
+/// `existing` (a KHR_texture_transform object, possibly empty) applied after `grid`'s mapping,
+/// as one transform: uv = o + R(s ⊙ x) with x = g.o + g.s ⊙ q gives offset o + R(s ⊙ g.o),
+/// the same rotation, scale s ⊙ g.s. R turns counter-clockwise as in the extension's matrix.
+pub fn compose(existing: &Map<String, Value>, grid: &UvGrid) -> Map<String, Value> {
+    let pair = |key: &str, default: f64| -> [f64; 2] {
+        let v = existing.get(key).and_then(Value::as_array);
+        [0, 1].map(|k| v.and_then(|a| a.get(k)).and_then(Value::as_f64).unwrap_or(default))
+    };
+    let (o, s) = (pair("offset", 0.0), pair("scale", 1.0));
+    let r = existing.get("rotation").and_then(Value::as_f64).unwrap_or(0.0);
+    let (sin, cos) = r.sin_cos();
+    let shifted = [s[0] * grid.offset[0] as f64, s[1] * grid.offset[1] as f64];
+    let offset = [o[0] + cos * shifted[0] - sin * shifted[1], o[1] + sin * shifted[0] + cos * shifted[1]];
+    let scale = [s[0] * grid.scale[0] as f64, s[1] * grid.scale[1] as f64];
+    let mut out = existing.clone();
+    out.insert("offset".into(), super::compact_json::short_f32s(&offset.map(|v| v as f32)));
+    out.insert("scale".into(), super::compact_json::short_f32s(&scale.map(|v| v as f32)));
+    out
+}
+
+/// The materials with a transform added to (or composed into) every texture reference whose set
+/// was remapped. Returns whether any was added.
+pub fn transformed_materials(materials: &[Value], grids: &BTreeMap<(usize, usize), Option<UvGrid>>) -> (Vec<Value>, bool) {
+    fn walk(value: &mut Value, material: usize, grids: &BTreeMap<(usize, usize), Option<UvGrid>>, added: &mut bool) {
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map.iter_mut() {
+                    if key.ends_with("Texture") && v.get("index").is_some() {
+                        if let Some(Some(grid)) = grids.get(&(material, sampled_set(v))) {
+                            if !grid.is_unit() {
+                                let existing = v.pointer(&format!("/extensions/{TRANSFORM}")).and_then(Value::as_object).cloned().unwrap_or_default();
+                                let extensions = v.as_object_mut().expect("texture reference is an object").entry("extensions").or_insert_with(|| json!({}));
+                                if let Some(ext) = extensions.as_object_mut() {
+                                    ext.insert(TRANSFORM.into(), Value::Object(compose(&existing, grid)));
+                                    *added = true;
+                                }
+                            }
+                        }
+                    }
+                    walk(v, material, grids, added);
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, material, grids, added)),
+            _ => {}
+        }
+    }
+    let mut added = false;
+    let out = materials
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let mut m = m.clone();
+            walk(&mut m, i, grids, &mut added);
+            m
+        })
+        .collect();
+    (out, added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a viewer computes: the extension's transform applied to a decoded coordinate.
+    fn apply(t: &Value, uv: [f32; 2]) -> [f32; 2] {
+        let f = |key: &str, k: usize, d: f64| t.get(key).and_then(|v| v.get(k)).and_then(Value::as_f64).unwrap_or(d);
+        let r = t.get("rotation").and_then(Value::as_f64).unwrap_or(0.0);
+        let (x, y) = (f("scale", 0, 1.0) * uv[0] as f64, f("scale", 1, 1.0) * uv[1] as f64);
+        [(f("offset", 0, 0.0) + r.cos() * x - r.sin() * y) as f32, (f("offset", 1, 0.0) + r.sin() * x + r.cos() * y) as f32]
+    }
+
+    #[test]
+    fn unit_uvs_round_to_a_12_bit_grid() {
+        let g = UvGrid::covering([0.1, 0.0], [0.9, 1.0]).unwrap();
+        assert!(g.is_unit());
+        for v in [0.0f32, 1.0, 0.123_456, 0.5, 0.999_9] {
+            let stored = g.encode(v, 0);
+            let back = g.decode(stored, 0);
+            assert!((back - v).abs() <= 0.5 / 4095.0 + 1e-6, "{v} -> {back}");
+            // On the grid: a whole number of strides.
+            assert_eq!(stored % 15, 0);
+        }
+    }
+
+    #[test]
+    fn tiling_uvs_map_into_the_unit_square_and_back() {
+        let g = UvGrid::covering([-2.0, 0.5], [3.0, 1.5]).unwrap();
+        assert!(!g.is_unit());
+        let t = Value::Object(compose(&Map::new(), &g));
+        for uv in [[-2.0f32, 0.5], [3.0, 1.5], [0.37, 1.01], [2.5, 0.75]] {
+            let stored = [g.encode(uv[0], 0), g.encode(uv[1], 1)];
+            let seen = apply(&t, [stored[0] as f32 / 65535.0, stored[1] as f32 / 65535.0]);
+            // 12 bits per UV unit whatever the range.
+            assert!((0..2).all(|k| (seen[k] - uv[k]).abs() <= 0.5 / 4095.0 + 1e-5), "{uv:?} -> {seen:?}");
+        }
+        assert_eq!(UvGrid::covering([0.0, 0.0], [20.0, 1.0]), None, "wider than 16 units keeps floats");
+        assert_eq!(UvGrid::covering([f32::NAN, 0.0], [2.0, 1.0]), None);
+    }
+
+    #[test]
+    fn an_existing_transform_composes_after_the_mapping() {
+        let g = UvGrid::covering([-1.0, 2.0], [1.0, 4.0]).unwrap();
+        let existing = json!({ "offset": [0.25, -0.5], "rotation": 0.7, "scale": [2.0, 0.5], "texCoord": 1 });
+        let t = Value::Object(compose(existing.as_object().unwrap(), &g));
+        assert_eq!(t["texCoord"], 1);
+        assert_eq!(t["rotation"], 0.7);
+        for uv in [[-1.0f32, 2.0], [1.0, 4.0], [0.3, 3.3]] {
+            let stored = [g.encode(uv[0], 0), g.encode(uv[1], 1)];
+            let seen = apply(&t, [stored[0] as f32 / 65535.0, stored[1] as f32 / 65535.0]);
+            let wanted = apply(&existing, uv);
+            assert!((0..2).all(|k| (seen[k] - wanted[k]).abs() < 2.0 / 4095.0), "{seen:?} vs {wanted:?}");
+        }
+    }
+
+    #[test]
+    fn every_reference_of_the_set_gets_the_transform() {
+        let materials = vec![json!({
+            "pbrMetallicRoughness": { "baseColorTexture": { "index": 0 } },
+            "normalTexture": { "index": 1, "texCoord": 1 },
+            "extensions": { "KHR_materials_sheen": { "sheenColorTexture": { "index": 2 } } }
+        })];
+        let grid = UvGrid::covering([0.0, 0.0], [4.0, 2.0]).unwrap();
+        let grids = BTreeMap::from([((0, 0), Some(grid)), ((0, 1), Some(UvGrid::UNIT))]);
+        let (out, added) = transformed_materials(&materials, &grids);
+        assert!(added);
+        assert_eq!(out[0]["pbrMetallicRoughness"]["baseColorTexture"]["extensions"][TRANSFORM]["scale"], json!([4, 2]));
+        assert_eq!(out[0]["extensions"]["KHR_materials_sheen"]["sheenColorTexture"]["extensions"][TRANSFORM]["scale"], json!([4, 2]));
+        assert!(out[0]["normalTexture"].get("extensions").is_none(), "set 1 lies in [0, 1]");
+    }
+
+    #[test]
+    fn written_tiling_uvs_read_back_through_the_material_transform() {
+        use crate::model::{Attribute, Mesh, Primitive, SourceFormat};
+        use crate::read::{read_model, ReadOptions};
+        use crate::write::{write_glb, GlbOptions};
+        let uvs: Vec<f32> = (0..50).flat_map(|i| [-3.0 + i as f32 * 0.17, 0.25 + (i as f32 * 0.7).sin() * 2.0]).collect();
+        let mut model = Model::new(SourceFormat::Glb);
+        model.materials = vec![json!({ "pbrMetallicRoughness": { "baseColorTexture": { "index": 0 } } })];
+        model.push_root_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: (0..50).map(|i| [i as f32, (i * i % 7) as f32, 0.0]).collect(),
+                attributes: vec![Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: uvs.clone() }],
+                indices: (0..48).flat_map(|i| [i, i + 1, i + 2]).collect(),
+                material: Some(0),
+            }],
+        });
+        for compress in [false, true] {
+            let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress }), "glb", &ReadOptions::default()).unwrap();
+            let t = back.materials[0].pointer("/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform").unwrap();
+            let read = &back.meshes[0].primitives[0].attribute("TEXCOORD_0").unwrap().data;
+            for (r, o) in read.chunks_exact(2).zip(uvs.chunks_exact(2)) {
+                let seen = apply(t, [r[0], r[1]]);
+                assert!((0..2).all(|k| (seen[k] - o[k]).abs() <= 0.5 / 4095.0 + 1e-5), "{seen:?} vs {o:?}");
+            }
+        }
+    }
+}

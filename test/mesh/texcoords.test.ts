@@ -1,0 +1,120 @@
+// optimize_3d_model on a generated textured quad grid whose UVs tile (range [-2, 3] x [0.5, 1.5]):
+// the UVs are quantized into [0, 1], the material's texture references get a KHR_texture_transform
+// that maps them back (composed with the one the base colour texture already had), and the GLB
+// passes the Khronos validator.
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { crc32, deflateSync } from 'node:zlib'
+import { describe, expect, test } from 'vitest'
+import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
+import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
+import { context, listFiles, validatorErrors } from './corpus.ts'
+
+/** A 1x1 grey RGB PNG. */
+function png(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
+    const out = Buffer.alloc(12 + data.length)
+    out.writeUInt32BE(data.length, 0)
+    body.copy(out, 4)
+    out.writeUInt32BE(crc32(body), 8 + data.length)
+    return out
+  }
+  const header = Buffer.alloc(13)
+  header.writeUInt32BE(1, 0)
+  header.writeUInt32BE(1, 4)
+  header.set([8, 2, 0, 0, 0], 8)
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.from([0, 128, 128, 128]))),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
+}
+
+/** A .gltf with every buffer embedded: an n x n vertex grid with tiling UVs and one textured material. */
+function tilingGrid(n: number): string {
+  const positions: number[] = []
+  const uvs: number[] = []
+  for (let y = 0; y < n; y++) {
+    for (let x = 0; x < n; x++) {
+      positions.push(x / (n - 1), Math.sin(x + y) * 0.05, y / (n - 1))
+      uvs.push(-2 + (5 * x) / (n - 1), 0.5 + y / (n - 1))
+    }
+  }
+  const indices: number[] = []
+  for (let y = 0; y + 1 < n; y++) {
+    for (let x = 0; x + 1 < n; x++) {
+      const i = y * n + x
+      indices.push(i, i + n, i + 1, i + 1, i + n, i + n + 1)
+    }
+  }
+  const bin = Buffer.concat([
+    Buffer.from(new Float32Array(positions).buffer),
+    Buffer.from(new Float32Array(uvs).buffer),
+    Buffer.from(new Uint16Array(indices).buffer),
+  ])
+  const [p, t] = [positions.length * 4, uvs.length * 4]
+  const min = [0, Math.min(...positions.filter((_, i) => i % 3 === 1)), 0]
+  const max = [1, Math.max(...positions.filter((_, i) => i % 3 === 1)), 1]
+  return JSON.stringify({
+    asset: { version: '2.0' },
+    extensionsUsed: ['KHR_texture_transform'],
+    scene: 0,
+    scenes: [{ nodes: [0] }],
+    nodes: [{ mesh: 0, name: 'Tiles' }],
+    meshes: [{ primitives: [{ attributes: { POSITION: 0, TEXCOORD_0: 1 }, indices: 2, material: 0 }] }],
+    materials: [
+      {
+        name: 'Tiled',
+        pbrMetallicRoughness: {
+          baseColorTexture: { index: 0, extensions: { KHR_texture_transform: { scale: [2, 2] } } },
+        },
+        normalTexture: { index: 0 },
+      },
+    ],
+    textures: [{ source: 0 }],
+    images: [{ uri: `data:image/png;base64,${png().toString('base64')}` }],
+    accessors: [
+      { bufferView: 0, componentType: 5126, count: n * n, type: 'VEC3', min, max },
+      { bufferView: 1, componentType: 5126, count: n * n, type: 'VEC2' },
+      { bufferView: 2, componentType: 5123, count: indices.length, type: 'SCALAR' },
+    ],
+    bufferViews: [
+      { buffer: 0, byteOffset: 0, byteLength: p },
+      { buffer: 0, byteOffset: p, byteLength: t },
+      { buffer: 0, byteOffset: p + t, byteLength: indices.length * 2 },
+    ],
+    buffers: [{ byteLength: bin.length, uri: `data:application/octet-stream;base64,${bin.toString('base64')}` }],
+  })
+}
+
+function glbJson(glb: Buffer): Record<string, any> {
+  const length = glb.readUInt32LE(12)
+  return JSON.parse(glb.subarray(20, 20 + length).toString('utf8'))
+}
+
+describe('optimize quantizes tiling texture coordinates', () => {
+  test('UVs outside [0, 1] become u16 with a texture transform on every reference', async () => {
+    const ctx = await context()
+    const path = join(ctx.outDir, 'tiles.gltf')
+    const text = tilingGrid(24)
+    await writeFile(path, text)
+    const input = { path, name: 'tiles.gltf', bytes: Buffer.byteLength(text), extension: 'gltf' }
+    await optimize.run(input, optimizeOptions.parse({}), ctx)
+    const [file] = (await listFiles(ctx.outDir)).filter((f) => f.endsWith('.glb'))
+    const out = join(ctx.outDir, file!)
+    expect(await validatorErrors(out)).toEqual([])
+    const json = glbJson(await readFile(out))
+    expect(json.extensionsRequired).toContain('KHR_texture_transform')
+    const uv = json.accessors[json.meshes[0].primitives[0].attributes.TEXCOORD_0]
+    expect(uv).toMatchObject({ componentType: 5123, normalized: true })
+    const material = json.materials[0]
+    // The quad's UVs span 5 x 1 units from (-2, 0.5); the base colour's own scale 2 composes after.
+    expect(material.normalTexture.extensions.KHR_texture_transform).toEqual({ offset: [-2, 0.5], scale: [5, 1] })
+    expect(material.pbrMetallicRoughness.baseColorTexture.extensions.KHR_texture_transform).toEqual({
+      offset: [-4, 1],
+      scale: [10, 2],
+    })
+  })
+})
