@@ -107,6 +107,10 @@ for (const input of await inputs()) {
   d = dir('simplify-gltfpack')
   ms = gltfpack(['-i', input, '-o', join(d, 'out.glb'), '-si', '0.25', '-se', '0.01', '-noq'])
   await measure(model, 'simplify 0.25', 'gltfpack', ms, join(d, 'out.glb'), input)
+  // -kn keeps the node tree as kiln does; by default gltfpack merges meshes into world space.
+  d = dir('simplify-gltfpack-kn')
+  ms = gltfpack(['-i', input, '-o', join(d, 'out.glb'), '-si', '0.25', '-se', '0.01', '-noq', '-kn'])
+  await measure(model, 'simplify 0.25', 'gltfpack -kn', ms, join(d, 'out.glb'), input)
   d = dir('simplify-gltf-transform')
   ms = gltfTransform(['simplify', input, join(d, 'out.glb'), '--ratio', '0.25', '--error', '0.01'])
   await measure(model, 'simplify 0.25', 'gltf-transform', ms, join(d, 'out.glb'), input)
@@ -118,6 +122,9 @@ for (const input of await inputs()) {
   d = dir('optimize-gltfpack')
   ms = gltfpack(['-i', input, '-o', join(d, 'out.glb'), '-c'])
   await measure(model, 'optimize', 'gltfpack', ms, join(d, 'out.glb'), input)
+  d = dir('optimize-gltfpack-kn')
+  ms = gltfpack(['-i', input, '-o', join(d, 'out.glb'), '-c', '-kn'])
+  await measure(model, 'optimize', 'gltfpack -kn', ms, join(d, 'out.glb'), input)
   d = dir('optimize-gltf-transform')
   ms = gltfTransform([
     'optimize',
@@ -155,8 +162,8 @@ for (const input of await inputs()) {
 }
 
 const fmt = (n: number | null, digits = 2) => (n === null ? '-' : n.toFixed(digits))
-const ratio = (a: number | null, b: number | null) =>
-  a === null || b === null || b === 0 ? '-' : (a / b).toFixed(2)
+const ratio = (a: number | null, b: number | null, digits = 2) =>
+  a === null || b === null || b === 0 ? '-' : (a / b).toFixed(digits)
 console.log(
   '| model | task | tool | time ms | bytes | max error | time ratio kiln/tool | size ratio | error ratio |',
 )
@@ -168,7 +175,7 @@ for (const r of rows) {
       ? ['', '', '']
       : [
           ratio(k.ms, r.ms),
-          r.bytes ? ratio(k.bytes, r.bytes) : '-',
+          r.bytes ? ratio(k.bytes, r.bytes, 3) : '-',
           r.error === null ? '-' : ratio(k.error, r.error),
         ]
   console.log(
