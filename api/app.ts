@@ -26,6 +26,8 @@ import { webhookRoutes } from './routes/webhooks.ts'
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services
+    /** One token bucket per credential, shared by REST and MCP. */
+    rateLimiter: RateLimiter
   }
   interface FastifyRequest {
     principal: Principal
@@ -86,6 +88,7 @@ export async function buildApp({
   await app.register(webhookRoutes)
 
   const limiter = new RateLimiter(services.ctx.config.rateLimit)
+  app.decorate('rateLimiter', limiter)
   await app.register(async (authenticated) => {
     authenticated.addHook('onRequest', async (request) => {
       request.principal = await authenticate(services, request.headers.authorization)

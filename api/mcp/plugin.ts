@@ -8,6 +8,7 @@ import type { Services } from '../../app/services.ts'
 import { type DomainError, isDomainError } from '../../domain/errors.ts'
 import { type Toolset, toolsets } from '../../domain/tools/catalog.ts'
 import { authenticate, type Principal } from '../auth.ts'
+import { RateLimiter } from '../rate-limit.ts'
 import { createMcpServer } from './server.ts'
 
 export interface McpOptions {
@@ -30,6 +31,7 @@ function sendError(reply: FastifyReply, error: DomainError, tokenGiven: boolean)
       'www-authenticate',
       tokenGiven ? 'Bearer realm="kiln", error="invalid_token"' : 'Bearer realm="kiln"',
     )
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))
   return reply.status(error.status).send({ error: { code: error.code, message: error.message } })
 }
 
@@ -75,6 +77,11 @@ export async function registerMcp(
     for (const handler of handlers.values()) await handler.close()
   })
 
+  // Shares REST's buckets when mounted in the full app; standing alone, it keeps its own.
+  const limiter = app.hasDecorator('rateLimiter')
+    ? app.rateLimiter
+    : new RateLimiter(services.ctx.config.rateLimit)
+
   await app.register(async (scope) => {
     // The SDK parses and validates the body (JSON-RPC errors, 415); here it is only collected.
     scope.removeAllContentTypeParsers()
@@ -94,6 +101,8 @@ export async function registerMcp(
       let principal: Principal
       try {
         principal = await authenticate(services, request.headers.authorization)
+        // The same per-credential bucket as REST: MCP is not a way around the rate limit.
+        limiter.take(principal.credentialId, services.ctx.now())
       } catch (error) {
         if (isDomainError(error)) return sendError(reply, error, request.headers.authorization !== undefined)
         throw error

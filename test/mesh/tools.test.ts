@@ -127,7 +127,7 @@ describe.runIf(hasCorpus)('mesh tools on the corpus', () => {
     await optimize.run(input, optimizeOptions.parse({ simplify_ratio: 0.5 }), optimized)
     await expectValidGlbs(optimized.outDir)
     const [file] = await listFiles(optimized.outDir)
-    const output = await gltfJson(join(optimized.outDir, file))
+    const output = await gltfJson(join(optimized.outDir, file ?? ''))
     expect([output.skins?.length, output.animations?.length]).toEqual([1, 1])
     const obj = await context()
     const { summary } = await simplify.run(input, simplifyOptions.parse({ format: 'obj' }), obj)
