@@ -20,4 +20,5 @@ pub mod stitch;
 pub mod texcoord_sets;
 pub mod tools;
 pub mod topology;
+pub mod weld_normals;
 pub mod write;

@@ -3,7 +3,8 @@
 //! Before simplifying, like optimize: texture-coordinate sets no material samples go, and per
 //! primitive bit-identical vertices merge and faces repeating a corner go. A duplicated vertex
 //! (e.g. the seam column of a UV sphere without UVs) would otherwise look like an attribute seam
-//! to the simplifier and pin its edges in place, and would be written twice.
+//! to the simplifier and pin its edges in place, and would be written twice; so would copies whose
+//! normals differ only by noise (weld_normals.rs).
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::error::Result;
 use crate::mesh_ops::{weld_identical, without_degenerate};
@@ -11,6 +12,7 @@ use crate::model::SourceFormat;
 use crate::simplify::{extent_of, simplify_primitive_with_locks};
 use crate::stitch::shared_positions;
 use crate::texcoord_sets::drop_unsampled_texcoords;
+use crate::weld_normals::weld_near_normals;
 use crate::write::{write, OutputFormat};
 use serde_json::{json, Value};
 
@@ -56,7 +58,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     for mesh in &mut model.meshes {
         let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         for p in &mut mesh.primitives {
-            *p = weld_identical(p);
+            *p = weld_near_normals(&weld_identical(p));
             p.indices = without_degenerate(&p.indices);
         }
         let shared = shared_positions(&mesh.primitives);

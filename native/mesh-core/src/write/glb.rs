@@ -125,7 +125,8 @@ impl Builder {
                 Data::Indices { .. } => (Some(ELEMENT_ARRAY_BUFFER), None),
                 Data::Keys { .. } => (None, None),
             };
-            let mut view = json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len() });
+            let mut view = json!({ "buffer": 0, "byteLength": bytes.len() });
+            put_offset(&mut view, self.bin.len());
             if let Some(t) = target {
                 view["target"] = json!(t);
             }
@@ -145,8 +146,9 @@ impl Builder {
                     }
                 };
                 view["buffer"] = json!(1);
-                view["byteOffset"] = json!(self.fallback_len);
-                view["extensions"] = json!({ MESHOPT: { "buffer": 0, "byteOffset": self.bin.len(), "byteLength": encoded.len(), "byteStride": stride, "count": count, "mode": mode } });
+                put_offset(&mut view, self.fallback_len);
+                view["extensions"] = json!({ MESHOPT: { "buffer": 0, "byteLength": encoded.len(), "byteStride": stride, "count": count, "mode": mode } });
+                put_offset(&mut view["extensions"][MESHOPT], self.bin.len());
                 if let Some(f) = filter {
                     view["extensions"][MESHOPT]["filter"] = json!(f);
                 }
@@ -161,7 +163,9 @@ impl Builder {
     }
 
     fn raw_view(&mut self, bytes: &[u8]) -> usize {
-        self.views.push(json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len() }));
+        let mut view = json!({ "buffer": 0, "byteLength": bytes.len() });
+        put_offset(&mut view, self.bin.len());
+        self.views.push(view);
         self.bin.extend_from_slice(bytes);
         pad4(&mut self.bin, 0);
         self.views.len() - 1
@@ -181,6 +185,15 @@ impl Builder {
         }
         self.accessors.push(a);
         self.accessors.len() - 1
+    }
+}
+
+/// `byteOffset` is 0 when absent (buffer views and EXT_meshopt_compression alike).
+fn put_offset(view: &mut Value, offset: usize) {
+    if offset > 0 {
+        view["byteOffset"] = json!(offset);
+    } else if let Some(object) = view.as_object_mut() {
+        object.remove("byteOffset");
     }
 }
 
