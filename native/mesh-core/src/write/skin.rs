@@ -10,6 +10,7 @@
 //! source skin keeps its index for its first pair and further pairs are appended as copies.
 //! Joint and animated nodes are written untouched (TRS, as the source gave them), so animation
 //! channels keep targeting the same nodes and never overwrite a dequantization transform.
+use super::anim_tracks::visible_tracks;
 use super::glb::{Builder, Data, Slot};
 use super::quantize::Grid;
 use crate::model::{AnimationSampler, Model, Primitive, Skin};
@@ -92,15 +93,6 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
         .collect()
 }
 
-/// A track whose every key holds the same value, kept as two keys at its first and last times
-/// (rather than one) so that the animation's duration does not change.
-fn constant_track(s: &AnimationSampler) -> Option<(Vec<f32>, Vec<f32>)> {
-    let per_key = if s.interpolation == "CUBICSPLINE" { 3 * s.components } else { s.components };
-    let first = &s.output[..per_key];
-    let constant = s.input.len() > 2 && s.output.chunks_exact(per_key).all(|k| k == first);
-    constant.then(|| (vec![s.input[0], s.input[s.input.len() - 1]], [first, first].concat()))
-}
-
 /// Rotation keys as normalized 16-bit integers when quantizing (core glTF allows them for
 /// rotations; about 3e-5 of error per component), else floats.
 fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], quantize: bool) -> usize {
@@ -118,28 +110,34 @@ fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], quantize:
 pub(super) fn write_animations(b: &mut Builder, model: &Model, quantize: bool) -> Vec<Value> {
     // Samplers usually share their key times; identical times share one accessor.
     let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
-    model
-        .animations
+    // Tracks that cannot be seen go, constant ones keep one key (write/anim_tracks.rs).
+    let (animations, _) = visible_tracks(model);
+    animations
         .iter()
         .map(|animation| {
             let samplers: Vec<Value> = animation
                 .samplers
                 .iter()
                 .map(|s| {
-                    let (input_keys, output_keys) = constant_track(s).unwrap_or_else(|| (s.input.clone(), s.output.clone()));
+                    let (input_keys, output_keys) = (&s.input, &s.output);
                     let key: Vec<u32> = input_keys.iter().map(|t| t.to_bits()).collect();
                     let input = match times.get(&key) {
                         Some(&a) => a,
                         None => {
-                            let slot = b.view(&float_bytes(&input_keys), Data::Keys { stride: 4 });
+                            let slot = b.view(&float_bytes(input_keys), Data::Keys { stride: 4 });
                             let (first, last) = (input_keys[0] as f64, input_keys[input_keys.len() - 1] as f64);
                             let a = b.accessor(slot, input_keys.len(), FLOAT, "SCALAR", false, Some((json!([first]), json!([last]))));
                             times.insert(key, a);
                             a
                         }
                     };
-                    let output = write_output(b, s, &output_keys, quantize);
-                    json!({ "input": input, "output": output, "interpolation": s.interpolation })
+                    let output = write_output(b, s, output_keys, quantize);
+                    let mut sampler = json!({ "input": input, "output": output });
+                    // LINEAR is glTF's default.
+                    if s.interpolation != "LINEAR" {
+                        sampler["interpolation"] = json!(s.interpolation);
+                    }
+                    sampler
                 })
                 .collect();
             let channels: Vec<Value> =
