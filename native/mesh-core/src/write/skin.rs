@@ -11,6 +11,7 @@
 //! Joint and animated nodes are written untouched (TRS, as the source gave them), so animation
 //! channels keep targeting the same nodes and never overwrite a dequantization transform.
 use super::anim_tracks::visible_tracks;
+use super::compact_json::short_f32s;
 use super::glb::{Builder, Data, Slot};
 use super::quantize::Grid;
 use crate::model::{AnimationSampler, Model, Primitive, Skin};
@@ -125,8 +126,9 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, quantize: bool) -
                         Some(&a) => a,
                         None => {
                             let slot = b.view(&float_bytes(input_keys), Data::Keys { stride: 4 });
-                            let (first, last) = (input_keys[0] as f64, input_keys[input_keys.len() - 1] as f64);
-                            let a = b.accessor(slot, input_keys.len(), FLOAT, "SCALAR", false, Some((json!([first]), json!([last]))));
+                            // The shortest decimals that read back to the same f32 ("2", not "2.0").
+                            let (first, last) = (short_f32s(&input_keys[..1]), short_f32s(&input_keys[input_keys.len() - 1..]));
+                            let a = b.accessor(slot, input_keys.len(), FLOAT, "SCALAR", false, Some((first, last)));
                             times.insert(key, a);
                             a
                         }
@@ -234,5 +236,53 @@ mod tests {
         let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress: true }), "glb", &ReadOptions::default()).unwrap();
         assert_eq!(back.meshes[0].primitives[0].attribute("JOINTS_0").unwrap().data[0], 299.0);
         assert_eq!(back.nodes[joints].skin, Some(0));
+    }
+
+    #[test]
+    fn samplers_write_short_json_and_cubic_splines_keep_their_tangents() {
+        use crate::model::{Animation, Channel, Trs};
+        let mut model = Model::new(SourceFormat::Glb);
+        model.push_root_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Primitive::default() }],
+        });
+        let rest = Trs { translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] };
+        model.nodes.push(Node { trs: Some(rest), ..Node { mesh: None, ..Node::with_mesh(None, 0) } });
+        model.nodes[0].children.push(1);
+        let times = vec![0.0, 1.0, 2.0];
+        // in-tangent, value, out-tangent per key.
+        let cubic: Vec<f32> = (0..3).flat_map(|k| [0.5, 0.0, 0.0, k as f32, 0.0, 0.0, 0.5, 0.0, 0.0]).collect();
+        let sampler = |output: Vec<f32>, components: usize, interpolation: &str| AnimationSampler {
+            input: times.clone(),
+            output,
+            components,
+            interpolation: interpolation.into(),
+        };
+        model.animations.push(Animation {
+            name: None,
+            samplers: vec![
+                sampler(cubic.clone(), 3, "CUBICSPLINE"),
+                sampler(vec![1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 1.0, 1.0, 1.0], 3, "STEP"),
+                // Held a quarter turn off rest: one key.
+                sampler([0.0, 0.0, 0.38268343, 0.9238795].repeat(3), 4, "LINEAR"),
+            ],
+            channels: ["translation", "scale", "rotation"].iter().enumerate().map(|(i, p)| Channel { sampler: i, node: 1, path: p.to_string() }).collect(),
+        });
+        for quantize in [false, true] {
+            let glb = write_glb(&model, &GlbOptions { quantize, compress: false });
+            let length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+            let text = std::str::from_utf8(&glb[20..20 + length]).unwrap();
+            let json: Value = serde_json::from_str(text).unwrap();
+            let samplers = &json["animations"][0]["samplers"];
+            assert_eq!((samplers[0]["interpolation"].as_str(), samplers[1]["interpolation"].as_str()), (Some("CUBICSPLINE"), Some("STEP")));
+            assert!(samplers[2].get("interpolation").is_none(), "LINEAR is the default");
+            let accessor = |s: usize, key: &str| &json["accessors"][samplers[s][key].as_u64().unwrap() as usize];
+            assert_eq!(accessor(0, "output")["count"], 9, "three values per cubic key");
+            assert_eq!((accessor(2, "input")["count"].as_u64(), accessor(2, "output")["count"].as_u64()), (Some(1), Some(1)));
+            assert!(text.contains(r#""max":[2],"min":[0]"#), "short key time bounds");
+            let back = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
+            assert_eq!(back.animations[0].samplers[0].output, cubic);
+            assert_eq!(back.animations[0].samplers[0].input, times);
+        }
     }
 }
