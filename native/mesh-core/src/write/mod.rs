@@ -1,4 +1,5 @@
 //! Writers: Model to GLB, OBJ, PLY or STL bytes.
+mod anim_tracks;
 mod compact_json;
 mod glb;
 mod material_json;

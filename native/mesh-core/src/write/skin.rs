@@ -10,6 +10,8 @@
 //! source skin keeps its index for its first pair and further pairs are appended as copies.
 //! Joint and animated nodes are written untouched (TRS, as the source gave them), so animation
 //! channels keep targeting the same nodes and never overwrite a dequantization transform.
+use super::anim_tracks::visible_tracks;
+use super::compact_json::short_f32s;
 use super::glb::{Builder, Data, Slot};
 use super::quantize::Grid;
 use crate::model::{AnimationSampler, Model, Primitive, Skin};
@@ -92,15 +94,6 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
         .collect()
 }
 
-/// A track whose every key holds the same value, kept as two keys at its first and last times
-/// (rather than one) so that the animation's duration does not change.
-fn constant_track(s: &AnimationSampler) -> Option<(Vec<f32>, Vec<f32>)> {
-    let per_key = if s.interpolation == "CUBICSPLINE" { 3 * s.components } else { s.components };
-    let first = &s.output[..per_key];
-    let constant = s.input.len() > 2 && s.output.chunks_exact(per_key).all(|k| k == first);
-    constant.then(|| (vec![s.input[0], s.input[s.input.len() - 1]], [first, first].concat()))
-}
-
 /// Rotation keys as normalized 16-bit integers when quantizing (core glTF allows them for
 /// rotations; about 3e-5 of error per component), else floats.
 fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], quantize: bool) -> usize {
@@ -118,28 +111,35 @@ fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], quantize:
 pub(super) fn write_animations(b: &mut Builder, model: &Model, quantize: bool) -> Vec<Value> {
     // Samplers usually share their key times; identical times share one accessor.
     let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
-    model
-        .animations
+    // Tracks that cannot be seen go, constant ones keep one key (write/anim_tracks.rs).
+    let (animations, _) = visible_tracks(model);
+    animations
         .iter()
         .map(|animation| {
             let samplers: Vec<Value> = animation
                 .samplers
                 .iter()
                 .map(|s| {
-                    let (input_keys, output_keys) = constant_track(s).unwrap_or_else(|| (s.input.clone(), s.output.clone()));
+                    let (input_keys, output_keys) = (&s.input, &s.output);
                     let key: Vec<u32> = input_keys.iter().map(|t| t.to_bits()).collect();
                     let input = match times.get(&key) {
                         Some(&a) => a,
                         None => {
-                            let slot = b.view(&float_bytes(&input_keys), Data::Keys { stride: 4 });
-                            let (first, last) = (input_keys[0] as f64, input_keys[input_keys.len() - 1] as f64);
-                            let a = b.accessor(slot, input_keys.len(), FLOAT, "SCALAR", false, Some((json!([first]), json!([last]))));
+                            let slot = b.view(&float_bytes(input_keys), Data::Keys { stride: 4 });
+                            // The shortest decimals that read back to the same f32 ("2", not "2.0").
+                            let (first, last) = (short_f32s(&input_keys[..1]), short_f32s(&input_keys[input_keys.len() - 1..]));
+                            let a = b.accessor(slot, input_keys.len(), FLOAT, "SCALAR", false, Some((first, last)));
                             times.insert(key, a);
                             a
                         }
                     };
-                    let output = write_output(b, s, &output_keys, quantize);
-                    json!({ "input": input, "output": output, "interpolation": s.interpolation })
+                    let output = write_output(b, s, output_keys, quantize);
+                    let mut sampler = json!({ "input": input, "output": output });
+                    // LINEAR is glTF's default.
+                    if s.interpolation != "LINEAR" {
+                        sampler["interpolation"] = json!(s.interpolation);
+                    }
+                    sampler
                 })
                 .collect();
             let channels: Vec<Value> =
@@ -236,5 +236,53 @@ mod tests {
         let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress: true }), "glb", &ReadOptions::default()).unwrap();
         assert_eq!(back.meshes[0].primitives[0].attribute("JOINTS_0").unwrap().data[0], 299.0);
         assert_eq!(back.nodes[joints].skin, Some(0));
+    }
+
+    #[test]
+    fn samplers_write_short_json_and_cubic_splines_keep_their_tangents() {
+        use crate::model::{Animation, Channel, Trs};
+        let mut model = Model::new(SourceFormat::Glb);
+        model.push_root_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Primitive::default() }],
+        });
+        let rest = Trs { translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] };
+        model.nodes.push(Node { trs: Some(rest), ..Node { mesh: None, ..Node::with_mesh(None, 0) } });
+        model.nodes[0].children.push(1);
+        let times = vec![0.0, 1.0, 2.0];
+        // in-tangent, value, out-tangent per key.
+        let cubic: Vec<f32> = (0..3).flat_map(|k| [0.5, 0.0, 0.0, k as f32, 0.0, 0.0, 0.5, 0.0, 0.0]).collect();
+        let sampler = |output: Vec<f32>, components: usize, interpolation: &str| AnimationSampler {
+            input: times.clone(),
+            output,
+            components,
+            interpolation: interpolation.into(),
+        };
+        model.animations.push(Animation {
+            name: None,
+            samplers: vec![
+                sampler(cubic.clone(), 3, "CUBICSPLINE"),
+                sampler(vec![1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 1.0, 1.0, 1.0], 3, "STEP"),
+                // Held a quarter turn off rest: one key.
+                sampler([0.0, 0.0, 0.38268343, 0.9238795].repeat(3), 4, "LINEAR"),
+            ],
+            channels: ["translation", "scale", "rotation"].iter().enumerate().map(|(i, p)| Channel { sampler: i, node: 1, path: p.to_string() }).collect(),
+        });
+        for quantize in [false, true] {
+            let glb = write_glb(&model, &GlbOptions { quantize, compress: false });
+            let length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+            let text = std::str::from_utf8(&glb[20..20 + length]).unwrap();
+            let json: Value = serde_json::from_str(text).unwrap();
+            let samplers = &json["animations"][0]["samplers"];
+            assert_eq!((samplers[0]["interpolation"].as_str(), samplers[1]["interpolation"].as_str()), (Some("CUBICSPLINE"), Some("STEP")));
+            assert!(samplers[2].get("interpolation").is_none(), "LINEAR is the default");
+            let accessor = |s: usize, key: &str| &json["accessors"][samplers[s][key].as_u64().unwrap() as usize];
+            assert_eq!(accessor(0, "output")["count"], 9, "three values per cubic key");
+            assert_eq!((accessor(2, "input")["count"].as_u64(), accessor(2, "output")["count"].as_u64()), (Some(1), Some(1)));
+            assert!(text.contains(r#""max":[2],"min":[0]"#), "short key time bounds");
+            let back = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
+            assert_eq!(back.animations[0].samplers[0].output, cubic);
+            assert_eq!(back.animations[0].samplers[0].input, times);
+        }
     }
 }

@@ -1,0 +1,435 @@
+//! Animation tracks without the keys nobody can see, before the GLB writer stores them.
+//!
+//! Exporters write every channel of every joint at every frame, so most translation and scale
+//! tracks hold one value (up to float noise), usually the node's own rest value. Such a channel
+//! goes: with no channel the node keeps its rest TRS (the writer always writes animated nodes as
+//! TRS, see write/nodes.rs), which is the same pose. A constant track off the rest value becomes
+//! one key (glTF allows single-key samplers; a player clamps to it at every time).
+//!
+//! "Constant" means no key (nor, for CUBICSPLINE, a tangent's pull between keys) is further than
+//! the path's tolerance from the value kept, and every tolerance bounds how far any point of the
+//! scene can move to 1e-5 of the scene's extent, a tenth of the 16-bit position grid's step
+//! (1/16383) and far below a pixel: a translation of t moves a point by t times the parent's
+//! world scale; a rotation by an angle θ moves a point at distance r from the pivot by at most
+//! θ·r, and r is within the scene (θ ≤ 1e-5 rad); a relative scale change ε moves it by ε·r
+//! (ε ≤ 1e-5). Skinned vertices follow their joints, so their pose moves no further.
+//!
+//! An animation's duration is the latest key time of its channels (and players start it at the
+//! earliest): when no full track still spans both, one constant track is written with two keys
+//! at the animation's first and last times so that neither changes. If every channel of an
+//! animation goes, its first one stays that way (glTF requires at least one channel).
+use super::nodes::decompose;
+use crate::math::{mul, transform_point, Bounds};
+use crate::model::{Animation, AnimationSampler, Channel, Model, IDENTITY};
+
+/// Largest visible movement allowed, as a fraction of the scene's extent (see the module comment).
+const RELATIVE: f64 = 1e-5;
+/// Largest rotation allowed, in radians.
+const ANGLE: f64 = 1e-5;
+/// Largest value of the cubic Hermite basis functions that weigh the tangents (4/27).
+const TANGENT_WEIGHT: f64 = 4.0 / 27.0;
+
+/// What happened to the channels of the written animations.
+#[derive(Debug, Default, PartialEq)]
+pub struct TrackStats {
+    /// Channels left out because they hold the node's rest value.
+    pub dropped: usize,
+    /// Samplers written with a single key (or two spanning the animation) because they hold one value.
+    pub collapsed: usize,
+}
+
+/// The animations to write, with the changes described in the module comment.
+pub fn visible_tracks(model: &Model) -> (Vec<Animation>, TrackStats) {
+    let scene = Scene::of(model);
+    let mut stats = TrackStats::default();
+    let animations = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
+    (animations, stats)
+}
+
+/// The tolerances of one path of one node.
+#[derive(Clone, Copy)]
+struct Tolerance {
+    /// Translation tolerance in the node's parent space.
+    length: f64,
+}
+
+/// The rest-pose facts the tolerances need: the scene's extent and each node's parent world scale.
+struct Scene {
+    /// Per node: translation tolerance in its parent's space.
+    length: Vec<f64>,
+}
+
+impl Scene {
+    fn of(model: &Model) -> Scene {
+        let n = model.nodes.len();
+        let mut parent_world = vec![IDENTITY; n];
+        let mut world = vec![IDENTITY; n];
+        let mut bounds = Bounds::empty();
+        let mut seen = vec![false; n];
+        let mut stack: Vec<(usize, [f32; 16])> = model.roots.iter().map(|&r| (r, IDENTITY)).collect();
+        while let Some((index, parent)) = stack.pop() {
+            if index >= n || std::mem::replace(&mut seen[index], true) {
+                continue;
+            }
+            parent_world[index] = parent;
+            world[index] = mul(&parent, &model.nodes[index].matrix);
+            bounds.add([world[index][12], world[index][13], world[index][14]]);
+            if let Some(mesh) = model.nodes[index].mesh.and_then(|m| model.meshes.get(m)) {
+                mesh.primitives.iter().flat_map(|p| &p.positions).for_each(|&p| bounds.add(transform_point(&world[index], p)));
+            }
+            stack.extend(model.nodes[index].children.iter().map(|&c| (c, world[index])));
+        }
+        let extent = bounds.extent() as f64;
+        let length = parent_world
+            .iter()
+            .map(|m| {
+                // A unit local length is at most this long in the world (largest column norm).
+                let scale = (0..3).map(|c| (0..3).map(|r| (m[c * 4 + r] as f64).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max);
+                if scale > 0.0 && scale.is_finite() && extent.is_finite() {
+                    RELATIVE * extent / scale
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        Scene { length }
+    }
+
+    fn tolerance(&self, node: usize) -> Tolerance {
+        Tolerance { length: self.length.get(node).copied().unwrap_or(0.0) }
+    }
+}
+
+/// How far `value` is from `reference`, in units of the path's tolerance (≤ 1 cannot be seen).
+fn key_error(path: &str, tol: Tolerance, value: &[f32], reference: &[f32]) -> f64 {
+    let d = |k: usize| value[k] as f64 - reference[k] as f64;
+    match path {
+        "translation" => ratio((0..3).map(|k| d(k) * d(k)).sum::<f64>().sqrt(), tol.length),
+        "rotation" => {
+            // The angle between the two rotations, from the chord between the unit quaternions
+            // (q and -q are the same rotation).
+            let unit = |q: &[f32]| {
+                let n = q.iter().map(|&v| (v as f64).powi(2)).sum::<f64>().sqrt();
+                [0, 1, 2, 3].map(|k| q[k] as f64 / n)
+            };
+            let (a, b) = (unit(value), unit(reference));
+            let sign = if (0..4).map(|k| a[k] * b[k]).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
+            let chord = (0..4).map(|k| (a[k] - sign * b[k]).powi(2)).sum::<f64>().sqrt();
+            ratio(4.0 * (chord / 2.0).min(1.0).asin(), ANGLE)
+        }
+        "scale" => (0..3).map(|k| ratio(d(k).abs(), RELATIVE * (value[k] as f64).abs().max((reference[k] as f64).abs()))).fold(0.0, f64::max),
+        _ => ratio(value.iter().zip(reference).map(|(a, b)| (a - b).abs() as f64).fold(0.0, f64::max), 0.0),
+    }
+}
+
+/// How far a CUBICSPLINE tangent can pull the curve off its keys over `dt` seconds, in units of
+/// the path's tolerance. The Hermite basis weighs a tangent times the interval by at most 4/27.
+fn tangent_error(path: &str, tol: Tolerance, tangent: &[f32], value: &[f32], dt: f64) -> f64 {
+    // For a rotation the pulled quaternion is renormalized, which the key metric does.
+    let pulled: Vec<f32> = value.iter().zip(tangent).map(|(&v, &m)| (v as f64 + m as f64 * dt * TANGENT_WEIGHT) as f32).collect();
+    key_error(path, tol, &pulled, value)
+}
+
+fn ratio(error: f64, tolerance: f64) -> f64 {
+    if error == 0.0 {
+        0.0
+    } else if tolerance > 0.0 {
+        error / tolerance
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// The key values of a sampler (the middle of each in-tangent, value, out-tangent triple for
+/// CUBICSPLINE).
+fn values(s: &AnimationSampler) -> impl Iterator<Item = &[f32]> {
+    let c = s.components;
+    let cubic = s.interpolation == "CUBICSPLINE";
+    s.output.chunks_exact(if cubic { 3 * c } else { c }).map(move |k| if cubic { &k[c..2 * c] } else { k })
+}
+
+/// Whether the whole curve of `s` stays within tolerance of `reference`.
+fn stays_at(s: &AnimationSampler, path: &str, tol: Tolerance, reference: &[f32]) -> bool {
+    let keys = values(s).map(|v| key_error(path, tol, v, reference)).fold(0.0, f64::max);
+    let pull = if s.interpolation == "CUBICSPLINE" {
+        let c = s.components;
+        let dt = s.input.windows(2).map(|w| (w[1] - w[0]) as f64).fold(0.0, f64::max);
+        s.output
+            .chunks_exact(3 * c)
+            .map(|k| tangent_error(path, tol, &k[..c], &k[c..2 * c], dt).max(tangent_error(path, tol, &k[2 * c..], &k[c..2 * c], dt)))
+            .fold(0.0, f64::max)
+    } else {
+        0.0
+    };
+    // Key and tangent errors add up along the curve.
+    keys + pull <= 1.0
+}
+
+/// The node's rest value for `path`, as the writer writes it.
+fn rest_value(model: &Model, node: usize, path: &str) -> Option<Vec<f32>> {
+    let n = model.nodes.get(node)?;
+    let (t, q, s) = match n.trs {
+        Some(trs) => (trs.translation, trs.rotation, trs.scale),
+        None => decompose(&n.matrix).map(|d| (d.t, d.q, d.s))?,
+    };
+    match path {
+        "translation" => Some(t.to_vec()),
+        "rotation" => Some(q.to_vec()),
+        "scale" => Some(s.to_vec()),
+        _ => None,
+    }
+}
+
+/// A constant LINEAR sampler holding `value` at each of `times`.
+fn held(value: &[f32], times: Vec<f32>, components: usize) -> AnimationSampler {
+    let output = times.iter().flat_map(|_| value.iter().copied()).collect();
+    AnimationSampler { input: times, output, components, interpolation: "LINEAR".into() }
+}
+
+fn visible_animation(model: &Model, scene: &Scene, animation: &Animation, stats: &mut TrackStats) -> Animation {
+    let samplers = &animation.samplers;
+    let span = |s: &AnimationSampler| (s.input.first().copied(), s.input.last().copied());
+    let used = animation.channels.iter().filter_map(|c| samplers.get(c.sampler));
+    let first = used.clone().filter_map(|s| span(s).0).fold(f32::INFINITY, f32::min);
+    let last = used.filter_map(|s| span(s).1).fold(f32::NEG_INFINITY, f32::max);
+    if animation.channels.is_empty() || !(first <= last) || animation.channels.iter().any(|c| c.sampler >= samplers.len()) {
+        return animation.clone();
+    }
+
+    // A sampler holds one value when it does for every channel that uses it.
+    let constant: Vec<Option<Vec<f32>>> = samplers
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let value = values(s).next()?.to_vec();
+            let users = animation.channels.iter().filter(|c| c.sampler == i);
+            users.clone().all(|c| stays_at(s, &c.path, scene.tolerance(c.node), &value)).then_some(value)
+        })
+        .collect();
+    let at_rest = |c: &Channel| match rest_value(model, c.node, &c.path) {
+        Some(rest) => stays_at(&samplers[c.sampler], &c.path, scene.tolerance(c.node), &rest),
+        None => false,
+    };
+    let kept: Vec<&Channel> = animation.channels.iter().filter(|c| !at_rest(c)).collect();
+    stats.dropped += animation.channels.len() - kept.len();
+
+    // Does a track written in full still start at `first` and end at `last`?
+    let full = kept.iter().filter(|c| constant[c.sampler].is_none()).map(|c| span(&samplers[c.sampler]));
+    let spans = full.clone().any(|(a, _)| a == Some(first)) && full.clone().any(|(_, b)| b == Some(last));
+    let times = |both: bool| if both && first < last { vec![first, last] } else { vec![first] };
+    // The channel carrying the span when none does: a kept constant one, else the first channel
+    // (then dropped), held at its rest value (the pose without it).
+    let carrier: Option<(Channel, Option<Vec<f32>>)> = match spans {
+        true => None,
+        false => match kept.iter().find(|c| constant[c.sampler].is_some()) {
+            Some(c) => Some(((*c).clone(), None)),
+            None => {
+                let c = &animation.channels[0];
+                stats.dropped -= 1;
+                Some((c.clone(), rest_value(model, c.node, &c.path)))
+            }
+        },
+    };
+
+    let mut out = Animation { name: animation.name.clone(), ..Animation::default() };
+    let mut renumber = vec![None; samplers.len()];
+    let carried = carrier.as_ref().map(|(c, _)| c.sampler);
+    // A resurrected first channel is the only one.
+    let channels: Vec<&Channel> = if let Some((_, Some(_))) = &carrier { vec![&animation.channels[0]] } else { kept };
+    for c in channels {
+        let new = *renumber[c.sampler].get_or_insert_with(|| {
+            let s = &samplers[c.sampler];
+            let sampler = match (&constant[c.sampler], &carrier) {
+                (_, Some((_, Some(rest)))) if carried == Some(c.sampler) => held(rest, times(true), s.components),
+                (Some(value), _) => {
+                    stats.collapsed += 1;
+                    held(value, times(carried == Some(c.sampler)), s.components)
+                }
+                (None, _) => s.clone(),
+            };
+            out.samplers.push(sampler);
+            out.samplers.len() - 1
+        });
+        out.channels.push(Channel { sampler: new, ..c.clone() });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Node, SourceFormat, Trs};
+
+    /// A 2-unit-wide scene: a root at the origin and a joint 2 units away, both TRS.
+    fn scene(animation: Animation) -> Model {
+        let mut model = Model::new(SourceFormat::Glb);
+        let trs = |t: [f32; 3]| Trs { translation: t, rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] };
+        let node = |t: [f32; 3], children: Vec<usize>| Node {
+            name: None,
+            mesh: None,
+            matrix: crate::math::compose(t, [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+            trs: Some(trs(t)),
+            children,
+            skin: None,
+        };
+        model.nodes = vec![node([0.0; 3], vec![1]), node([2.0, 0.0, 0.0], vec![])];
+        model.roots = vec![0];
+        model.animations = vec![animation];
+        model
+    }
+
+    fn sampler(input: &[f32], output: Vec<f32>, components: usize, interpolation: &str) -> AnimationSampler {
+        AnimationSampler { input: input.to_vec(), output, components, interpolation: interpolation.into() }
+    }
+
+    fn channel(sampler: usize, node: usize, path: &str) -> Channel {
+        Channel { sampler, node, path: path.into() }
+    }
+
+    const TIMES: [f32; 4] = [0.0, 0.5, 1.0, 2.0];
+
+    /// Four keys of `value` with float noise of `noise` on the first component of the second key.
+    fn noisy(value: &[f32], noise: f32) -> Vec<f32> {
+        let mut out: Vec<f32> = TIMES.iter().flat_map(|_| value.iter().copied()).collect();
+        out[value.len()] += noise;
+        out
+    }
+
+    #[test]
+    fn rest_tracks_go_constant_ones_keep_one_key_and_moving_ones_stay() {
+        let moving = sampler(&TIMES, vec![1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.5, 1.0, 1.0, 1.0, 1.0], 3, "LINEAR");
+        let animation = Animation {
+            name: Some("walk".into()),
+            samplers: vec![
+                // Translation at rest (2, 0, 0) up to 1e-7 of noise: dropped.
+                sampler(&TIMES, noisy(&[2.0, 0.0, 0.0], 1e-7), 3, "LINEAR"),
+                // Scale 1 up to 2e-6 relative noise: dropped.
+                sampler(&TIMES, noisy(&[1.0, 1.0, 1.0], 2e-6), 3, "STEP"),
+                // Rotation at rest, as -q (the same rotation): dropped.
+                sampler(&TIMES, noisy(&[0.0, 0.0, 0.0, -1.0], 0.0), 4, "LINEAR"),
+                // The root held 1 mm up (the scene is 2 wide: 50 × the tolerance): one key.
+                sampler(&TIMES, noisy(&[0.0, 0.001, 0.0], 1e-8), 3, "LINEAR"),
+                moving.clone(),
+            ],
+            channels: vec![
+                channel(0, 1, "translation"),
+                channel(1, 1, "scale"),
+                channel(2, 1, "rotation"),
+                channel(3, 0, "translation"),
+                channel(4, 0, "scale"),
+            ],
+        };
+        let (out, stats) = visible_tracks(&scene(animation));
+        assert_eq!(stats, TrackStats { dropped: 3, collapsed: 1 });
+        let a = &out[0];
+        assert_eq!(a.name.as_deref(), Some("walk"));
+        assert_eq!(a.channels, vec![channel(0, 0, "translation"), channel(1, 0, "scale")]);
+        assert_eq!(a.samplers[0], sampler(&[0.0], vec![0.0, 0.001, 0.0], 3, "LINEAR"));
+        assert_eq!(a.samplers[1], moving, "the moving track spans the animation, so it keeps its duration");
+    }
+
+    #[test]
+    fn visible_motion_stays() {
+        // 2e-4 of translation on a 2-unit scene is 10 × the tolerance; 1e-4 rad of rotation too.
+        let turn = (5e-5f32.sin(), 5e-5f32.cos());
+        let mut rotation = noisy(&[0.0, 0.0, 0.0, 1.0], 0.0);
+        rotation[4..8].copy_from_slice(&[0.0, turn.0, 0.0, turn.1]);
+        let animation = Animation {
+            name: None,
+            samplers: vec![sampler(&TIMES, noisy(&[2.0, 0.0, 0.0], 2e-4), 3, "LINEAR"), sampler(&TIMES, rotation, 4, "LINEAR")],
+            channels: vec![channel(0, 1, "translation"), channel(1, 1, "rotation")],
+        };
+        let model = scene(animation);
+        let (out, stats) = visible_tracks(&model);
+        assert_eq!(stats, TrackStats::default());
+        assert_eq!(out, model.animations);
+    }
+
+    #[test]
+    fn the_tolerance_follows_the_parent_scale() {
+        // Joint 1 sits 1 mm from a root scaled by 1000, next to an unscaled node 2 units away: the
+        // scene is 2 wide, and 1e-7 of local noise is 1e-4 in the world, 5 × the tolerance.
+        let animation = Animation {
+            name: None,
+            samplers: vec![sampler(&TIMES, noisy(&[0.001, 0.0, 0.0], 1e-7), 3, "LINEAR"), sampler(&TIMES, noisy(&[2.0, 0.0, 0.0], 0.5), 3, "LINEAR")],
+            channels: vec![channel(0, 1, "translation"), channel(1, 2, "translation")],
+        };
+        let mut model = scene(animation);
+        let far = model.nodes[1].clone();
+        model.nodes[0].trs.as_mut().unwrap().scale = [1000.0; 3];
+        model.nodes[0].matrix = crate::math::compose([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1000.0; 3]);
+        model.nodes[1].trs.as_mut().unwrap().translation = [0.001, 0.0, 0.0];
+        model.nodes[1].matrix = crate::math::compose([0.001, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+        model.nodes.push(far);
+        model.roots.push(2);
+        assert_eq!(visible_tracks(&model).1.dropped, 0);
+        // Without the parent's scale the same noise is invisible.
+        model.nodes[0].trs.as_mut().unwrap().scale = [1.0; 3];
+        model.nodes[0].matrix = IDENTITY;
+        assert_eq!(visible_tracks(&model).1.dropped, 1);
+    }
+
+    #[test]
+    fn the_duration_stays_when_every_track_is_constant() {
+        let animation = Animation {
+            name: None,
+            samplers: vec![
+                sampler(&TIMES, noisy(&[2.0, 0.0, 0.0], 0.0), 3, "LINEAR"),
+                sampler(&[0.0, 3.0], noisy(&[0.0, 0.5, 0.0], 0.0)[..6].to_vec(), 3, "STEP"),
+            ],
+            channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
+        };
+        // One track off rest ending at 3 s: it carries the whole span [0, 3] on two keys.
+        let (out, stats) = visible_tracks(&scene(animation.clone()));
+        assert_eq!(stats, TrackStats { dropped: 1, collapsed: 1 });
+        assert_eq!(out[0].channels, vec![channel(0, 0, "translation")]);
+        assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![0.0, 0.5, 0.0, 0.0, 0.5, 0.0], 3, "LINEAR")]);
+
+        // Every track at rest: the first one stays, at its rest value over the span.
+        let mut at_rest = animation;
+        at_rest.samplers[1].output = vec![0.0; 6];
+        let (out, stats) = visible_tracks(&scene(at_rest));
+        assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
+        assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
+        assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![2.0, 0.0, 0.0, 2.0, 0.0, 0.0], 3, "LINEAR")]);
+    }
+
+    #[test]
+    fn a_constant_track_next_to_a_shorter_moving_one_keeps_the_end_time() {
+        let animation = Animation {
+            name: None,
+            samplers: vec![sampler(&[0.0, 1.0], vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0], 3, "LINEAR"), sampler(&TIMES, noisy(&[1.0, 0.5, 1.0], 0.0), 3, "LINEAR")],
+            channels: vec![channel(0, 0, "translation"), channel(1, 0, "scale")],
+        };
+        let (out, stats) = visible_tracks(&scene(animation));
+        assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
+        assert_eq!(out[0].samplers[1].input, vec![0.0, 2.0]);
+    }
+
+    #[test]
+    fn cubic_spline_tracks_count_their_tangents() {
+        // in-tangent, value, out-tangent per key.
+        let cubic = |tangent: f32| {
+            let key = |v: f32| [tangent, 0.0, 0.0, v, 0.5, 0.0, tangent, 0.0, 0.0];
+            sampler(&TIMES, [key(0.0), key(0.0), key(0.0), key(0.0)].concat(), 3, "CUBICSPLINE")
+        };
+        let animation = Animation {
+            name: None,
+            // Flat tangents: a constant track, written as one LINEAR key.
+            // Steep tangents between equal keys: the curve bulges, so the track stays.
+            samplers: vec![cubic(0.0), cubic(1.0)],
+            channels: vec![channel(0, 0, "translation"), channel(1, 1, "translation")],
+        };
+        let (out, stats) = visible_tracks(&scene(animation.clone()));
+        assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
+        assert_eq!(out[0].samplers[0], sampler(&[0.0], vec![0.0, 0.5, 0.0], 3, "LINEAR"));
+        assert_eq!(out[0].samplers[1], animation.samplers[1]);
+
+        // Flat tangents at the rest value: dropped.
+        let mut at_rest = animation;
+        at_rest.samplers[0].output.chunks_exact_mut(9).for_each(|k| k[4] = 0.0);
+        let (out, stats) = visible_tracks(&scene(at_rest));
+        assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
+        assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
+    }
+}
