@@ -1,4 +1,6 @@
-//! GLB writer. Plain output stores float attributes; `quantize` stores KHR_mesh_quantization
+//! GLB writer. Plain output stores float attributes, except skin weights (8-bit normalized) and
+//! rotation keys (16-bit normalized): core glTF types, at the precision engines skin and animate
+//! with, as gltfpack writes them even without quantization; `quantize` stores KHR_mesh_quantization
 //! integers (positions on per-mesh grids with a scene-wide step, see quantize.rs, undone by a
 //! child node's transform; normals as 16-bit; UVs on a 12-bit grid, see texture_transform.rs;
 //! colours as 8-bit); `compress` runs vertex and index data through the meshoptimizer codecs
@@ -259,7 +261,7 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
         }
     };
     attributes.insert("POSITION".into(), json!(pos));
-    let weights = if grid.is_some() { quantized_weights(p) } else { Default::default() };
+    let weights = quantized_weights(p);
     for a in &p.attributes {
         let kind = ["", "SCALAR", "VEC2", "VEC3", "VEC4"][a.components.min(4)];
         let values = a.data.iter().copied();
@@ -376,7 +378,7 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
     let skin_plan = plan_skins(model, &grids);
     let nodes = scene_nodes(model, &grids, &skin_plan.node_skin);
     let skins = write_skins(&mut b, model, &skin_plan);
-    let animations = write_animations(&mut b, model, options.quantize);
+    let animations = write_animations(&mut b, model);
     b.flush_views();
     let images: Vec<Value> = model
         .images

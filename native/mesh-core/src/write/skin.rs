@@ -94,12 +94,12 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
         .collect()
 }
 
-/// Rotation keys as normalized 16-bit integers when quantizing (core glTF allows them for
-/// rotations; about 3e-5 of error per component), else floats.
-fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], quantize: bool) -> usize {
+/// Rotation keys as normalized 16-bit integers (core glTF allows them for rotations, with or
+/// without quantization; about 3e-5 of error per component), translation and scale as floats.
+fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32]) -> usize {
     let kind = if s.components == 4 { "VEC4" } else { "VEC3" };
     let count = output.len() / s.components;
-    if quantize && s.components == 4 && s.interpolation != "CUBICSPLINE" {
+    if s.components == 4 && s.interpolation != "CUBICSPLINE" {
         let bytes: Vec<u8> = output.iter().flat_map(|v| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()).collect();
         let slot = b.view(&bytes, Data::Keys { stride: 8 });
         return b.accessor(slot, count, 5122, kind, true, None);
@@ -108,7 +108,7 @@ fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], quantize:
     b.accessor(slot, count, FLOAT, kind, false, None)
 }
 
-pub(super) fn write_animations(b: &mut Builder, model: &Model, quantize: bool) -> Vec<Value> {
+pub(super) fn write_animations(b: &mut Builder, model: &Model) -> Vec<Value> {
     // Samplers usually share their key times; identical times share one accessor.
     let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
     // Tracks that cannot be seen go, constant ones keep one key (write/anim_tracks.rs).
@@ -133,7 +133,7 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, quantize: bool) -
                             a
                         }
                     };
-                    let output = write_output(b, s, output_keys, quantize);
+                    let output = write_output(b, s, output_keys);
                     let mut sampler = json!({ "input": input, "output": output });
                     // LINEAR is glTF's default.
                     if s.interpolation != "LINEAR" {
