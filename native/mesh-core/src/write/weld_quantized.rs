@@ -26,25 +26,35 @@ pub(super) fn weld_written(columns: &[(&[u8], usize)], vertex_count: usize, indi
     if vertex_count < 2 || key_size == 0 {
         return None;
     }
-    let mut keys = vec![0u8; vertex_count * key_size];
-    let mut at = 0;
-    for &(bytes, size) in columns {
-        debug_assert_eq!(bytes.len(), vertex_count * size);
-        for (v, element) in bytes.chunks_exact(size).enumerate() {
-            keys[v * key_size + at..v * key_size + at + size].copy_from_slice(element);
+    let interleaved: Vec<u8>;
+    let keys: &[u8] = match columns {
+        // Positions alone (most large meshes): the column is the key.
+        [(bytes, _)] => bytes,
+        _ => {
+            let mut keys = vec![0u8; vertex_count * key_size];
+            let mut at = 0;
+            for &(bytes, size) in columns {
+                debug_assert_eq!(bytes.len(), vertex_count * size);
+                for (v, element) in bytes.chunks_exact(size).enumerate() {
+                    keys[v * key_size + at..v * key_size + at + size].copy_from_slice(element);
+                }
+                at += size;
+            }
+            interleaved = keys;
+            &interleaved
         }
-        at += size;
-    }
-    let (representative, distinct) = representatives(&keys, key_size);
+    };
+    let (representative, distinct) = representatives(keys, key_size);
     if distinct == vertex_count {
         return None;
     }
-    let merged: Vec<u32> = indices
-        .chunks_exact(3)
-        .map(|t| [t[0], t[1], t[2]].map(|i| representative[i as usize]))
-        .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
-        .flatten()
-        .collect();
+    let mut merged: Vec<u32> = Vec::with_capacity(indices.len());
+    for t in indices.chunks_exact(3) {
+        let [a, b, c] = [t[0], t[1], t[2]].map(|i| representative[i as usize]);
+        if a != b && b != c && a != c {
+            merged.extend_from_slice(&[a, b, c]);
+        }
+    }
     if merged.is_empty() {
         return None;
     }
