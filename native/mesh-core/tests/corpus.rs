@@ -1,7 +1,8 @@
 //! Every corpus model reads with the expected triangle count and survives a write/read round trip
 //! in each output format. Skips (with a message) when the shared corpus is absent.
+use mesh_core::mesh_ops::{weld_identical, without_degenerate};
 use mesh_core::read::{read_model, ReadOptions};
-use mesh_core::write::{write, write_glb, GlbOptions, OutputFormat};
+use mesh_core::write::{write, write_glb_counted, GlbOptions, OutputFormat};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
@@ -80,9 +81,14 @@ fn written_files_read_back_with_the_same_faces() {
             let expected = if format == OutputFormat::Glb { model.face_count() } else { instanced };
             assert_eq!(back.face_count(), expected, "{rel} as {format:?}");
         }
-        let packed = write_glb(&model, &GlbOptions { quantize: true, compress: true });
+        // Quantized output drops triangles that collapse once their corners are on the grid.
+        let (packed, written) = write_glb_counted(&model, &GlbOptions { quantize: true, compress: true });
         let back = read_model(&packed, "glb", &ReadOptions::default()).unwrap();
-        assert_eq!(back.face_count(), model.face_count(), "{rel} packed");
+        assert_eq!((back.face_count(), back.vertex_count()), (written.faces, written.vertices), "{rel} packed");
+        // Beyond the triangles exact welding drops (spider.obj: 28 on repeated corners; the
+        // writer drops those only where a merge happens), collapsing on the grid is rare.
+        let exact: usize = model.meshes.iter().flat_map(|m| &m.primitives).map(|p| without_degenerate(&weld_identical(p).indices).len() / 3).sum();
+        assert!(written.faces <= model.face_count() && written.faces * 100 >= exact * 99, "{rel} packed: {} of {exact} faces", written.faces);
         if let Ok(out) = std::env::var("MESH_CORE_WRITE_DIR") {
             let stem = rel.replace('/', "_");
             std::fs::write(Path::new(&out).join(format!("{stem}.plain.glb")), write(&model, OutputFormat::Glb)).unwrap();

@@ -11,7 +11,7 @@ use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
 use crate::simplify::{extent_of, simplify_primitive};
 use crate::texcoord_sets::drop_unsampled_texcoords;
-use crate::write::{write_glb, GlbOptions};
+use crate::write::{write_glb_counted, GlbOptions};
 use serde_json::{json, Value};
 
 pub const MAX_FACES: usize = 2_000_000;
@@ -80,11 +80,12 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     }
     prune(&mut model);
     let process_s = seconds(started) - read_s;
-    let data = write_glb(&model, &glb);
+    // The writer welds vertices identical at output precision, so count what it wrote.
+    let (data, written) = write_glb_counted(&model, &glb);
     let after = json!({
         "bytes": data.len(),
-        "faces": model.face_count(),
-        "vertices": model.vertex_count(),
+        "faces": written.faces,
+        "vertices": written.vertices,
         "meshes": model.meshes.len(),
         "materials": model.materials.len(),
         "textures": model.textures.len(),

@@ -7,13 +7,15 @@
 //! (EXT_meshopt_compression, with an empty fallback buffer), and quantized normals then go
 //! through the codec's octahedral filter: two 8-bit coordinates on the unit octahedron folded
 //! flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
-//! Skins, JOINTS/WEIGHTS and animations are written by write/skin.rs.
+//! When quantizing, vertices whose written bytes agree in every attribute are written once
+//! (weld_quantized.rs). Skins, JOINTS/WEIGHTS and animations are written by write/skin.rs.
 use super::compact_json::short_f32;
 use super::material_json::{material_without_defaults, sampler_without_defaults};
 use super::nodes::scene_nodes;
 use super::quantize::{position_grids, Grid};
 use super::skin::{plan_skins, quantized_weights, write_animations, write_joints, write_skins};
 use super::texture_transform::{grid_for as uv_grid_for, transformed_materials, uv_grids, UvGrid, TRANSFORM};
+use super::weld_quantized::{gather, weld_written};
 use crate::math::Bounds;
 use crate::model::{Model, Primitive};
 use serde_json::{json, Map, Value};
@@ -42,6 +44,9 @@ pub(super) struct Builder {
     pending: Vec<Pending>,
     /// Texture-coordinate grids per (material, set) when quantizing; see texture_transform.rs.
     uv_grids: BTreeMap<(usize, usize), Option<UvGrid>>,
+    /// Vertices and triangles written so far, after welding; see `Written`.
+    written_vertices: usize,
+    written_faces: usize,
 }
 
 fn pad4(bytes: &mut Vec<u8>, fill: u8) {
@@ -235,81 +240,120 @@ fn stream<T: Copy>(values: impl Iterator<Item = T>, components: usize, stride: u
     out
 }
 
+/// One attribute encoded for writing, before any view exists (so that welding can drop
+/// vertices first, see weld_quantized.rs).
+enum Column {
+    /// The written bytes, `stride` per vertex, and the accessor's fields.
+    Bytes { bytes: Vec<u8>, stride: usize, filter: Option<&'static str>, component_type: u32, normalized: bool },
+    /// JOINTS_n, written by skin.rs; the indices are integers, so equal floats mean equal bytes.
+    Joints(Vec<f32>),
+}
+
+impl Column {
+    fn bytes(bytes: Vec<u8>, stride: usize, filter: Option<&'static str>, component_type: u32, normalized: bool) -> Column {
+        Column::Bytes { bytes, stride, filter, component_type, normalized }
+    }
+}
+
 fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value {
-    let mut attributes = Map::new();
-    let n = p.positions.len();
+    let mut n = p.positions.len();
+    let mut columns: Vec<(&str, &str, Column)> = Vec::with_capacity(p.attributes.len() + 1);
     let pos = match grid {
         Some(g) => {
             let q: Vec<u16> = p.positions.iter().flat_map(|&v| g.quantize(v)).collect();
-            let (mut min, mut max) = (vec![u16::MAX; 3], vec![0u16; 3]);
-            for v in q.chunks_exact(3) {
-                for k in 0..3 {
-                    min[k] = min[k].min(v[k]);
-                    max[k] = max[k].max(v[k]);
-                }
-            }
-            let view = b.view(&stream(q.into_iter(), 3, 8, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride: 8, filter: None });
-            b.accessor(view, n, 5123, "VEC3", false, Some((json!(min), json!(max))))
+            Column::bytes(stream(q.into_iter(), 3, 8, |v, o| o.extend_from_slice(&v.to_le_bytes())), 8, None, 5123, false)
         }
-        None => {
-            let bounds = Bounds::of(&p.positions);
-            let view = b.view(
-                &stream(p.positions.iter().flatten().copied(), 3, 12, |v, o| o.extend_from_slice(&v.to_le_bytes())),
-                Data::Vertices { stride: 12, filter: None },
-            );
-            b.accessor(view, n, 5126, "VEC3", false, Some((json!(bounds.min.map(short_f32)), json!(bounds.max.map(short_f32)))))
-        }
+        None => Column::bytes(stream(p.positions.iter().flatten().copied(), 3, 12, |v, o| o.extend_from_slice(&v.to_le_bytes())), 12, None, 5126, false),
     };
-    attributes.insert("POSITION".into(), json!(pos));
+    columns.push(("POSITION", "VEC3", pos));
     let weights = quantized_weights(p);
     for a in &p.attributes {
         let kind = ["", "SCALAR", "VEC2", "VEC3", "VEC4"][a.components.min(4)];
         let values = a.data.iter().copied();
         let uv_set = a.semantic.strip_prefix("TEXCOORD_").and_then(|s| s.parse::<usize>().ok()).filter(|_| a.components == 2);
         let uv_grid = uv_set.and_then(|set| uv_grid_for(&b.uv_grids, p.material, set, &a.data));
-        let index = if a.semantic.starts_with("JOINTS_") {
-            write_joints(b, &a.data)
+        let column = if a.semantic.starts_with("JOINTS_") {
+            Column::Joints(a.data.clone())
         } else if let Some(w) = weights.get(&a.semantic) {
-            let view = b.view(w, Data::Vertices { stride: 4, filter: None });
-            b.accessor(view, n, 5121, kind, true, None)
+            Column::bytes(w.clone(), 4, None, 5121, true)
         } else if grid.is_some() && a.semantic == "NORMAL" && b.compress {
             let unit: Vec<[f32; 4]> = a.data.chunks_exact(3).map(|n| [n[0], n[1], n[2], 0.0]).collect();
             let encoded = meshopt::encode_filter_oct::<i8>(&unit, NORMAL_BITS);
-            let view = b.view(&encoded.iter().flatten().map(|&c| c as u8).collect::<Vec<u8>>(), Data::Vertices { stride: 4, filter: Some("OCTAHEDRAL") });
-            b.accessor(view, n, 5120, kind, true, None)
+            Column::bytes(encoded.iter().flatten().map(|&c| c as u8).collect(), 4, Some("OCTAHEDRAL"), 5120, true)
         } else if grid.is_some() && a.semantic == "TANGENT" && a.components == 4 && b.compress {
-            let view = b.view(&octahedral_tangents(&a.data), Data::Vertices { stride: 4, filter: Some("OCTAHEDRAL") });
-            b.accessor(view, n, 5120, kind, true, None)
+            Column::bytes(octahedral_tangents(&a.data), 4, Some("OCTAHEDRAL"), 5120, true)
         } else if grid.is_some() && a.semantic == "TANGENT" && a.components == 4 {
-            let view = b.view(
-                &stream(values, 4, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes())),
-                Data::Vertices { stride: 8, filter: None },
-            );
-            b.accessor(view, n, 5122, kind, true, None)
+            let bytes = stream(values, 4, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()));
+            Column::bytes(bytes, 8, None, 5122, true)
         } else if grid.is_some() && a.semantic == "NORMAL" {
-            let view = b.view(
-                &stream(values, 3, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes())),
-                Data::Vertices { stride: 8, filter: None },
-            );
-            b.accessor(view, n, 5122, kind, true, None)
+            let bytes = stream(values, 3, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()));
+            Column::bytes(bytes, 8, None, 5122, true)
         } else if let (Some(_), Some(g)) = (grid, uv_grid) {
             let bytes: Vec<u8> = a.data.chunks_exact(2).flat_map(|uv| [g.encode(uv[0], 0), g.encode(uv[1], 1)]).flat_map(u16::to_le_bytes).collect();
-            let view = b.view(&bytes, Data::Vertices { stride: 4, filter: None });
-            b.accessor(view, n, 5123, kind, true, None)
+            Column::bytes(bytes, 4, None, 5123, true)
         } else if grid.is_some() && a.semantic.starts_with("COLOR_") {
-            let stride = 4;
-            let view = b.view(&stream(values, a.components, stride, |v, o| o.push((v * 255.0).round() as u8)), Data::Vertices { stride, filter: None });
-            b.accessor(view, n, 5121, kind, true, None)
+            Column::bytes(stream(values, a.components, 4, |v, o| o.push((v * 255.0).round() as u8)), 4, None, 5121, true)
         } else {
             let stride = a.components * 4;
-            let view = b.view(&stream(values, a.components, stride, |v, o| o.extend_from_slice(&v.to_le_bytes())), Data::Vertices { stride, filter: None });
-            b.accessor(view, n, 5126, kind, false, None)
+            Column::bytes(stream(values, a.components, stride, |v, o| o.extend_from_slice(&v.to_le_bytes())), stride, None, 5126, false)
         };
-        attributes.insert(a.semantic.clone(), json!(index));
+        columns.push((&a.semantic, kind, column));
+    }
+
+    let mut indices = std::borrow::Cow::Borrowed(&p.indices[..]);
+    if grid.is_some() {
+        let joint_bits: Vec<Vec<u8>> = columns
+            .iter()
+            .filter_map(|(_, _, c)| if let Column::Joints(j) = c { Some(j.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect()) } else { None })
+            .collect();
+        let mut keys: Vec<(&[u8], usize)> =
+            columns.iter().filter_map(|(_, _, c)| if let Column::Bytes { bytes, stride, .. } = c { Some((&bytes[..], *stride)) } else { None }).collect();
+        keys.extend(joint_bits.iter().map(|j| (&j[..], 16)));
+        if let Some(welded) = weld_written(&keys, n, &p.indices) {
+            for (_, _, column) in &mut columns {
+                match column {
+                    Column::Bytes { bytes, stride, .. } => *bytes = gather(bytes, *stride, &welded.kept),
+                    Column::Joints(j) => *j = gather(j, 4, &welded.kept),
+                }
+            }
+            n = welded.kept.len();
+            indices = std::borrow::Cow::Owned(welded.indices);
+        }
+    }
+    b.written_vertices += n;
+    b.written_faces += indices.len() / 3;
+
+    let mut attributes = Map::new();
+    for (semantic, kind, column) in columns {
+        let index = match column {
+            Column::Joints(j) => write_joints(b, &j),
+            Column::Bytes { bytes, stride, filter, component_type, normalized } => {
+                let view = b.view(&bytes, Data::Vertices { stride, filter });
+                let bounds = (semantic == "POSITION").then(|| match component_type {
+                    5123 => {
+                        let q: Vec<u16> = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+                        let (mut min, mut max) = (vec![u16::MAX; 3], vec![0u16; 3]);
+                        for v in q.chunks_exact(4) {
+                            for k in 0..3 {
+                                min[k] = min[k].min(v[k]);
+                                max[k] = max[k].max(v[k]);
+                            }
+                        }
+                        (json!(min), json!(max))
+                    }
+                    _ => {
+                        let bounds = Bounds::of(&p.positions);
+                        (json!(bounds.min.map(short_f32)), json!(bounds.max.map(short_f32)))
+                    }
+                });
+                b.accessor(view, n, component_type, kind, normalized, bounds)
+            }
+        };
+        attributes.insert(semantic.to_string(), json!(index));
     }
     let (size, component_type) = if n <= u16::MAX as usize { (2, 5123) } else { (4, 5125) };
-    let mut index_bytes = Vec::with_capacity(p.indices.len() * size);
-    for &i in &p.indices {
+    let mut index_bytes = Vec::with_capacity(indices.len() * size);
+    for &i in indices.iter() {
         if size == 2 {
             index_bytes.extend_from_slice(&(i as u16).to_le_bytes());
         } else {
@@ -317,7 +361,7 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
         }
     }
     let view = b.view(&index_bytes, Data::Indices { size, vertex_count: n });
-    let indices = b.accessor(view, p.indices.len(), component_type, "SCALAR", false, None);
+    let indices = b.accessor(view, indices.len(), component_type, "SCALAR", false, None);
     // No "mode": triangles (4) are the default.
     let mut out = json!({ "attributes": attributes, "indices": indices });
     if let Some(m) = p.material {
@@ -352,7 +396,19 @@ fn named(mut value: Value, name: &Option<String>) -> Value {
     value
 }
 
+/// What a GLB holds once written: with `quantize`, vertices identical at output precision were
+/// written once (weld_quantized.rs), so these can be below the model's counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    pub vertices: usize,
+    pub faces: usize,
+}
+
 pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
+    write_glb_counted(model, options).0
+}
+
+pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Written) {
     let mut b = Builder {
         bin: Vec::new(),
         fallback_len: 0,
@@ -361,6 +417,8 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
         compress: options.compress,
         pending: Vec::new(),
         uv_grids: BTreeMap::new(),
+        written_vertices: 0,
+        written_faces: 0,
     };
     if options.quantize {
         b.uv_grids = uv_grids(model);
@@ -444,7 +502,8 @@ pub fn write_glb(model: &Model, options: &GlbOptions) -> Vec<u8> {
     if !required.is_empty() {
         root["extensionsRequired"] = json!(required);
     }
-    pack(&serde_json::to_vec(&root).expect("JSON of plain values"), b.bin)
+    let written = Written { vertices: b.written_vertices, faces: b.written_faces };
+    (pack(&serde_json::to_vec(&root).expect("JSON of plain values"), b.bin), written)
 }
 
 fn pack(json: &[u8], mut bin: Vec<u8>) -> Vec<u8> {

@@ -10,8 +10,9 @@ mod quantize;
 mod skin;
 mod stl;
 mod texture_transform;
+mod weld_quantized;
 
-pub use glb::{write_glb, GlbOptions};
+pub use glb::{write_glb, write_glb_counted, GlbOptions, Written};
 pub use obj::write_obj;
 pub use ply::write_ply;
 pub use stl::write_stl;
