@@ -17,26 +17,60 @@ async function io(): Promise<NodeIO> {
 }
 
 /** All triangles of the default scene in world space. */
+/** a × b for column-major 4×4 matrices. */
+function multiply(a: ArrayLike<number>, b: ArrayLike<number>): number[] {
+  const out = new Array<number>(16).fill(0)
+  for (let c = 0; c < 4; c++)
+    for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) out[c * 4 + r]! += a[k * 4 + r]! * b[c * 4 + k]!
+  return out
+}
+
 export async function readTriangles(path: string): Promise<Triangles> {
   const doc = await (await io()).read(path)
   const positions: number[] = []
   const indices: number[] = []
+  const transform = (m: ArrayLike<number>, v: number[]) => [
+    m[0]! * v[0]! + m[4]! * v[1]! + m[8]! * v[2]! + m[12]!,
+    m[1]! * v[0]! + m[5]! * v[1]! + m[9]! * v[2]! + m[13]!,
+    m[2]! * v[0]! + m[6]! * v[1]! + m[10]! * v[2]! + m[14]!,
+  ]
   for (const node of doc.getRoot().listNodes()) {
     const mesh = node.getMesh()
     if (!mesh) continue
     const m = node.getWorldMatrix()
+    // A skinned mesh is placed by its joints, not its node: each vertex goes through
+    // sum(weight * jointWorld * inverseBind), in the bind pose the file's node tree gives.
+    const skin = node.getSkin()
+    const jointMatrices = skin?.listJoints().map((joint, j) => {
+      const ibm = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+      skin.getInverseBindMatrices()?.getElement(j, ibm)
+      return multiply(joint.getWorldMatrix(), ibm)
+    })
     for (const prim of mesh.listPrimitives() as Primitive[]) {
       const pos = prim.getAttribute('POSITION')
       if (!pos || prim.getMode() !== 4) continue
       const base = positions.length / 3
       const v = [0, 0, 0]
+      const joints = [0, 0, 0, 0]
+      const weights = [0, 0, 0, 0]
+      const jointsOf = prim.getAttribute('JOINTS_0')
+      const weightsOf = prim.getAttribute('WEIGHTS_0')
       for (let i = 0; i < pos.getCount(); i++) {
         pos.getElement(i, v)
-        positions.push(
-          m[0]! * v[0]! + m[4]! * v[1]! + m[8]! * v[2]! + m[12]!,
-          m[1]! * v[0]! + m[5]! * v[1]! + m[9]! * v[2]! + m[13]!,
-          m[2]! * v[0]! + m[6]! * v[1]! + m[10]! * v[2]! + m[14]!,
-        )
+        if (jointMatrices && jointsOf && weightsOf) {
+          jointsOf.getElement(i, joints)
+          weightsOf.getElement(i, weights)
+          const out = [0, 0, 0]
+          // Normalized as engines do, so a source whose weights do not sum to 1 compares fairly.
+          const total = weights.reduce((a, b) => a + b, 0) || 1
+          for (let k = 0; k < 4; k++) {
+            const w = weights[k]! / total
+            if (w === 0) continue
+            const p = transform(jointMatrices[joints[k]!]!, v)
+            for (let d = 0; d < 3; d++) out[d]! += w * p[d]!
+          }
+          positions.push(...out)
+        } else positions.push(...transform(m, v))
       }
       const idx = prim.getIndices()
       const count = idx ? idx.getCount() : pos.getCount()
