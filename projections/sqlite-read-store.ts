@@ -25,6 +25,8 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
   readonly #table: string
   readonly #byId: StatementSync
   readonly #upsert: StatementSync
+  /** find() builds its SQL from the query's shape; the statements are compiled once per shape. */
+  readonly #statements = new Map<string, StatementSync>()
 
   constructor(db: DatabaseSync, name: string) {
     this.#db = db
@@ -94,13 +96,20 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
       sql += ' LIMIT ?'
       params.push(query.limit)
     }
-    return (this.#db.prepare(sql).all(...params) as { doc: string }[]).map((row) => JSON.parse(row.doc) as T)
+    let statement = this.#statements.get(sql)
+    if (!statement) {
+      statement = this.#db.prepare(sql)
+      this.#statements.set(sql, statement)
+    }
+    return (statement.all(...params) as { doc: string }[]).map((row) => JSON.parse(row.doc) as T)
   }
 }
 
 export class SqliteReadStore implements ReadStore {
   readonly #db: DatabaseSync
   readonly #collections = new Map<string, SqliteCollection<Doc>>()
+  #getCounter: StatementSync | undefined
+  #setCounter: StatementSync | undefined
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -146,18 +155,16 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async getCounter(key: string): Promise<number | null> {
-    const row = this.#db.prepare('SELECT value FROM counters WHERE key = ?').get(key) as
-      | { value: number }
-      | undefined
+    this.#getCounter ??= this.#db.prepare('SELECT value FROM counters WHERE key = ?')
+    const row = this.#getCounter.get(key) as { value: number } | undefined
     return row?.value ?? null
   }
 
   async setCounter(key: string, value: number): Promise<void> {
-    this.#db
-      .prepare(
-        'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      )
-      .run(key, value)
+    this.#setCounter ??= this.#db.prepare(
+      'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    )
+    this.#setCounter.run(key, value)
   }
 
   async close(): Promise<void> {

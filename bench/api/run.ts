@@ -54,7 +54,12 @@ async function startKiln(port: number): Promise<string> {
     MAX_ACTIVE_JOBS: unlimited,
     MAX_QUEUED_JOBS: unlimited,
   }
-  children.push(spawn(process.execPath, ['api/main.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] }))
+  const profile = process.env.KILN_BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.KILN_BENCH_PROFILE}`]
+    : []
+  children.push(
+    spawn(process.execPath, [...profile, 'api/main.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] }),
+  )
   const base = `http://127.0.0.1:${port}`
   for (let attempt = 0; attempt < 100; attempt++) {
     if (
