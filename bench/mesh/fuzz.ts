@@ -1,5 +1,6 @@
-// Longer parser fuzzing than CI's: the seeded mutation loop of mesh-core's tests/fuzz.rs with a
-// bigger budget per seed file.   node bench/mesh/fuzz.ts [iterations-per-seed, default 50000]
+// Longer fuzzing than CI's: the seeded mutation loops of mesh-core's tests/fuzz.rs with a bigger
+// budget per seed file, for the readers and (a tenth of it) for every tool on readable mutants.
+//   node bench/mesh/fuzz.ts [iterations-per-seed, default 50000]
 import { spawnSync } from 'node:child_process'
 import { resolve } from 'node:path'
 
@@ -9,7 +10,11 @@ const result = spawnSync(
   ['test', '-j', '2', '--release', '-p', 'mesh-core', '--test', 'fuzz', '--', '--nocapture'],
   {
     cwd: resolve(import.meta.dirname, '../../native'),
-    env: { ...process.env, MESH_FUZZ_ITERATIONS: iterations },
+    env: {
+      ...process.env,
+      MESH_FUZZ_ITERATIONS: iterations,
+      MESH_TOOL_FUZZ_ITERATIONS: String(Math.ceil(Number(iterations) / 10)),
+    },
     stdio: 'inherit',
   },
 )

@@ -85,3 +85,45 @@ fn mutated_corpus_files_never_panic_a_reader() {
     eprintln!("fuzz: {} mutants rejected, {} still readable", outcomes[0], outcomes[1]);
     assert!(outcomes[0] > 0, "mutations should break some files");
 }
+
+/// Mutants a reader still accepts go through every tool: hostile geometry (NaN or huge
+/// coordinates, broken attributes, odd skins) must come back as a result or an error value,
+/// never a panic. MESH_TOOL_FUZZ_ITERATIONS sets the budget per seed (default 40).
+#[test]
+fn readable_mutants_never_panic_a_tool() {
+    use mesh_core::tools::{self, Input};
+    use serde_json::json;
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if !corpus.exists() {
+        eprintln!("SKIPPED: shared corpus not found at {}", corpus.display());
+        return;
+    }
+    let iterations: usize = std::env::var("MESH_TOOL_FUZZ_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let mut ran = 0usize;
+    for seed in SEEDS {
+        let bytes = std::fs::read(corpus.join(seed)).unwrap();
+        let extension = Path::new(seed).extension().unwrap().to_str().unwrap();
+        for i in 0..iterations {
+            let mutant = mutate(&bytes, &mut rng);
+            if read_model(&mutant, extension, &ReadOptions::default()).is_err() {
+                continue;
+            }
+            let input = Input { data: &mutant, name: "fuzz", extension, read: ReadOptions::default() };
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                let _ = tools::inspect::run(&input);
+                let _ = tools::simplify::run(&input, &json!({ "target_ratio": 0.5, "format": "glb" }));
+                let _ = tools::optimize::run(&input, &json!({ "simplify_ratio": 0.7, "remove_debris": 0.01 }));
+                let _ = tools::split::run(&input, &json!({ "segmented": true, "max_parts": 4 }));
+            }));
+            if outcome.is_err() {
+                let path = std::env::temp_dir().join(format!("mesh-tool-fuzz-crash-{i}.{extension}"));
+                std::fs::write(&path, &mutant).unwrap();
+                panic!("a tool panicked on a readable mutant of {seed}; saved to {}", path.display());
+            }
+            ran += 1;
+        }
+    }
+    eprintln!("tool fuzz: {ran} readable mutants through all four tools");
+    assert!(ran > 0, "some mutants should stay readable");
+}
