@@ -8,11 +8,11 @@
 // clang and wasm-ld (Debian: clang lld). No WASI C sysroot is needed: meshoptimizer includes only
 // the crate's own wasm32 headers plus native/wasm/libm-decls.h, and Rust links WASI libc itself.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { bindingCrates, napiBuild, nativeDir } from './napi-build.ts'
 
 const target = 'wasm32-wasip1-threads'
-const nativeDir = import.meta.dirname
 const only = process.argv.slice(2)
 
 function fail(message: string): never {
@@ -40,37 +40,12 @@ const env = {
   CXXSTDLIB_wasm32_wasip1_threads: '',
 }
 
-const crates = readdirSync(nativeDir).filter(
-  (name) =>
-    name.endsWith('-node') &&
-    existsSync(join(nativeDir, name, 'Cargo.toml')) &&
-    (only.length === 0 || only.includes(name)),
-)
-for (const crate of crates) {
-  const dir = join(nativeDir, crate)
+for (const crate of bindingCrates(only)) {
   console.log(`building native/${crate} for ${target}`)
   // The type definitions are the native build's (tracked in git); the WASM build would rewrite them.
-  const typesPath = join(dir, 'index.d.ts')
+  const typesPath = join(nativeDir, crate, 'index.d.ts')
   const types = existsSync(typesPath) ? readFileSync(typesPath) : null
-  const result = spawnSync(
-    join(nativeDir, '..', 'node_modules', '.bin', 'napi'),
-    [
-      'build',
-      '--platform',
-      '--release',
-      '--target',
-      target,
-      '--manifest-path',
-      join(dir, 'Cargo.toml'),
-      '--package-json-path',
-      join(dir, 'package.json'),
-      '--output-dir',
-      dir,
-      '--target-dir',
-      join(nativeDir, 'target'),
-    ],
-    { stdio: 'inherit', env },
-  )
+  const status = napiBuild(crate, ['--target', target], env)
   if (types) writeFileSync(typesPath, types)
-  if (result.status !== 0) process.exit(result.status ?? 1)
+  if (status !== 0) process.exit(status)
 }
