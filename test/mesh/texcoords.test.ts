@@ -4,33 +4,11 @@
 // passes the Khronos validator.
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { crc32, deflateSync } from 'node:zlib'
 import { describe, expect, test } from 'vitest'
 import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
+import { png } from '../generation/fakes.ts'
 import { context, listFiles, validatorErrors } from './corpus.ts'
-
-/** A 1x1 grey RGB PNG. */
-function png(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
-    const out = Buffer.alloc(12 + data.length)
-    out.writeUInt32BE(data.length, 0)
-    body.copy(out, 4)
-    out.writeUInt32BE(crc32(body), 8 + data.length)
-    return out
-  }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(1, 0)
-  header.writeUInt32BE(1, 4)
-  header.set([8, 2, 0, 0, 0], 8)
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.from([0, 128, 128, 128]))),
-    chunk('IEND', Buffer.alloc(0)),
-  ])
-}
 
 /** A .gltf with every buffer embedded: an n x n vertex grid with tiling UVs and one textured material. */
 function tilingGrid(n: number): string {
@@ -74,7 +52,7 @@ function tilingGrid(n: number): string {
       },
     ],
     textures: [{ source: 0 }],
-    images: [{ uri: `data:image/png;base64,${png().toString('base64')}` }],
+    images: [{ uri: `data:image/png;base64,${png(1, 1).toString('base64')}` }],
     accessors: [
       { bufferView: 0, componentType: 5126, count: n * n, type: 'VEC3', min, max },
       { bufferView: 1, componentType: 5126, count: n * n, type: 'VEC2' },
@@ -85,7 +63,9 @@ function tilingGrid(n: number): string {
       { buffer: 0, byteOffset: p, byteLength: t },
       { buffer: 0, byteOffset: p + t, byteLength: indices.length * 2 },
     ],
-    buffers: [{ byteLength: bin.length, uri: `data:application/octet-stream;base64,${bin.toString('base64')}` }],
+    buffers: [
+      { byteLength: bin.length, uri: `data:application/octet-stream;base64,${bin.toString('base64')}` },
+    ],
   })
 }
 
@@ -111,7 +91,10 @@ describe('optimize quantizes tiling texture coordinates', () => {
     expect(uv).toMatchObject({ componentType: 5123, normalized: true })
     const material = json.materials[0]
     // The quad's UVs span 5 x 1 units from (-2, 0.5); the base colour's own scale 2 composes after.
-    expect(material.normalTexture.extensions.KHR_texture_transform).toEqual({ offset: [-2, 0.5], scale: [5, 1] })
+    expect(material.normalTexture.extensions.KHR_texture_transform).toEqual({
+      offset: [-2, 0.5],
+      scale: [5, 1],
+    })
     expect(material.pbrMetallicRoughness.baseColorTexture.extensions.KHR_texture_transform).toEqual({
       offset: [-4, 1],
       scale: [10, 2],

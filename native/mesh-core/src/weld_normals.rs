@@ -25,10 +25,11 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-/// `p` with near-duplicate vertices merged (see the module comment); `p` itself when it has no normals.
-pub fn weld_near_normals(p: &Primitive) -> Primitive {
+/// `p` with near-duplicate vertices merged (see the module comment); `p` itself when it has no
+/// normals or nothing merges.
+pub fn weld_near_normals(p: Primitive) -> Primitive {
     let Some(normal_at) = p.attributes.iter().position(|a| a.semantic == "NORMAL" && a.components == 3) else {
-        return p.clone();
+        return p;
     };
     let tangent_at = p.attributes.iter().position(|a| a.semantic == "TANGENT" && a.components == 4);
     let min_cos = NOISE_ANGLE_DEG.to_radians().cos();
@@ -71,9 +72,10 @@ pub fn weld_near_normals(p: &Primitive) -> Primitive {
         }
     }
     if representative.iter().enumerate().all(|(v, &r)| r as usize == v) {
-        return p.clone();
+        return p;
     }
-    let mut merged = p.clone();
+    let indices: Vec<u32> = p.indices.iter().map(|&i| representative[i as usize]).collect();
+    let mut merged = p;
     let normals = &mut merged.attributes[normal_at].data;
     for (v, s) in sums.iter().enumerate() {
         let len = dot(*s, *s).sqrt();
@@ -81,7 +83,6 @@ pub fn weld_near_normals(p: &Primitive) -> Primitive {
             normals[v * 3..v * 3 + 3].copy_from_slice(&[s[0] / len, s[1] / len, s[2] / len]);
         }
     }
-    let indices: Vec<u32> = p.indices.iter().map(|&i| representative[i as usize]).collect();
     let indices = crate::mesh_ops::without_degenerate(&indices);
     compact(&merged, &indices)
 }
@@ -106,7 +107,7 @@ mod tests {
     fn normals_a_hair_apart_merge_to_their_mean() {
         let up = [0.0, 0.0, 1.0];
         let tilted = [0.0, 0.01, 0.99995]; // 0.57 degrees off
-        let p = weld_near_normals(&quad([up, up, up, tilted, tilted, up]));
+        let p = weld_near_normals(quad([up, up, up, tilted, tilted, up]));
         assert_eq!(p.positions.len(), 4);
         assert_eq!(p.face_count(), 2);
         let n = &p.attributes[0].data;
@@ -117,7 +118,7 @@ mod tests {
     fn a_crease_stays_split() {
         let up = [0.0, 0.0, 1.0];
         let side = [0.0, 0.5f32.sqrt(), 0.5f32.sqrt()]; // 45 degrees
-        let p = weld_near_normals(&quad([up, up, up, side, side, up]));
+        let p = weld_near_normals(quad([up, up, up, side, side, up]));
         assert_eq!(p.positions.len(), 6);
     }
 
@@ -126,7 +127,7 @@ mod tests {
         let up = [0.0, 0.0, 1.0];
         let mut p = quad([up; 6]);
         p.attributes.push(Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: vec![0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.5, 0.0, 1.0, 1.0, 0.0, 1.0] });
-        let welded = weld_near_normals(&p);
+        let welded = weld_near_normals(p);
         // Corner 0/3 differ in UV (a seam): kept apart; corner 2/4 match: merged.
         assert_eq!(welded.positions.len(), 5);
     }

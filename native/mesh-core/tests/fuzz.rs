@@ -56,14 +56,25 @@ fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
     data
 }
 
-#[test]
-fn mutated_corpus_files_never_panic_a_reader() {
+/// The shared corpus, or None (after saying the test skipped) when it is absent.
+fn corpus() -> Option<std::path::PathBuf> {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
     if !corpus.exists() {
         eprintln!("SKIPPED: shared corpus not found at {}", corpus.display());
-        return;
+        return None;
     }
-    let iterations: usize = std::env::var("MESH_FUZZ_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    Some(corpus)
+}
+
+/// Mutants per seed file: the environment variable `name`, else `default`.
+fn budget(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[test]
+fn mutated_corpus_files_never_panic_a_reader() {
+    let Some(corpus) = corpus() else { return };
+    let iterations = budget("MESH_FUZZ_ITERATIONS", 300);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut outcomes = [0usize; 2];
     for seed in SEEDS {
@@ -93,12 +104,8 @@ fn mutated_corpus_files_never_panic_a_reader() {
 fn readable_mutants_never_panic_a_tool() {
     use mesh_core::tools::{self, Input};
     use serde_json::json;
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !corpus.exists() {
-        eprintln!("SKIPPED: shared corpus not found at {}", corpus.display());
-        return;
-    }
-    let iterations: usize = std::env::var("MESH_TOOL_FUZZ_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    let Some(corpus) = corpus() else { return };
+    let iterations = budget("MESH_TOOL_FUZZ_ITERATIONS", 40);
     let mut rng = Rng(0xD1B5_4A32_D192_ED03);
     let mut ran = 0usize;
     for seed in SEEDS {

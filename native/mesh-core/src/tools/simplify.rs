@@ -58,7 +58,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     for mesh in &mut model.meshes {
         let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         for p in &mut mesh.primitives {
-            *p = weld_near_normals(&weld_identical(p));
+            *p = weld_near_normals(weld_identical(p));
             p.indices = without_degenerate(&p.indices);
         }
         let shared = shared_positions(&mesh.primitives);
