@@ -3,13 +3,13 @@
 // up by hash; the lookup is an indexed equality on a SHA-256 of a 256-bit secret, so response time
 // says nothing about the secret.
 import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose'
+import { hashSecret } from '../app/security/secrets.ts'
 import type { Services } from '../app/services.ts'
 import { DomainError } from '../domain/errors.ts'
 import { secretShape } from '../domain/ids.ts'
 import type { AccountDoc } from '../projections/accounts/account-docs.ts'
 import { accountsModel, collections } from '../projections/accounts/account-docs.ts'
 import { findCredentialBySecretHash, recordKeyUse } from '../projections/keys/queries.ts'
-import { hashSecret } from './security/secrets.ts'
 
 export interface Principal {
   accountId: string

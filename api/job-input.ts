@@ -3,11 +3,11 @@
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { InputSpec } from '../app/jobs/create-job.ts'
+import { type FetchOptions, fetchToBlob } from '../app/security/fetch-url.ts'
 import type { Services } from '../app/services.ts'
 import { cleanFilename } from '../app/uploads.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { ToolDefinition } from '../domain/tools/catalog.ts'
-import { type FetchOptions, fetchToBlob } from './security/fetch-url.ts'
 
 export type FetchPolicy = Omit<FetchOptions, 'maxBytes' | 'timeoutMs'> & { timeoutMs?: number }
 

@@ -1,6 +1,7 @@
 // The service's signed URLs: where uploads are PUT and where job outputs are downloaded.
+
+import { signPath } from '../app/security/signed-url.ts'
 import type { Services } from '../app/services.ts'
-import { signPath } from './security/signed-url.ts'
 
 export const uploadPath = (uploadId: string) => `/v1/uploads/${uploadId}/file`
 export const downloadPath = (jobId: string, name: string) =>

@@ -1,6 +1,5 @@
 // Accounts and their credentials: opening, grants by operators, keys and console tokens.
 
-import { hashSecret } from '../api/security/secrets.ts'
 import { accountStream, type LotKind } from '../domain/account/events.ts'
 import { DomainError } from '../domain/errors.ts'
 import {
@@ -15,6 +14,7 @@ import {
 import type { ServiceContext } from './context.ts'
 import { accountDecider } from './deciders.ts'
 import { handleCommand } from './handle-command.ts'
+import { hashSecret } from './security/secrets.ts'
 
 export const keyPolicy = { maxActiveKeys: 10, maxNewKeysPerDay: 20 }
 

@@ -22,13 +22,14 @@ import { SqliteReadStore } from '../projections/sqlite-read-store.ts'
 import { InProcessDispatcher } from '../workers/dispatch/in-process.ts'
 import { NatsDispatcher } from '../workers/dispatch/nats.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
-import { executeJob, failJob } from '../workers/job-executor.ts'
+import { executeJob } from '../workers/job-executor.ts'
 import { WarmChildPool } from '../workers/runtime/warm-pool.ts'
 import { atRestKey } from '../workers/secrets/at-rest.ts'
 import { SecretBlobStore } from '../workers/secrets/secret-blob-store.ts'
 import { loadCatalog } from './billing/catalog.ts'
 import type { Config } from './config.ts'
 import type { ServiceContext } from './context.ts'
+import { failJob } from './jobs/settle-job.ts'
 
 export interface Services {
   ctx: ServiceContext

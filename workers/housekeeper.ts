@@ -9,12 +9,12 @@
 import { jobBlobPrefix, type ServiceContext } from '../app/context.ts'
 import { accountDecider, jobDecider, uploadDecider } from '../app/deciders.ts'
 import { handleCommand } from '../app/handle-command.ts'
+import { settleAccount } from '../app/jobs/settle-job.ts'
 import { accountStream } from '../domain/account/events.ts'
 import { jobStream } from '../domain/job/events.ts'
 import type { RecordedEvent, Subscription } from '../domain/ports/event-store.ts'
 import { getTool, isToolId } from '../domain/tools/catalog.ts'
 import { uploadStream } from '../domain/upload/events.ts'
-import { settleAccount } from './job-executor.ts'
 
 interface TrackedJob {
   accountId: string

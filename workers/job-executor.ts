@@ -8,8 +8,8 @@ import { extname, join, relative } from 'node:path'
 import { jobOutputKey, type ServiceContext } from '../app/context.ts'
 import { accountDecider, jobDecider } from '../app/deciders.ts'
 import { handleCommand, readState } from '../app/handle-command.ts'
+import { failJob, settleAccount } from '../app/jobs/settle-job.ts'
 import { accountStream } from '../domain/account/events.ts'
-import type { JobError } from '../domain/errors.ts'
 import type { JobFile } from '../domain/job/events.ts'
 import { jobStream } from '../domain/job/events.ts'
 import { isFinished } from '../domain/job/state.ts'
@@ -29,33 +29,6 @@ async function listFiles(dir: string): Promise<string[]> {
     .filter((e) => e.isFile())
     .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
     .sort()
-}
-
-export async function settleAccount(
-  ctx: ServiceContext,
-  accountId: string,
-  jobId: string,
-  outcome: 'succeeded' | 'failed' | 'canceled',
-) {
-  await handleCommand(ctx.store, accountStream(accountId), accountDecider, {
-    type: 'FinishJob',
-    data: { jobId, outcome, now: ctx.now() },
-  })
-}
-
-/** Fails the job (only if `attempt` is still its current run, when given) and refunds it. */
-export async function failJob(
-  ctx: ServiceContext,
-  jobId: string,
-  error: JobError,
-  computeMs: number | null,
-  attempt?: number,
-) {
-  const { state } = await handleCommand(ctx.store, jobStream(jobId), jobDecider, {
-    type: 'FailJob',
-    data: { error, computeMs, retentionMs: ctx.config.outputRetentionMs, attempt, now: ctx.now() },
-  })
-  if (state.status === 'failed') await settleAccount(ctx, state.accountId, jobId, 'failed')
 }
 
 export async function executeJob(

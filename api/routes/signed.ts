@@ -3,11 +3,11 @@ import { extname } from 'node:path'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { jobOutputKey } from '../../app/context.ts'
+import { verifySignedPath } from '../../app/security/signed-url.ts'
 import { receiveUpload } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { getJobRecord } from '../../projections/jobs/queries.ts'
 import { errors } from '../schemas.ts'
-import { verifySignedPath } from '../security/signed-url.ts'
 import { downloadPath, uploadPath } from '../signed-paths.ts'
 
 const contentTypes: Record<string, string> = {

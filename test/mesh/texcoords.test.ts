@@ -69,6 +69,7 @@ function tilingGrid(n: number): string {
   })
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the GLB JSON is walked ad hoc by the assertions below
 function glbJson(glb: Buffer): Record<string, any> {
   const length = glb.readUInt32LE(12)
   return JSON.parse(glb.subarray(20, 20 + length).toString('utf8'))

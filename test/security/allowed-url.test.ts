@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseAllowedUrl } from '../../api/security/allowed-url.ts'
+import { parseAllowedUrl } from '../../app/security/allowed-url.ts'
 import { DomainError } from '../../domain/errors.ts'
 
 function refusal(url: string, policy = {}): string {

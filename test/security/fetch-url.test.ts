@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { LocalBlobStore } from '../../adapters/blobs/local.ts'
-import { type FetchOptions, fetchToBlob, type Resolver } from '../../api/security/fetch-url.ts'
+import { type FetchOptions, fetchToBlob, type Resolver } from '../../app/security/fetch-url.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { type HttpsFixture, startHttpsFixture } from './https-fixture.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { forbiddenAddressReason, isForbiddenAddress, parseIp } from '../../api/security/forbidden-address.ts'
+import { forbiddenAddressReason, isForbiddenAddress, parseIp } from '../../app/security/forbidden-address.ts'
 
 describe('isForbiddenAddress', () => {
   const forbidden: [string, string][] = [

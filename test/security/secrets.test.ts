@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { hashSecret, sameHash } from '../../api/security/secrets.ts'
+import { hashSecret, sameHash } from '../../app/security/secrets.ts'
 
 describe('secret hashes', () => {
   it('are SHA-256 in lowercase hex', () => {

@@ -4,7 +4,7 @@ import {
   signPath,
   uploadUrlExpiresAt,
   verifySignedPath,
-} from '../../api/security/signed-url.ts'
+} from '../../app/security/signed-url.ts'
 import { DomainError } from '../../domain/errors.ts'
 
 const secret = 'test-signing-secret-of-at-least-32-bytes'
