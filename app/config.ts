@@ -12,6 +12,10 @@ export interface Config {
   kurrentDbUrl: string | null
   mongoDbUrl: string | null
   natsUrl: string | null
+  /** `s3://bucket/prefix`: blobs in an S3-compatible bucket (AWS SDK settings from the environment). */
+  blobsUrl: string | null
+  /** Base64url of 32 bytes: the at-rest key of secret outputs, shared by every process (else generated into DATA_DIR). */
+  atRestKey: string | null
   workerConcurrency: number
   /** Job child processes kept booted and idle, each waiting for its one job (0: fork per job). */
   warmChildren: number
@@ -58,6 +62,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kurrentDbUrl: env.KURRENTDB_URL || null,
     mongoDbUrl: env.MONGODB_URL || null,
     natsUrl: env.NATS_URL || null,
+    blobsUrl: env.BLOBS_URL || null,
+    atRestKey: env.AT_REST_KEY || null,
     workerConcurrency,
     warmChildren: Math.max(0, Math.min(int(env.WORKER_WARM_CHILDREN, workerConcurrency), maxWarmChildren)),
     maxQueuedJobs: int(env.MAX_QUEUED_JOBS, 200),

@@ -6,9 +6,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { LocalBlobStore } from '../adapters/blobs/local.ts'
+import { parseS3Url, S3BlobStore } from '../adapters/blobs/s3.ts'
 import { KurrentDbEventStore } from '../adapters/eventstore/kurrentdb.ts'
 import { SqliteEventStore } from '../adapters/eventstore/sqlite.ts'
 import { StripePaymentProcessor } from '../adapters/payments/stripe.ts'
+import type { BlobStore } from '../domain/ports/blob-store.ts'
 import type { Consumer, Dispatcher } from '../domain/ports/dispatcher.ts'
 import type { EventStore } from '../domain/ports/event-store.ts'
 import type { CatalogItem } from '../domain/ports/payment-processor.ts'
@@ -73,6 +75,13 @@ export async function openReadStore(config: Config): Promise<ReadStore> {
     : new SqliteReadStore(join(config.dataDir, 'read.db'))
 }
 
+/** Blobs in a local folder under DATA_DIR, or in an S3-compatible bucket named by BLOBS_URL. */
+export function openBlobStore(config: Config): BlobStore {
+  return config.blobsUrl
+    ? new S3BlobStore(parseS3Url(config.blobsUrl))
+    : new LocalBlobStore(join(config.dataDir, 'blobs'))
+}
+
 function openDispatcher(config: Config): Dispatcher {
   return config.natsUrl
     ? new NatsDispatcher({ servers: config.natsUrl, maxDeliver: config.maxJobAttempts })
@@ -90,7 +99,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
     config: resolvedConfig,
     store,
     // Secret outputs (random bytes) are encrypted at rest under a key kept beside the signing secret.
-    blobs: new SecretBlobStore(new LocalBlobStore(join(config.dataDir, 'blobs')), atRestKey(config.dataDir)),
+    blobs: new SecretBlobStore(openBlobStore(config), atRestKey(config.dataDir, config.atRestKey)),
     dispatcher,
     now,
     random: (size) => randomBytes(size),

@@ -2,9 +2,9 @@
 // (or fail with insufficient_credits, charging nothing), run, store the outputs, finish, and settle
 // the account (release the slot; refund a failed job). Every step is idempotent, so a duplicated
 // publish, a redelivery after a crash or a late ack still gives one charge, one result, one status.
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { extname, join, relative } from 'node:path'
+import { dirname, extname, join, relative } from 'node:path'
 import { jobOutputKey, type ServiceContext } from '../app/context.ts'
 import { accountDecider, jobDecider } from '../app/deciders.ts'
 import { handleCommand, readState } from '../app/handle-command.ts'
@@ -29,6 +29,20 @@ async function listFiles(dir: string): Promise<string[]> {
     .filter((e) => e.isFile())
     .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
     .sort()
+}
+
+/**
+ * A local path of the job's input: the blob itself on the local store, a copy beside the job's output
+ * folder on a remote one (S3). Null when the input is gone.
+ */
+async function localInput(ctx: ServiceContext, key: string, name: string, outDir: string) {
+  if ((await ctx.blobs.size(key)) === null) return null
+  const path = ctx.blobs.localPath(key)
+  if (path) return path
+  const copy = join(`${outDir}.input`, `input${extname(name).toLowerCase()}`)
+  await mkdir(dirname(copy), { recursive: true })
+  await ctx.blobs.download(key, copy)
+  return copy
 }
 
 export async function executeJob(
@@ -75,8 +89,8 @@ export async function executeJob(
   const outDir = await mkdtemp(join(tmpdir(), `kiln-${job.jobId}-`))
   let input: ToolInputFile | null = null
   if (job.input?.blobKey) {
-    const path = ctx.blobs.localPath(job.input.blobKey)
-    if (!path || (await ctx.blobs.size(job.input.blobKey)) === null) {
+    const path = await localInput(ctx, job.input.blobKey, job.input.name, outDir)
+    if (!path) {
       await failJob(
         ctx,
         job.jobId,
@@ -174,5 +188,6 @@ export async function executeJob(
     if (state.status === 'succeeded') await settleAccount(ctx, state.accountId, job.jobId, 'succeeded')
   } finally {
     await rm(outDir, { recursive: true, force: true })
+    await rm(`${outDir}.input`, { recursive: true, force: true })
   }
 }

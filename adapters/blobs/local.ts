@@ -86,6 +86,10 @@ export class LocalBlobStore implements BlobStore {
     return this.#path(key)
   }
 
+  async download(key: string, targetPath: string): Promise<void> {
+    await copyFile(this.#path(key), targetPath)
+  }
+
   async deletePrefix(prefix: string): Promise<void> {
     await rm(this.#path(prefix), { recursive: true, force: true })
   }

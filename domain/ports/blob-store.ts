@@ -17,6 +17,8 @@ export interface BlobStore {
   size(key: string): Promise<number | null>
   /** A local file path for workers (the local adapter); null when the blob must be downloaded. */
   localPath(key: string): string | null
+  /** Copies the blob to a local file (workers use it when localPath is null). Throws not_found. */
+  download(key: string, targetPath: string): Promise<void>
   /** Deletes every blob under the prefix. */
   deletePrefix(prefix: string): Promise<void>
 }

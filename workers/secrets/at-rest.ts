@@ -9,8 +9,16 @@ const magic = Buffer.from('KILNSEC1')
 const nonceBytes = 12
 const tagBytes = 16
 
-/** The at-rest key: generated once, kept as `secrets.key` (mode 0600). Processes sharing the folder share it. */
-export function atRestKey(dataDir: string): Buffer {
+/**
+ * The at-rest key: AT_REST_KEY when configured (processes on several machines share it), otherwise
+ * generated once and kept as `secrets.key` (mode 0600), shared by the processes sharing the folder.
+ */
+export function atRestKey(dataDir: string, configured: string | null = null): Buffer {
+  if (configured !== null) {
+    const key = Buffer.from(configured, 'base64url')
+    if (key.length !== 32) throw new Error('AT_REST_KEY must be 32 bytes in base64url (43 characters)')
+    return key
+  }
   const path = join(dataDir, 'secrets.key')
   try {
     writeFileSync(path, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' })

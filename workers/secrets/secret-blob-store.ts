@@ -69,6 +69,12 @@ export class SecretBlobStore implements BlobStore {
     return isSecretBlob(key) ? null : this.#inner.localPath(key)
   }
 
+  async download(key: string, targetPath: string): Promise<void> {
+    if (isSecretBlob(key))
+      throw new DomainError('invalid_request', 'Secret outputs cannot be used as the input of another job.')
+    return this.#inner.download(key, targetPath)
+  }
+
   deletePrefix(prefix: string): Promise<void> {
     return this.#inner.deletePrefix(prefix)
   }

@@ -14,7 +14,7 @@ export interface MongoServer {
   stop(): Promise<void>
 }
 
-function goBinDir(): string | null {
+export function goBinDir(): string | null {
   try {
     return join(execFileSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).trim(), 'bin')
   } catch {
@@ -35,7 +35,7 @@ export function findFerretDb(): string | null {
   return null
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
