@@ -33,7 +33,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     if (stopping) return
     stopping = true
-    await app.close()
+    await app?.close()
     await services.close()
     process.exit(0)
   })

@@ -2,7 +2,14 @@
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 
+export const roles = ['api', 'worker', 'projector', 'housekeeper'] as const
+export type Role = (typeof roles)[number]
+
 export interface Config {
+  /** What this process does (ROLES): serve the API, run jobs, write read models, keep house. */
+  roles: Role[]
+  /** How long a duty's lease (projector, housekeeper) lasts without renewal; takeover time after a death. */
+  leaseTtlMs: number
   port: number
   host: string
   dataDir: string
@@ -49,11 +56,24 @@ const maxWarmChildren = 16
 const int = (value: string | undefined, fallback: number) =>
   value === undefined || value === '' ? fallback : Number.parseInt(value, 10)
 
+function parseRoles(value: string | undefined, runWorkers: string | undefined): Role[] {
+  // RUN_WORKERS=false, from before ROLES existed, still keeps jobs off an API process.
+  if (value === undefined || value.trim() === '')
+    return runWorkers === 'false' ? roles.filter((role) => role !== 'worker') : [...roles]
+  const asked = value.split(',').map((role) => role.trim())
+  const unknown = asked.filter((role) => !(roles as readonly string[]).includes(role))
+  if (unknown.length > 0)
+    throw new Error(`ROLES: unknown role ${unknown.join(', ')}; use ${roles.join(', ')}`)
+  return asked as Role[]
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080)
   const dataDir = resolve(env.DATA_DIR ?? './data')
   const workerConcurrency = int(env.WORKER_CONCURRENCY, availableParallelism())
   return {
+    roles: parseRoles(env.ROLES, env.RUN_WORKERS),
+    leaseTtlMs: int(env.LEASE_TTL_MS, 10_000),
     port,
     host: env.HOST ?? '0.0.0.0',
     dataDir,

@@ -15,6 +15,7 @@ import type { Consumer, Dispatcher } from '../domain/ports/dispatcher.ts'
 import type { EventStore } from '../domain/ports/event-store.ts'
 import type { CatalogItem } from '../domain/ports/payment-processor.ts'
 import { toolCatalog } from '../domain/tools/catalog.ts'
+import { activeGeneration, readCheckpoint } from '../projections/generations.ts'
 import { projectors } from '../projections/models.ts'
 import { MongoReadStore } from '../projections/mongo-read-store.ts'
 import { ReadModels } from '../projections/read-models.ts'
@@ -32,11 +33,13 @@ import { loadCatalog } from './billing/catalog.ts'
 import type { Config } from './config.ts'
 import type { ServiceContext } from './context.ts'
 import { failJob } from './jobs/settle-job.ts'
+import { LeasedDuty } from './leased-duty.ts'
 
 export interface Services {
   ctx: ServiceContext
   models: ReadModels
-  runners: ProjectionRunner[]
+  /** The duties held under a lease (projector, housekeeper): whether this process holds each now. */
+  duties: LeasedDuty[]
   /** What the billing catalog sells (available only with a payment processor). */
   catalog: CatalogItem[]
   /** Resolves once every read model has passed the position (read-your-writes), or after the timeout. */
@@ -89,7 +92,7 @@ function openDispatcher(config: Config): Dispatcher {
 }
 
 export async function startServices(config: Config, options: StartOptions = {}): Promise<Services> {
-  const { consumeJobs = true, project = true, now = Date.now } = options
+  const { consumeJobs = config.roles.includes('worker'), project = true, now = Date.now } = options
   mkdirSync(config.dataDir, { recursive: true })
   const resolvedConfig = { ...config, signingSecret: signingSecret(config) }
   const store = await openEventStore(resolvedConfig)
@@ -111,12 +114,63 @@ export async function startServices(config: Config, options: StartOptions = {}):
       : null,
   }
   const models = new ReadModels(readStore)
-  const runners = project
-    ? projectors.map((projector) => new ProjectionRunner(store, readStore, projector))
-    : []
-  for (const runner of runners) await runner.start()
-  const housekeeper = project ? new Housekeeper(ctx, { runningJobsAreOrphansAtStart: !config.natsUrl }) : null
-  await housekeeper?.start()
+  // Each duty runs in one process at a time, under a lease in the shared read store.
+  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  let runners: ProjectionRunner[] = []
+  const duties: LeasedDuty[] = []
+  if (project && config.roles.includes('projector'))
+    duties.push(
+      new LeasedDuty(
+        readStore,
+        'projector',
+        holder,
+        async () => {
+          runners = projectors.map((projector) => new ProjectionRunner(store, readStore, projector))
+          for (const runner of runners) await runner.start()
+          const started = runners
+          return {
+            async stop() {
+              for (const runner of started) await runner.stop()
+            },
+          }
+        },
+        { ttlMs: config.leaseTtlMs },
+      ),
+    )
+  if (project && config.roles.includes('housekeeper'))
+    duties.push(
+      new LeasedDuty(
+        readStore,
+        'housekeeper',
+        holder,
+        async () => {
+          const housekeeper = new Housekeeper(ctx, { runningJobsAreOrphansAtStart: !config.natsUrl })
+          await housekeeper.start()
+          return housekeeper
+        },
+        { ttlMs: config.leaseTtlMs },
+      ),
+    )
+  for (const duty of duties) await duty.start()
+  const projectorDuty = duties.find((duty) => duty.name === 'projector')
+
+  /** Read-your-writes where another process projects: wait for the stored checkpoints to pass. */
+  async function waitForStoredPosition(position: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      let passed = true
+      for (const projector of projectors) {
+        const generation = await activeGeneration(readStore, projector.model)
+        if ((await readCheckpoint(readStore, projector.model, generation)) < position) {
+          passed = false
+          break
+        }
+      }
+      if (passed) return true
+      if (Date.now() >= deadline) return false
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
 
   let consumer: Consumer | null = null
   let warmChildren: WarmChildPool | null = null
@@ -152,17 +206,17 @@ export async function startServices(config: Config, options: StartOptions = {}):
   return {
     ctx,
     models,
-    runners,
+    duties,
     catalog: loadCatalog(config.billingCatalog),
     async waitForPosition(position, timeoutMs = 5000) {
+      if (!projectorDuty?.held) return waitForStoredPosition(position, timeoutMs)
       const results = await Promise.all(runners.map((runner) => runner.waitForPosition(position, timeoutMs)))
       return results.every(Boolean)
     },
     async close() {
       await consumer?.stop()
       await warmChildren?.close()
-      await housekeeper?.stop()
-      for (const runner of runners) await runner.stop()
+      for (const duty of duties) await duty.stop()
       await dispatcher.close()
       await readStore.close()
       await store.close()

@@ -10,6 +10,7 @@ import {
   type Doc,
   type DocumentCollection,
   type IndexSpec,
+  type LeaseHolder,
   type Query,
   type ReadStore,
 } from './read-store.ts'
@@ -149,6 +150,27 @@ export class MongoReadStore implements ReadStore {
     await this.#db
       .collection<{ _id: string; value: number }>('counters')
       .updateOne({ _id: key }, { $set: { value } }, { upsert: true })
+  }
+
+  async claimLease(name: string, holder: string, now: number, expiresAt: number): Promise<LeaseHolder> {
+    const leases = this.#db.collection<{ _id: string; holder: string; expiresAt: number }>('leases')
+    try {
+      // Matches only a lease that is ours or expired; when another holds it, the upsert's insert
+      // collides on _id, and that duplicate-key error means "held by someone else".
+      await leases.updateOne(
+        { _id: name, $or: [{ holder }, { expiresAt: { $lte: now } }] },
+        { $set: { holder, expiresAt } },
+        { upsert: true },
+      )
+    } catch (error) {
+      if ((error as { code?: number }).code !== duplicateKey) throw error
+    }
+    const found = await leases.findOne({ _id: name })
+    return found ? { holder: found.holder, expiresAt: found.expiresAt } : { holder: '', expiresAt: 0 }
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.#db.collection<{ _id: string; holder: string }>('leases').deleteOne({ _id: name, holder })
   }
 
   /** Drops the whole database: for tests and throw-away rebuild targets. */

@@ -42,7 +42,19 @@ export interface ReadStore {
   /** Small named numbers kept with the read models: checkpoints and active generations. */
   getCounter(key: string): Promise<number | null>
   setCounter(key: string, value: number): Promise<void>
+  /**
+   * Takes or renews the named lease for `holder` until `expiresAt` (epoch ms) when it is free, expired
+   * at `now`, or already the holder's; one atomic write. Answers who holds it afterwards.
+   */
+  claimLease(name: string, holder: string, now: number, expiresAt: number): Promise<LeaseHolder>
+  /** Gives the lease up if `holder` has it, so another process need not wait for it to expire. */
+  releaseLease(name: string, holder: string): Promise<void>
   close(): Promise<void>
+}
+
+export interface LeaseHolder {
+  holder: string
+  expiresAt: number
 }
 
 const namePattern = /^[a-z][a-z0-9_]*$/

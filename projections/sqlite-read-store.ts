@@ -10,6 +10,7 @@ import {
   type Doc,
   type DocumentCollection,
   type IndexSpec,
+  type LeaseHolder,
   type Query,
   type ReadStore,
   type Scalar,
@@ -110,6 +111,8 @@ export class SqliteReadStore implements ReadStore {
   readonly #collections = new Map<string, SqliteCollection<Doc>>()
   #getCounter: StatementSync | undefined
   #setCounter: StatementSync | undefined
+  #claimLease: StatementSync | undefined
+  #readLease: StatementSync | undefined
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -118,6 +121,7 @@ export class SqliteReadStore implements ReadStore {
       PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
       CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
     `)
   }
 
@@ -165,6 +169,25 @@ export class SqliteReadStore implements ReadStore {
       'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     )
     this.#setCounter.run(key, value)
+  }
+
+  async claimLease(name: string, holder: string, now: number, expiresAt: number): Promise<LeaseHolder> {
+    this.#claimLease ??= this.#db.prepare(
+      `INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+       WHERE leases.holder = excluded.holder OR leases.expires_at <= ?
+       RETURNING holder, expires_at`,
+    )
+    this.#readLease ??= this.#db.prepare('SELECT holder, expires_at FROM leases WHERE name = ?')
+    const row = (this.#claimLease.get(name, holder, expiresAt, now) ?? this.#readLease.get(name)) as {
+      holder: string
+      expires_at: number
+    }
+    return { holder: row.holder, expiresAt: row.expires_at }
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    this.#db.prepare('DELETE FROM leases WHERE name = ? AND holder = ?').run(name, holder)
   }
 
   async close(): Promise<void> {

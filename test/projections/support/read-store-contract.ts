@@ -115,6 +115,44 @@ export function readStoreContract(label: string, open: () => Promise<OpenedReadS
       expect(await reads.collection<Item>('gone_g1').get('i1')).toBeNull()
     })
 
+    it('grants a lease to one holder at a time, renews it for that holder, and hands it over on expiry or release', async () => {
+      const t0 = 1_000_000
+      expect(await reads.claimLease('projector', 'a', t0, t0 + 10_000)).toEqual({
+        holder: 'a',
+        expiresAt: t0 + 10_000,
+      })
+      // Another claimant sees the holder and its expiry; nothing changes.
+      expect(await reads.claimLease('projector', 'b', t0 + 1000, t0 + 11_000)).toEqual({
+        holder: 'a',
+        expiresAt: t0 + 10_000,
+      })
+      // The holder renews.
+      expect(await reads.claimLease('projector', 'a', t0 + 3000, t0 + 13_000)).toEqual({
+        holder: 'a',
+        expiresAt: t0 + 13_000,
+      })
+      // Other names are other leases.
+      expect((await reads.claimLease('housekeeper', 'b', t0, t0 + 10_000)).holder).toBe('b')
+      // Expired: the next claimant takes it.
+      expect((await reads.claimLease('projector', 'b', t0 + 13_000, t0 + 23_000)).holder).toBe('b')
+      expect((await reads.claimLease('projector', 'a', t0 + 14_000, t0 + 24_000)).holder).toBe('b')
+      // Released by its holder only.
+      await reads.releaseLease('projector', 'a')
+      expect((await reads.claimLease('projector', 'a', t0 + 15_000, t0 + 25_000)).holder).toBe('b')
+      await reads.releaseLease('projector', 'b')
+      expect((await reads.claimLease('projector', 'a', t0 + 15_000, t0 + 25_000)).holder).toBe('a')
+    })
+
+    it('lets exactly one of many simultaneous claimants win a free lease', async () => {
+      const now = 5_000_000
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => reads.claimLease('race', `p${i}`, now, now + 10_000)),
+      )
+      const winners = new Set(results.map((result) => result.holder))
+      expect(winners.size).toBe(1)
+      expect(results.filter((result, i) => result.holder === `p${i}`)).toHaveLength(1)
+    })
+
     describe('projections', () => {
       let store: EventStore
       let events: RecordedEvent[]

@@ -1,0 +1,112 @@
+// One owner per duty: a duty (writing the read models, housekeeping) runs in the one process that
+// holds its lease, kept in the read store every process already shares (SQLite embedded, MongoDB
+// scaled out). The holder renews every third of the lease's life; when it dies, the lease expires
+// and the next claimant takes the duty over within one lease time and one claim interval.
+//
+// The lease is there for efficiency, not for safety: every duty is idempotent (projections are
+// position-guarded, housekeeping actions are commands decided against the event log), so the short
+// overlap that clock skew or a paused holder can cause changes nothing twice.
+import type { ReadStore } from '../projections/read-store.ts'
+
+export interface RunningDuty {
+  stop(): Promise<void>
+}
+
+export interface LeasedDutyOptions {
+  /** How long a claim lasts without renewal. */
+  ttlMs: number
+  now?: () => number
+  onChange?(event: { duty: string; held: boolean; at: number }): void
+}
+
+export class LeasedDuty {
+  readonly #reads: ReadStore
+  readonly #name: string
+  readonly #holder: string
+  readonly #start: () => Promise<RunningDuty>
+  readonly #ttlMs: number
+  readonly #now: () => number
+  readonly #onChange: (event: { duty: string; held: boolean; at: number }) => void
+  #running: RunningDuty | null = null
+  /** Until when our last successful claim holds: past it we cannot know we still hold the lease. */
+  #heldUntil = 0
+  #timer: NodeJS.Timeout | null = null
+  #tick: Promise<void> = Promise.resolve()
+  #stopped = false
+
+  constructor(
+    reads: ReadStore,
+    name: string,
+    holder: string,
+    start: () => Promise<RunningDuty>,
+    { ttlMs, now = Date.now, onChange = () => {} }: LeasedDutyOptions,
+  ) {
+    this.#reads = reads
+    this.#name = name
+    this.#holder = holder
+    this.#start = start
+    this.#ttlMs = ttlMs
+    this.#now = now
+    this.#onChange = onChange
+  }
+
+  get name(): string {
+    return this.#name
+  }
+
+  /** Whether this process runs the duty now. */
+  get held(): boolean {
+    return this.#running !== null
+  }
+
+  /** Claims once (so a lone process starts its duty before it serves), then keeps claiming. */
+  async start(): Promise<void> {
+    await this.#claim()
+    this.#schedule()
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true
+    if (this.#timer) clearTimeout(this.#timer)
+    await this.#tick
+    await this.#lose()
+    await this.#reads.releaseLease(this.#name, this.#holder).catch(() => {})
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return
+    this.#timer = setTimeout(
+      () => {
+        this.#tick = this.#claim().finally(() => this.#schedule())
+      },
+      Math.max(100, Math.floor(this.#ttlMs / 3)),
+    )
+  }
+
+  async #claim(): Promise<void> {
+    const now = this.#now()
+    try {
+      const lease = await this.#reads.claimLease(this.#name, this.#holder, now, now + this.#ttlMs)
+      if (lease.holder === this.#holder) {
+        this.#heldUntil = lease.expiresAt
+        if (!this.#running && !this.#stopped) {
+          this.#running = await this.#start()
+          this.#onChange({ duty: this.#name, held: true, at: this.#now() })
+        }
+      } else {
+        await this.#lose()
+      }
+    } catch {
+      // The store did not answer: keep the duty only while our last claim still holds.
+      if (this.#now() >= this.#heldUntil) await this.#lose()
+    }
+  }
+
+  async #lose(): Promise<void> {
+    const running = this.#running
+    if (!running) return
+    this.#running = null
+    await running.stop()
+    this.#onChange({ duty: this.#name, held: false, at: this.#now() })
+  }
+}
