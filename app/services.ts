@@ -5,25 +5,14 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { LocalBlobStore } from '../adapters/blobs/local.ts'
-import { parseS3Url, S3BlobStore } from '../adapters/blobs/s3.ts'
-import { KurrentDbEventStore } from '../adapters/eventstore/kurrentdb.ts'
-import { SqliteEventStore } from '../adapters/eventstore/sqlite.ts'
 import { StripePaymentProcessor } from '../adapters/payments/stripe.ts'
-import type { BlobStore } from '../domain/ports/blob-store.ts'
-import type { Consumer, Dispatcher } from '../domain/ports/dispatcher.ts'
-import type { EventStore } from '../domain/ports/event-store.ts'
+import type { Consumer } from '../domain/ports/dispatcher.ts'
 import type { CatalogItem } from '../domain/ports/payment-processor.ts'
 import { toolCatalog } from '../domain/tools/catalog.ts'
 import { activeGeneration, readCheckpoint } from '../projections/generations.ts'
 import { projectors } from '../projections/models.ts'
-import { MongoReadStore } from '../projections/mongo-read-store.ts'
 import { ReadModels } from '../projections/read-models.ts'
-import type { ReadStore } from '../projections/read-store.ts'
 import { ProjectionRunner } from '../projections/runner.ts'
-import { SqliteReadStore } from '../projections/sqlite-read-store.ts'
-import { InProcessDispatcher } from '../workers/dispatch/in-process.ts'
-import { NatsDispatcher } from '../workers/dispatch/nats.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
 import { executeJob } from '../workers/job-executor.ts'
 import { WarmChildPool } from '../workers/runtime/warm-pool.ts'
@@ -34,6 +23,7 @@ import type { Config } from './config.ts'
 import type { ServiceContext } from './context.ts'
 import { failJob } from './jobs/settle-job.ts'
 import { LeasedDuty } from './leased-duty.ts'
+import { openBlobStore, openDispatcher, openEventStore, openReadStore } from './stores.ts'
 
 export interface Services {
   ctx: ServiceContext
@@ -63,32 +53,6 @@ function signingSecret(config: Config): string {
   const secret = randomBytes(32).toString('base64url')
   writeFileSync(path, secret, { mode: 0o600 })
   return secret
-}
-
-export async function openEventStore(config: Config): Promise<EventStore> {
-  mkdirSync(config.dataDir, { recursive: true })
-  return config.kurrentDbUrl
-    ? new KurrentDbEventStore(config.kurrentDbUrl)
-    : new SqliteEventStore(join(config.dataDir, 'events.db'))
-}
-
-export async function openReadStore(config: Config): Promise<ReadStore> {
-  return config.mongoDbUrl
-    ? MongoReadStore.connect(config.mongoDbUrl)
-    : new SqliteReadStore(join(config.dataDir, 'read.db'))
-}
-
-/** Blobs in a local folder under DATA_DIR, or in an S3-compatible bucket named by BLOBS_URL. */
-export function openBlobStore(config: Config): BlobStore {
-  return config.blobsUrl
-    ? new S3BlobStore(parseS3Url(config.blobsUrl))
-    : new LocalBlobStore(join(config.dataDir, 'blobs'))
-}
-
-function openDispatcher(config: Config): Dispatcher {
-  return config.natsUrl
-    ? new NatsDispatcher({ servers: config.natsUrl, maxDeliver: config.maxJobAttempts })
-    : new InProcessDispatcher({ maxDeliver: config.maxJobAttempts })
 }
 
 export async function startServices(config: Config, options: StartOptions = {}): Promise<Services> {

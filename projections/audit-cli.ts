@@ -1,13 +1,16 @@
 // npm run audit [-- --json] [-- --no-read-models]
 // Audits the credit ledger of every account in the event store and compares the Me and Billing
-// read models with a replay. Exits 1 on any violation. Stores: see config.ts.
+// read models with a replay. Exits 1 on any violation. Stores: the server's, from the same configuration (app/stores.ts).
+
+import { loadConfig } from '../app/config.ts'
+import { openEventStore, openReadStore } from '../app/stores.ts'
 import { audit, formatReport } from './audit.ts'
-import { eventStoreFromEnv, readStoreFromEnv } from './config.ts'
 
 const json = process.argv.includes('--json')
 const withReadModels = !process.argv.includes('--no-read-models')
-const store = eventStoreFromEnv()
-const reads = withReadModels ? await readStoreFromEnv() : undefined
+const config = loadConfig()
+const store = await openEventStore(config)
+const reads = withReadModels ? await openReadStore(config) : undefined
 try {
   const result = await audit(store, reads ? { reads } : {})
   console.log(json ? JSON.stringify(result, null, 2) : formatReport(result))

@@ -91,6 +91,12 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
   }
 }
 
+/** The database a MongoDB URL names (`mongodb://host/name?...`), or `kiln` when it names none. */
+export function databaseOf(url: string): string {
+  const path = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]*)/.exec(url)?.[1] ?? ''
+  return decodeURIComponent(path) || 'kiln'
+}
+
 export class MongoReadStore implements ReadStore {
   readonly #client: MongoClient
   readonly #db: Db
@@ -100,11 +106,11 @@ export class MongoReadStore implements ReadStore {
     this.#db = client.db(databaseName)
   }
 
-  /** Connects to `url`; the database is the URL's, or `databaseName` when given. */
+  /** Connects to `url`; the database is `databaseName` when given, else the URL's, else `kiln`. */
   static async connect(url: string, databaseName?: string): Promise<MongoReadStore> {
     const client = new MongoClient(url)
     await client.connect()
-    return new MongoReadStore(client, databaseName)
+    return new MongoReadStore(client, databaseName ?? databaseOf(url))
   }
 
   collection<T extends Doc>(name: string): DocumentCollection<T> {

@@ -1,13 +1,15 @@
 // npm run projections:rebuild -- [model ...]   (all models when none is named)
-// Rebuilds each model from position zero beside the live one and switches over. Stores: see config.ts.
-import { eventStoreFromEnv, readStoreFromEnv } from './config.ts'
+// Rebuilds each model from position zero beside the live one and switches over. Stores: the server's, from the same configuration (app/stores.ts).
+import { loadConfig } from '../app/config.ts'
+import { openEventStore, openReadStore } from '../app/stores.ts'
 import { projectorNamed, projectors } from './models.ts'
 import { rebuildModel } from './rebuild.ts'
 
 const names = process.argv.slice(2).filter((arg) => !arg.startsWith('-'))
 const chosen = names.length === 0 ? projectors : names.map(projectorNamed)
-const store = eventStoreFromEnv()
-const reads = await readStoreFromEnv()
+const config = loadConfig()
+const store = await openEventStore(config)
+const reads = await openReadStore(config)
 try {
   for (const projector of chosen) {
     const result = await rebuildModel(store, reads, projector)

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../app/config.ts'
 import { accountDecider } from '../../app/deciders.ts'
 import { readState } from '../../app/handle-command.ts'
-import { openEventStore } from '../../app/services.ts'
+import { openEventStore } from '../../app/stores.ts'
 import { accountStream } from '../../domain/account/events.ts'
 import { balanceAt } from '../../domain/account/state.ts'
 
