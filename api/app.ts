@@ -13,6 +13,7 @@ import type { Services } from '../app/services.ts'
 import { authenticate, type Principal } from './auth.ts'
 import { frameworkErrors, installErrorHandling } from './error-handler.ts'
 import type { FetchPolicy } from './job-input.ts'
+import { registerOps, requestId } from './ops/plugin.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { accountRoutes } from './routes/account.ts'
 import { fileRoutes } from './routes/files.ts'
@@ -55,6 +56,7 @@ export async function buildApp({
     trustProxy: true,
     return503OnClosing: true,
     frameworkErrors,
+    genReqId: requestId,
   }).withTypeProvider<ZodTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
@@ -82,6 +84,7 @@ export async function buildApp({
   })
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }))
+  await registerOps(app, services)
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   await app.register(signedRoutes)

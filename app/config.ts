@@ -10,6 +10,10 @@ export interface Config {
   roles: Role[]
   /** How long a duty's lease (projector, housekeeper) lasts without renewal; takeover time after a death. */
   leaseTtlMs: number
+  /** /ready answers 503 while a read model is more than this many store positions behind the head. */
+  readyMaxLag: number
+  /** When set, /metrics asks for it as a Bearer token; otherwise keep /metrics on a private network. */
+  metricsToken: string | null
   port: number
   host: string
   dataDir: string
@@ -74,6 +78,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     roles: parseRoles(env.ROLES, env.RUN_WORKERS),
     leaseTtlMs: int(env.LEASE_TTL_MS, 10_000),
+    readyMaxLag: int(env.READY_MAX_LAG, 1000),
+    metricsToken: env.METRICS_TOKEN || null,
     port,
     host: env.HOST ?? '0.0.0.0',
     dataDir,

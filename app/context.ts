@@ -5,6 +5,7 @@ import type { Dispatcher } from '../domain/ports/dispatcher.ts'
 import type { EventStore } from '../domain/ports/event-store.ts'
 import type { PaymentProcessor } from '../domain/ports/payment-processor.ts'
 import type { Config } from './config.ts'
+import type { Metrics } from './metrics.ts'
 
 export interface ServiceContext {
   config: Config
@@ -15,6 +16,7 @@ export interface ServiceContext {
   random: RandomSource
   /** Null when no payment processor is configured. */
   payments: PaymentProcessor | null
+  metrics: Metrics
 }
 
 export const jobBlobPrefix = (jobId: string) => `jobs/${jobId}`

@@ -23,6 +23,7 @@ import type { Config } from './config.ts'
 import type { ServiceContext } from './context.ts'
 import { failJob } from './jobs/settle-job.ts'
 import { LeasedDuty } from './leased-duty.ts'
+import { createMetrics, measuredEventStore } from './metrics.ts'
 import { openBlobStore, openDispatcher, openEventStore, openReadStore } from './stores.ts'
 
 export interface Services {
@@ -34,7 +35,20 @@ export interface Services {
   catalog: CatalogItem[]
   /** Resolves once every read model has passed the position (read-your-writes), or after the timeout. */
   waitForPosition(position: number, timeoutMs?: number): Promise<boolean>
+  /** Whether this instance can serve: stores answer and every read model is close to the head. */
+  readiness(): Promise<Readiness>
+  /** Brings the scrape-time gauges (queue depth, projection lag, leases) up to date. */
+  refreshGauges(): Promise<void>
   close(): Promise<void>
+}
+
+export interface Readiness {
+  ready: boolean
+  eventStore: boolean
+  readStore: boolean
+  /** Positions each read model is behind the event store head; null when it could not be read. */
+  lag: Record<string, number> | null
+  maxLag: number
 }
 
 export interface StartOptions {
@@ -59,7 +73,8 @@ export async function startServices(config: Config, options: StartOptions = {}):
   const { consumeJobs = config.roles.includes('worker'), project = true, now = Date.now } = options
   mkdirSync(config.dataDir, { recursive: true })
   const resolvedConfig = { ...config, signingSecret: signingSecret(config) }
-  const store = await openEventStore(resolvedConfig)
+  const metrics = createMetrics()
+  const store = measuredEventStore(await openEventStore(resolvedConfig), metrics)
   const readStore = await openReadStore(resolvedConfig)
   const dispatcher = openDispatcher(resolvedConfig)
   const ctx: ServiceContext = {
@@ -70,6 +85,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
     dispatcher,
     now,
     random: (size) => randomBytes(size),
+    metrics,
     payments: resolvedConfig.stripe
       ? new StripePaymentProcessor({
           ...resolvedConfig.stripe,
@@ -117,6 +133,19 @@ export async function startServices(config: Config, options: StartOptions = {}):
     )
   for (const duty of duties) await duty.start()
   const projectorDuty = duties.find((duty) => duty.name === 'projector')
+
+  /** Positions each read model's stored checkpoint is behind `head`. */
+  async function projectionLag(head: number): Promise<Record<string, number>> {
+    const lag: Record<string, number> = {}
+    for (const projector of projectors) {
+      const generation = await activeGeneration(readStore, projector.model)
+      lag[projector.model] = Math.max(
+        0,
+        head - (await readCheckpoint(readStore, projector.model, generation)),
+      )
+    }
+    return lag
+  }
 
   /** Read-your-writes where another process projects: wait for the stored checkpoints to pass. */
   async function waitForStoredPosition(position: number, timeoutMs: number): Promise<boolean> {
@@ -176,6 +205,23 @@ export async function startServices(config: Config, options: StartOptions = {}):
       if (!projectorDuty?.held) return waitForStoredPosition(position, timeoutMs)
       const results = await Promise.all(runners.map((runner) => runner.waitForPosition(position, timeoutMs)))
       return results.every(Boolean)
+    },
+    async readiness() {
+      const eventStore = await store.headPosition().then(
+        (head) => head,
+        () => null,
+      )
+      const lag = eventStore === null ? null : await projectionLag(eventStore).catch(() => null)
+      const readStoreOk = lag !== null
+      const maxLag = config.readyMaxLag
+      const ready = eventStore !== null && readStoreOk && Object.values(lag).every((value) => value <= maxLag)
+      return { ready, eventStore: eventStore !== null, readStore: readStoreOk, lag, maxLag }
+    },
+    async refreshGauges() {
+      metrics.queueDepth.set(await dispatcher.pending().catch(() => 0))
+      for (const [model, value] of Object.entries(await projectionLag(await store.headPosition())))
+        metrics.projectionLag.set({ model }, value)
+      for (const duty of duties) metrics.leaseHeld.set({ duty: duty.name }, duty.held ? 1 : 0)
     },
     async close() {
       await consumer?.stop()

@@ -162,6 +162,8 @@ export async function executeJob(
   })
 
   try {
+    ctx.metrics.jobRunSeconds.observe({ tool: job.tool }, (outcome.computeMs ?? 0) / 1000)
+    ctx.metrics.jobsFinished.inc({ tool: job.tool, outcome: outcome.ok ? 'succeeded' : 'failed' })
     if (!outcome.ok) {
       await failJob(ctx, job.jobId, outcome.error, outcome.computeMs, attempt)
       return

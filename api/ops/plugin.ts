@@ -1,0 +1,46 @@
+// What operators and load balancers ask an instance: /ready (can it serve now: stores answer, read
+// models near the head), /metrics (Prometheus text), and a Request-Id on every response, the id its
+// log lines carry. /health stays the plain liveness answer.
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Services } from '../../app/services.ts'
+
+/** A caller's own Request-Id is kept when it is short and plain; otherwise the instance makes one. */
+const acceptableRequestId = /^[A-Za-z0-9._:-]{1,64}$/
+
+export function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = request.headers['request-id']
+  return typeof given === 'string' && acceptableRequestId.test(given)
+    ? given
+    : `req_${randomBytes(12).toString('base64url')}`
+}
+
+export async function registerOps(app: FastifyInstance, services: Services): Promise<void> {
+  const { metrics, config } = services.ctx
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('request-id', request.id)
+  })
+  app.addHook('onResponse', async (request: FastifyRequest, reply) => {
+    // The route template, never the raw path: ids in paths would make a series per job.
+    const route = request.routeOptions.url ?? 'unmatched'
+    metrics.httpDuration.observe(
+      { method: request.method, route, status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    )
+  })
+
+  app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {
+    const readiness = await services.readiness()
+    return reply.status(readiness.ready ? 200 : 503).send(readiness)
+  })
+
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (config.metricsToken && request.headers.authorization !== `Bearer ${config.metricsToken}`)
+      return reply
+        .status(401)
+        .send({ error: { code: 'unauthorized', message: 'Send Authorization: Bearer <METRICS_TOKEN>.' } })
+    await services.refreshGauges()
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics())
+  })
+}
