@@ -13,6 +13,7 @@ import { activeGeneration, readCheckpoint } from '../projections/generations.ts'
 import { projectors } from '../projections/models.ts'
 import { ReadModels } from '../projections/read-models.ts'
 import { ProjectionRunner } from '../projections/runner.ts'
+import { StoredPositionWatcher } from '../projections/stored-position.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
 import { executeJob } from '../workers/job-executor.ts'
 import { WarmChildPool } from '../workers/runtime/warm-pool.ts'
@@ -148,22 +149,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
   }
 
   /** Read-your-writes where another process projects: wait for the stored checkpoints to pass. */
-  async function waitForStoredPosition(position: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      let passed = true
-      for (const projector of projectors) {
-        const generation = await activeGeneration(readStore, projector.model)
-        if ((await readCheckpoint(readStore, projector.model, generation)) < position) {
-          passed = false
-          break
-        }
-      }
-      if (passed) return true
-      if (Date.now() >= deadline) return false
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
+  const storedPositions = new StoredPositionWatcher(readStore, projectors)
 
   let consumer: Consumer | null = null
   let warmChildren: WarmChildPool | null = null
@@ -202,7 +188,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
     duties,
     catalog: loadCatalog(config.billingCatalog),
     async waitForPosition(position, timeoutMs = 5000) {
-      if (!projectorDuty?.held) return waitForStoredPosition(position, timeoutMs)
+      if (!projectorDuty?.held) return storedPositions.wait(position, timeoutMs)
       const results = await Promise.all(runners.map((runner) => runner.waitForPosition(position, timeoutMs)))
       return results.every(Boolean)
     },
