@@ -1,7 +1,7 @@
 // The HTTP surface: /health, /openapi.json, the /v1 REST facade, signed upload and download URLs.
 // buildApp(options) returns a Fastify app; tests drive it with inject() or a real port.
 import swagger from '@fastify/swagger'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -37,7 +37,8 @@ declare module 'fastify' {
 
 export interface AppOptions {
   services: Services
-  logger?: boolean
+  /** false: no request log; a pino logger (app/log.ts): JSON request lines carrying the request id. */
+  logger?: boolean | FastifyBaseLogger
   /** Server configuration for URL inputs (tests allow a local HTTPS server); never from requests. */
   fetchPolicy?: FetchPolicy
   /** Extra plugins mounted beside the REST facade (MCP, console). */
@@ -51,7 +52,7 @@ export async function buildApp({
   plugins = [],
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger,
+    ...(typeof logger === 'object' ? { loggerInstance: logger } : { logger }),
     bodyLimit: 1024 * 1024,
     trustProxy: true,
     return503OnClosing: true,

@@ -1,19 +1,26 @@
 // `npm run worker`: a standalone job worker for scale-out. It pulls jobs from NATS JetStream
-// (NATS_URL) and records them in the shared event store (KURRENTDB_URL) and blob folder (DATA_DIR).
+// (NATS_URL) and records them in the shared stores (KURRENTDB_URL or the shared SQLite folder,
+// MONGODB_URL, BLOBS_URL). SIGTERM drains it: no new jobs, running ones finish, then it exits.
 import { loadConfig } from '../app/config.ts'
+import { createLogger } from '../app/log.ts'
 import { startServices } from '../app/services.ts'
 
+const log = createLogger()
 const config = loadConfig()
 if (!config.natsUrl) {
-  console.error(
-    'npm run worker needs NATS_URL (and the shared stores); the embedded `npm start` already runs workers.',
+  log.error(
+    'npm run worker needs NATS_URL (and the shared stores); the embedded `npm start` already runs workers',
   )
   process.exit(2)
 }
 const services = await startServices(config, { consumeJobs: true, project: false })
-console.log(`kiln worker consuming from ${config.natsUrl} with concurrency ${config.workerConcurrency}`)
+log.info({ nats: config.natsUrl, concurrency: config.workerConcurrency }, 'kiln worker consuming')
+let stopping = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal }, 'draining: no new jobs; running jobs finish')
     await services.close()
     process.exit(0)
   })

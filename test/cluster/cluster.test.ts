@@ -145,7 +145,7 @@ describe.skipIf(missing.length > 0)('a cluster of two API instances and two work
       RATE_LIMIT_PER_SECOND: '100000',
       RATE_LIMIT_BURST: '100000',
       WORKER_CONCURRENCY: '2',
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: 'info',
     }
     mongoClient = new MongoClient(mongoUrl)
     await mongoClient.connect()
@@ -157,7 +157,7 @@ describe.skipIf(missing.length > 0)('a cluster of two API instances and two work
       keys.push((await createApiKey(control.ctx, accountId, 'cluster')).key)
     }
     for (let i = 0; i < 2; i++) ports.push(await freePort())
-    const apiEnv = { ...env, ROLES: 'api,projector,housekeeper' }
+    const apiEnv = { ...env, ROLES: 'api,projector,housekeeper', LOG_LEVEL: 'warn' }
     apis.push(await startApi('api-a', ports[0]!, apiEnv))
     apis.push(await startApi('api-b', ports[1]!, apiEnv))
     workers.push(await startWorker('worker-1', env), await startWorker('worker-2', env))

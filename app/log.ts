@@ -1,0 +1,10 @@
+// The service's log: JSON lines only (pino, the logger Fastify uses), so every line of every process
+// parses the same way; HTTP request lines carry the request's id as `reqId`. LOG_LEVEL=silent turns
+// it off.
+import { pino } from 'pino'
+
+export type Logger = pino.Logger
+
+export function createLogger(level = process.env.LOG_LEVEL ?? 'info', name = 'kiln'): Logger {
+  return pino({ level, name, base: { pid: process.pid } })
+}
