@@ -1,16 +1,21 @@
-import { describe, it } from 'vitest'
+// The event-store contract on the KurrentDB adapter: against the server KURRENTDB_URL names when set,
+// otherwise against the in-repository server that speaks KurrentDB's gRPC protocol
+// (kurrentdb-test-server.ts), since no KurrentDB server can be installed on these machines.
+import { afterAll, beforeAll } from 'vitest'
 import { KurrentDbEventStore } from '../../adapters/eventstore/kurrentdb.ts'
 import { eventStoreContract } from './contract.ts'
+import { KurrentDbTestServer } from './kurrentdb-test-server.ts'
 
 const url = process.env.KURRENTDB_URL
 
 if (url) {
   eventStoreContract('KurrentDB', async () => new KurrentDbEventStore(url))
 } else {
-  describe('event store contract: KurrentDB', () => {
-    it.skip('SKIPPED: set KURRENTDB_URL (e.g. kurrentdb://localhost:2113?tls=false) to run the contract against a KurrentDB server; none can be installed on this machine', () => {})
-  })
-  console.warn(
-    '[kurrentdb] contract suite SKIPPED: KURRENTDB_URL is not set (no KurrentDB server can be installed here)',
+  const server = new KurrentDbTestServer()
+  beforeAll(() => server.start())
+  afterAll(() => server.stop())
+  eventStoreContract(
+    'KurrentDB adapter over its gRPC protocol (test server)',
+    async () => new KurrentDbEventStore(server.connectionString),
   )
 }
