@@ -27,6 +27,8 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
 
 /// `p` with near-duplicate vertices merged (see the module comment); `p` itself when it has no
 /// normals or nothing merges.
+// `v` indexes the positions, every attribute and the sums alike: an index loop says that best.
+#[allow(clippy::needless_range_loop)]
 pub fn weld_near_normals(p: Primitive) -> Primitive {
     let Some(normal_at) = p.attributes.iter().position(|a| a.semantic == "NORMAL" && a.components == 3) else {
         return p;

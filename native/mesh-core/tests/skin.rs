@@ -29,7 +29,7 @@ fn chunks(glb: &[u8]) -> (Value, Vec<u8>) {
 
 fn pack(json: &Value, bin: &[u8]) -> Vec<u8> {
     let mut j = serde_json::to_vec(json).unwrap();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let total = 12 + 8 + j.len() + 8 + bin.len();
@@ -275,10 +275,13 @@ fn mutated(data: &[u8], change: impl Fn(&mut Value, &mut Vec<u8>)) -> mesh_core:
     read(&pack(&json, &bin))
 }
 
+/// A change to a GLB's JSON and binary chunk that a reader must refuse or repair.
+type Corruption = dyn Fn(&mut Value, &mut Vec<u8>);
+
 #[test]
 fn broken_skin_and_animation_indices_are_invalid_meshes() {
     let Some(data) = cesium_man() else { return };
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value, &mut Vec<u8>)>)> = vec![
+    let cases: Vec<(&str, Box<Corruption>)> = vec![
         ("joint node out of range", Box::new(|j, _| j["skins"][0]["joints"][3] = 999.into())),
         ("skeleton out of range", Box::new(|j, _| j["skins"][0]["skeleton"] = 999.into())),
         ("no joints", Box::new(|j, _| j["skins"][0]["joints"] = Value::Array(vec![]))),

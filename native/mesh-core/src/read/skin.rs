@@ -189,7 +189,7 @@ pub fn fix_skin_attributes(model: &mut crate::model::Model) -> usize {
                         let joint = p.attributes[j].data[k];
                         let valid = joint >= 0.0 && joint.fract() == 0.0 && (joint as usize) < limit;
                         let weight = p.attributes[w].data[k];
-                        if !valid || !(weight >= 0.0) || !weight.is_finite() {
+                        if !valid || !weight.is_finite() || weight < 0.0 {
                             fixed += usize::from(!valid || weight != 0.0);
                             p.attributes[w].data[k] = 0.0;
                             if !valid {

@@ -192,7 +192,7 @@ fn visible_animation(model: &Model, scene: &Scene, animation: &Animation, stats:
     let used = animation.channels.iter().filter_map(|c| samplers.get(c.sampler));
     let first = used.clone().filter_map(|s| span(s).0).fold(f32::INFINITY, f32::min);
     let last = used.filter_map(|s| span(s).1).fold(f32::NEG_INFINITY, f32::max);
-    if animation.channels.is_empty() || !(first <= last) || animation.channels.iter().any(|c| c.sampler >= samplers.len()) {
+    if animation.channels.is_empty() || first.is_nan() || last.is_nan() || first > last || animation.channels.iter().any(|c| c.sampler >= samplers.len()) {
         return animation.clone();
     }
 

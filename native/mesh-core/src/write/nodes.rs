@@ -29,7 +29,7 @@ pub fn decompose(m: &[f32; 16]) -> Option<Trs> {
     let column = |c: usize| [m[c * 4] as f64, m[c * 4 + 1] as f64, m[c * 4 + 2] as f64];
     let det = crate::math::determinant3(m);
     let mut s = [0, 1, 2].map(|c| column(c).iter().map(|v| v * v).sum::<f64>().sqrt());
-    if s.iter().any(|&v| v == 0.0) {
+    if s.contains(&0.0) {
         return None;
     }
     if det < 0.0 {

@@ -69,7 +69,7 @@ pub fn position_grids(model: &Model) -> Vec<Grid> {
 /// The grid of a mesh with local box `bounds` given the scene's step in its local space.
 pub fn grid_for(bounds: &Bounds, step: f32) -> Grid {
     let extent = bounds.extent();
-    if bounds.is_empty() || !(extent > 0.0) {
+    if bounds.is_empty() || extent.is_nan() || extent <= 0.0 {
         return Grid { offset: if bounds.is_empty() { [0.0; 3] } else { bounds.min }, scale: 1.0 };
     }
     // Coarsest allowed: MIN_MESH_STEPS across the mesh; finest: what u16 can hold.

@@ -87,10 +87,10 @@ pub fn uv_grids(model: &Model) -> BTreeMap<(usize, usize), Option<UvGrid>> {
             let Some(set) = a.semantic.strip_prefix("TEXCOORD_").and_then(|s| s.parse::<usize>().ok()) else { continue };
             let range = ranges.entry((material, set)).or_insert(([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]));
             for uv in a.data.chunks_exact(2) {
-                for k in 0..2 {
+                for (k, &value) in uv.iter().enumerate() {
                     // NaN makes the range non-finite, so the set keeps floats.
-                    range.0[k] = if uv[k].is_nan() { f32::NAN } else { range.0[k].min(uv[k]) };
-                    range.1[k] = range.1[k].max(uv[k]);
+                    range.0[k] = if value.is_nan() { f32::NAN } else { range.0[k].min(value) };
+                    range.1[k] = range.1[k].max(value);
                 }
             }
         }
