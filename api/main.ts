@@ -1,7 +1,7 @@
 // `npm start`: the whole service on one machine (embedded default), or one process of a scaled-out
 // deployment (KURRENTDB_URL / MONGODB_URL / NATS_URL / BLOBS_URL) doing the roles ROLES names. Without
 // the api role it serves no HTTP and runs its duties (jobs, projections, housekeeping).
-import { loadConfig } from '../app/config.ts'
+import { loadConfigOrExit } from '../app/config.ts'
 import { createLogger } from '../app/log.ts'
 import { startServices } from '../app/services.ts'
 import { buildApp } from './app.ts'
@@ -10,7 +10,7 @@ import { registerConsole } from './console/plugin.ts'
 import { registerMcp } from './mcp/plugin.ts'
 
 const log = createLogger()
-const config = loadConfig()
+const config = loadConfigOrExit(log)
 const services = await startServices(config)
 const app = config.roles.includes('api')
   ? await buildApp({

@@ -57,69 +57,193 @@ export interface Config {
 const day = 86_400_000
 /** Idle children cost memory (a booted Node each); more than this buys no latency. */
 const maxWarmChildren = 16
-const int = (value: string | undefined, fallback: number) =>
-  value === undefined || value === '' ? fallback : Number.parseInt(value, 10)
+/** Every problem with the environment at once, so one restart fixes them all. */
+export class ConfigError extends Error {
+  readonly problems: string[]
 
-function parseRoles(value: string | undefined, runWorkers: string | undefined): Role[] {
-  // RUN_WORKERS=false, from before ROLES existed, still keeps jobs off an API process.
-  if (value === undefined || value.trim() === '')
-    return runWorkers === 'false' ? roles.filter((role) => role !== 'worker') : [...roles]
-  const asked = value.split(',').map((role) => role.trim())
-  const unknown = asked.filter((role) => !(roles as readonly string[]).includes(role))
-  if (unknown.length > 0)
-    throw new Error(`ROLES: unknown role ${unknown.join(', ')}; use ${roles.join(', ')}`)
-  return asked as Role[]
+  constructor(problems: string[]) {
+    super(`The configuration has ${problems.length} problem(s):\n  ${problems.join('\n  ')}`)
+    this.name = 'ConfigError'
+    this.problems = problems
+  }
 }
 
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+/** Reads the environment, noting each bad value instead of letting it become NaN or a surprise. */
+class EnvReader {
+  readonly problems: string[] = []
+  readonly #env: NodeJS.ProcessEnv
+
+  constructor(env: NodeJS.ProcessEnv) {
+    this.#env = env
+  }
+
+  text(name: string): string | null {
+    const value = this.#env[name]
+    return value === undefined || value === '' ? null : value
+  }
+
+  int(name: string, fallback: number, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}): number {
+    const value = this.text(name)
+    if (value === null) return fallback
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) {
+      this.problems.push(`${name}=${value} is not a whole number`)
+      return fallback
+    }
+    const number = Number(value)
+    if (number < min || number > max) {
+      this.problems.push(`${name}=${value} must be between ${min} and ${max}`)
+      return fallback
+    }
+    return number
+  }
+
+  url(name: string, schemes: string[]): string | null {
+    const value = this.text(name)
+    if (value === null) return null
+    let scheme = ''
+    try {
+      scheme = new URL(value).protocol.replace(/:$/, '')
+    } catch {
+      this.problems.push(`${name}=${value} is not a URL`)
+      return null
+    }
+    if (!schemes.includes(scheme)) {
+      this.problems.push(
+        `${name} must be a ${schemes.map((s) => `${s}://`).join(' or ')} URL; got ${scheme}://`,
+      )
+      return null
+    }
+    return value
+  }
+
+  check(condition: boolean, problem: string): void {
+    if (!condition) this.problems.push(problem)
+  }
+}
+
+function parseRoles(read: EnvReader): Role[] {
+  const value = read.text('ROLES')
+  // RUN_WORKERS=false, from before ROLES existed, still keeps jobs off an API process.
+  if (value === null)
+    return read.text('RUN_WORKERS') === 'false' ? roles.filter((role) => role !== 'worker') : [...roles]
+  const asked = value.split(',').map((role) => role.trim())
+  const unknown = asked.filter((role) => !(roles as readonly string[]).includes(role))
+  read.check(unknown.length === 0, `ROLES: unknown role ${unknown.join(', ')}; use ${roles.join(', ')}`)
+  return asked.filter((role): role is Role => (roles as readonly string[]).includes(role))
+}
+
+/** The configuration from the environment; a ConfigError naming every bad variable stops start-up. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = int(env.PORT, 8080)
-  const dataDir = resolve(env.DATA_DIR ?? './data')
-  const workerConcurrency = int(env.WORKER_CONCURRENCY, availableParallelism())
-  return {
-    roles: parseRoles(env.ROLES, env.RUN_WORKERS),
-    leaseTtlMs: int(env.LEASE_TTL_MS, 10_000),
-    readyMaxLag: int(env.READY_MAX_LAG, 1000),
-    metricsToken: env.METRICS_TOKEN || null,
+  const read = new EnvReader(env)
+  const port = read.int('PORT', 8080, { max: 65_535 })
+  const dataDir = resolve(read.text('DATA_DIR') ?? './data')
+  const workerConcurrency = read.int('WORKER_CONCURRENCY', availableParallelism(), { min: 1, max: 256 })
+  const publicUrl = (read.url('PUBLIC_URL', ['http', 'https']) ?? `http://localhost:${port}`).replace(
+    /\/$/,
+    '',
+  )
+  const signingSecret = read.text('SIGNING_SECRET') ?? ''
+  read.check(
+    signingSecret === '' || Buffer.byteLength(signingSecret) >= 32,
+    'SIGNING_SECRET must be at least 32 bytes (or unset, to generate one into DATA_DIR)',
+  )
+  const atRestKey = read.text('AT_REST_KEY')
+  read.check(
+    atRestKey === null || Buffer.from(atRestKey, 'base64url').length === 32,
+    'AT_REST_KEY must be 32 bytes in base64url (43 characters)',
+  )
+  const blobsUrl = read.text('BLOBS_URL')
+  read.check(
+    blobsUrl === null || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(blobsUrl),
+    `BLOBS_URL must look like s3://bucket/prefix; got ${blobsUrl}`,
+  )
+  const logLevel = read.text('LOG_LEVEL')
+  read.check(
+    logLevel === null || logLevels.includes(logLevel),
+    `LOG_LEVEL must be one of ${logLevels.join(', ')}`,
+  )
+  const oauthIssuer = read.url('OAUTH_ISSUER', ['https', 'http'])
+  const oauthJwks = read.url('OAUTH_JWKS_URL', ['https', 'http'])
+  const oauthAudience = read.text('OAUTH_AUDIENCE')
+  read.check(
+    [oauthIssuer, oauthJwks, oauthAudience].every((v) => v === null) ||
+      [oauthIssuer, oauthJwks, oauthAudience].every((v) => v !== null),
+    'OAUTH_ISSUER, OAUTH_AUDIENCE and OAUTH_JWKS_URL go together: set all three or none',
+  )
+  const billingCatalog = read.text('BILLING_CATALOG')
+  if (billingCatalog !== null)
+    try {
+      read.check(Array.isArray(JSON.parse(billingCatalog)), 'BILLING_CATALOG must be a JSON array')
+    } catch {
+      read.problems.push('BILLING_CATALOG is not valid JSON')
+    }
+
+  const config: Config = {
+    roles: parseRoles(read),
+    leaseTtlMs: read.int('LEASE_TTL_MS', 10_000, { min: 300 }),
+    readyMaxLag: read.int('READY_MAX_LAG', 1000),
+    metricsToken: read.text('METRICS_TOKEN'),
     port,
-    host: env.HOST ?? '0.0.0.0',
+    host: read.text('HOST') ?? '0.0.0.0',
     dataDir,
-    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, ''),
-    signingSecret: env.SIGNING_SECRET ?? '',
-    kurrentDbUrl: env.KURRENTDB_URL || null,
-    mongoDbUrl: env.MONGODB_URL || null,
-    natsUrl: env.NATS_URL || null,
-    blobsUrl: env.BLOBS_URL || null,
-    atRestKey: env.AT_REST_KEY || null,
+    publicUrl,
+    signingSecret,
+    kurrentDbUrl: read.url('KURRENTDB_URL', ['kurrentdb', 'kurrentdb+discover', 'esdb', 'esdb+discover']),
+    mongoDbUrl: read.url('MONGODB_URL', ['mongodb', 'mongodb+srv']),
+    natsUrl: read.url('NATS_URL', ['nats', 'tls', 'ws', 'wss']),
+    blobsUrl,
+    atRestKey,
     workerConcurrency,
-    warmChildren: Math.max(0, Math.min(int(env.WORKER_WARM_CHILDREN, workerConcurrency), maxWarmChildren)),
-    maxQueuedJobs: int(env.MAX_QUEUED_JOBS, 200),
-    maxActiveJobsPerAccount: int(env.MAX_ACTIVE_JOBS, 1),
-    uploadMaxBytes: int(env.UPLOAD_MAX_BYTES, 50 * 1024 * 1024),
+    warmChildren: Math.min(
+      read.int('WORKER_WARM_CHILDREN', workerConcurrency, { max: 1024 }),
+      maxWarmChildren,
+    ),
+    maxQueuedJobs: read.int('MAX_QUEUED_JOBS', 200),
+    maxActiveJobsPerAccount: read.int('MAX_ACTIVE_JOBS', 1, { min: 1 }),
+    uploadMaxBytes: read.int('UPLOAD_MAX_BYTES', 50 * 1024 * 1024, { min: 1 }),
     uploadUrlValidMs: 3_600_000,
-    outputRetentionMs: int(env.OUTPUT_RETENTION_MS, day),
-    signupCredits: int(env.SIGNUP_CREDITS, 100),
+    outputRetentionMs: read.int('OUTPUT_RETENTION_MS', day, { min: 1000 }),
+    signupCredits: read.int('SIGNUP_CREDITS', 100),
     signupCreditsValidMs: 365 * day,
     forgottenKeyMs: 30 * day,
-    maxJobAttempts: int(env.MAX_JOB_ATTEMPTS, 3),
-    stuckJobGraceMs: int(env.STUCK_JOB_GRACE_MS, 60_000),
+    maxJobAttempts: read.int('MAX_JOB_ATTEMPTS', 3, { min: 1, max: 100 }),
+    stuckJobGraceMs: read.int('STUCK_JOB_GRACE_MS', 60_000),
     oauth:
-      env.OAUTH_ISSUER && env.OAUTH_AUDIENCE && env.OAUTH_JWKS_URL
+      oauthIssuer && oauthAudience && oauthJwks
         ? {
-            issuer: env.OAUTH_ISSUER,
-            audience: env.OAUTH_AUDIENCE,
-            jwksUrl: env.OAUTH_JWKS_URL,
-            accountClaim: env.OAUTH_ACCOUNT_CLAIM ?? 'sub',
+            issuer: oauthIssuer,
+            audience: oauthAudience,
+            jwksUrl: oauthJwks,
+            accountClaim: read.text('OAUTH_ACCOUNT_CLAIM') ?? 'sub',
           }
         : null,
-    rateLimit: { perSecond: int(env.RATE_LIMIT_PER_SECOND, 20), burst: int(env.RATE_LIMIT_BURST, 60) },
-    stripe: env.STRIPE_SECRET_KEY
+    rateLimit: {
+      perSecond: read.int('RATE_LIMIT_PER_SECOND', 20, { min: 1 }),
+      burst: read.int('RATE_LIMIT_BURST', 60, { min: 1 }),
+    },
+    stripe: read.text('STRIPE_SECRET_KEY')
       ? {
-          secretKey: env.STRIPE_SECRET_KEY,
-          webhookSecret: env.STRIPE_WEBHOOK_SECRET ?? '',
-          apiBase: env.STRIPE_API_BASE || null,
+          secretKey: read.text('STRIPE_SECRET_KEY')!,
+          webhookSecret: read.text('STRIPE_WEBHOOK_SECRET') ?? '',
+          apiBase: read.url('STRIPE_API_BASE', ['http', 'https']),
         }
       : null,
-    billingCatalog: env.BILLING_CATALOG || null,
-    mcpWaitMs: Math.min(int(env.MCP_WAIT_MS, 20_000), 50_000),
+    billingCatalog,
+    mcpWaitMs: Math.min(read.int('MCP_WAIT_MS', 20_000), 50_000),
+  }
+  if (read.problems.length > 0) throw new ConfigError(read.problems)
+  return config
+}
+
+/** For the entry points: the configuration, or a fatal log line naming every problem and exit code 2. */
+export function loadConfigOrExit(log: { fatal(data: object, message: string): void }): Config {
+  try {
+    return loadConfig()
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    log.fatal({ problems: error.problems }, 'kiln cannot start: fix the environment variables named here')
+    process.exit(2)
   }
 }

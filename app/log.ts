@@ -6,5 +6,7 @@ import { pino } from 'pino'
 export type Logger = pino.Logger
 
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info', name = 'kiln'): Logger {
-  return pino({ level, name, base: { pid: process.pid } })
+  // An unknown level is reported by the configuration check; the log itself must still come up to say so.
+  const known = level === 'silent' || level in pino.levels.values
+  return pino({ level: known ? level : 'info', name, base: { pid: process.pid } })
 }

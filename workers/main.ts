@@ -1,12 +1,12 @@
 // `npm run worker`: a standalone job worker for scale-out. It pulls jobs from NATS JetStream
 // (NATS_URL) and records them in the shared stores (KURRENTDB_URL or the shared SQLite folder,
 // MONGODB_URL, BLOBS_URL). SIGTERM drains it: no new jobs, running ones finish, then it exits.
-import { loadConfig } from '../app/config.ts'
+import { loadConfigOrExit } from '../app/config.ts'
 import { createLogger } from '../app/log.ts'
 import { startServices } from '../app/services.ts'
 
 const log = createLogger()
-const config = loadConfig()
+const config = loadConfigOrExit(log)
 if (!config.natsUrl) {
   log.error(
     'npm run worker needs NATS_URL (and the shared stores); the embedded `npm start` already runs workers',

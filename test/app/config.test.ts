@@ -1,0 +1,82 @@
+// Every environment variable is read and checked in app/config.ts: a bad value stops start-up with a
+// message that names it, all problems at once, rather than becoming NaN or a default unseen.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../../app/config.ts'
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig({ DATA_DIR: '/tmp/kiln-config-test', ...env })
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+  return []
+}
+
+describe('configuration from the environment', () => {
+  it('takes the defaults from an empty environment', () => {
+    const config = loadConfig({ DATA_DIR: '/tmp/kiln-config-test' })
+    expect(config).toMatchObject({
+      port: 8080,
+      roles: ['api', 'worker', 'projector', 'housekeeper'],
+      maxActiveJobsPerAccount: 1,
+      blobsUrl: null,
+      mongoDbUrl: null,
+    })
+  })
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT=eighty is not a whole number/],
+    [{ PORT: '70000' }, /PORT=70000 must be between 0 and 65535/],
+    [{ MAX_ACTIVE_JOBS: '0' }, /MAX_ACTIVE_JOBS=0 must be between 1/],
+    [{ WORKER_CONCURRENCY: '2.5' }, /WORKER_CONCURRENCY=2.5 is not a whole number/],
+    [{ SIGNING_SECRET: 'short' }, /SIGNING_SECRET must be at least 32 bytes/],
+    [{ AT_REST_KEY: 'abc' }, /AT_REST_KEY must be 32 bytes/],
+    [{ BLOBS_URL: 'https://bucket.example.com' }, /BLOBS_URL must look like s3:\/\/bucket\/prefix/],
+    [{ MONGODB_URL: 'postgres://db' }, /MONGODB_URL must be a mongodb:\/\/ or mongodb\+srv:\/\/ URL/],
+    [{ NATS_URL: 'not a url' }, /NATS_URL=not a url is not a URL/],
+    [{ PUBLIC_URL: 'ftp://example.com' }, /PUBLIC_URL must be a http:\/\/ or https:\/\/ URL/],
+    [{ ROLES: 'api,cook' }, /ROLES: unknown role cook/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ OAUTH_ISSUER: 'https://issuer.example' }, /set all three or none/],
+    [{ BILLING_CATALOG: '{' }, /BILLING_CATALOG is not valid JSON/],
+  ])('%o is refused with a message naming it', (env, message) => {
+    const problems = problemsOf(env)
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(message)
+  })
+
+  it('names every bad variable at once', () => {
+    expect(problemsOf({ PORT: 'x', RATE_LIMIT_BURST: '-1', LEASE_TTL_MS: '5' })).toHaveLength(3)
+  })
+
+  it('stops npm start with exit code 2 and a JSON log line listing the problems', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kiln-config-'))
+    try {
+      const result = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'api', 'main.ts')], {
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          PORT: 'eighty',
+          MAX_JOB_ATTEMPTS: 'many',
+          LOG_LEVEL: 'info',
+        },
+        encoding: 'utf8',
+        timeout: 30_000,
+      })
+      expect(result.status).toBe(2)
+      const line = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { msg: string; problems: string[] }
+      expect(line.msg).toMatch(/cannot start/)
+      expect(line.problems).toEqual([
+        'PORT=eighty is not a whole number',
+        'MAX_JOB_ATTEMPTS=many is not a whole number',
+      ])
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
