@@ -15,6 +15,7 @@ import { ReadModels } from '../projections/read-models.ts'
 import { ProjectionRunner } from '../projections/runner.ts'
 import { StoredPositionWatcher } from '../projections/stored-position.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
+import { housekeepingCheckpoints } from '../workers/housekeeping-checkpoints.ts'
 import { executeJob } from '../workers/job-executor.ts'
 import { WarmChildPool } from '../workers/runtime/warm-pool.ts'
 import { atRestKey } from '../workers/secrets/at-rest.ts'
@@ -125,7 +126,10 @@ export async function startServices(config: Config, options: StartOptions = {}):
         'housekeeper',
         holder,
         async () => {
-          const housekeeper = new Housekeeper(ctx, { runningJobsAreOrphansAtStart: !config.natsUrl })
+          const housekeeper = new Housekeeper(ctx, {
+            runningJobsAreOrphansAtStart: !config.natsUrl,
+            checkpoints: housekeepingCheckpoints(readStore),
+          })
           await housekeeper.start()
           return housekeeper
         },

@@ -4,7 +4,9 @@
 // - finished jobs whose account was not settled get settled (slot released, failed jobs refunded);
 // - admissions whose job stream was never created are released;
 // - job outputs, uploads and credit lots expire when their time comes.
-// It folds every event once from position 0 and keeps only what is still pending in memory.
+// It keeps only what is still pending in memory, and checkpoints that state (with the position it
+// reflects) into the read store, so a restart, or the process taking the lease over, resumes from the
+// checkpoint instead of folding the log from position 0. With no checkpoint it folds from 0.
 
 import { jobBlobPrefix, type ServiceContext } from '../app/context.ts'
 import { accountDecider, jobDecider, uploadDecider } from '../app/deciders.ts'
@@ -16,7 +18,7 @@ import type { RecordedEvent, Subscription } from '../domain/ports/event-store.ts
 import { getTool, isToolId } from '../domain/tools/catalog.ts'
 import { uploadStream } from '../domain/upload/events.ts'
 
-interface TrackedJob {
+export interface TrackedJob {
   accountId: string
   tool: string
   status: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'expired' | 'deleted'
@@ -28,8 +30,27 @@ interface TrackedJob {
   republishes: number
 }
 
+/** The housekeeper's pending state at a position of the log: what it needs to resume from there. */
+export interface HousekeepingCheckpoint {
+  position: number
+  jobs: [string, TrackedJob][]
+  admissions: [string, { accountId: string; at: number }][]
+  releasedBeforeCreation: string[]
+  uploads: [string, { endsAt: number; blobKey: string | null }][]
+  lots: [string, { accountId: string; expiresAt: number }][]
+}
+
+export interface CheckpointStore {
+  load(): Promise<HousekeepingCheckpoint | null>
+  save(checkpoint: HousekeepingCheckpoint): Promise<void>
+}
+
 export interface HousekeeperOptions {
   intervalMs?: number
+  /** Where the pending state is checkpointed; none: fold the log from 0 at every start. */
+  checkpoints?: CheckpointStore | null
+  /** At most one checkpoint per this many milliseconds. */
+  checkpointEveryMs?: number
   /** Admissions older than this with no job stream are released. */
   orphanAdmissionMs?: number
   /** In the embedded mode every running job found at start-up was orphaned by the last process. */
@@ -50,11 +71,15 @@ export class Housekeeper {
   #position = 0
   #ticking = false
   #startedAt = 0
+  #savedPosition = -1
+  #savedAt = 0
 
   constructor(ctx: ServiceContext, options: HousekeeperOptions = {}) {
     this.#ctx = ctx
     this.#options = {
       intervalMs: 2000,
+      checkpoints: null,
+      checkpointEveryMs: 5000,
       orphanAdmissionMs: 60_000,
       runningJobsAreOrphansAtStart: true,
       ...options,
@@ -64,8 +89,10 @@ export class Housekeeper {
   async start(): Promise<void> {
     this.#startedAt = this.#ctx.now()
     this.#caughtUpAt = await this.#ctx.store.headPosition()
+    const checkpoint = await this.#options.checkpoints?.load().catch(() => null)
+    if (checkpoint) this.#restore(checkpoint)
     this.#subscription = this.#ctx.store.subscribeToAll({
-      fromPosition: 0,
+      fromPosition: this.#position,
       onEvent: (event) => this.#apply(event),
       onError: (error) => console.error('[housekeeper] subscription error', error),
     })
@@ -75,6 +102,55 @@ export class Housekeeper {
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer)
     await this.#subscription?.stop()
+  }
+
+  /** Checkpoints now, whatever the interval (for tests and orderly shutdowns). */
+  async checkpointNow(): Promise<void> {
+    this.#savedAt = 0
+    await this.#saveCheckpoint()
+  }
+
+  /** The position the housekeeper has folded up to (where a resumed one starts). */
+  get position(): number {
+    return this.#position
+  }
+
+  #restore(checkpoint: HousekeepingCheckpoint): void {
+    this.#position = checkpoint.position
+    // A resumed housekeeper has published nothing yet: queued jobs go to the bus again (the
+    // dispatcher and the executor make a repeat harmless).
+    for (const [jobId, job] of checkpoint.jobs) this.#jobs.set(jobId, { ...job, publishedAt: 0 })
+    for (const [jobId, admission] of checkpoint.admissions) this.#admissions.set(jobId, admission)
+    for (const jobId of checkpoint.releasedBeforeCreation) this.#releasedBeforeCreation.add(jobId)
+    for (const [uploadId, upload] of checkpoint.uploads) this.#uploads.set(uploadId, upload)
+    for (const [lotId, lot] of checkpoint.lots) this.#lots.set(lotId, lot)
+  }
+
+  /** The pending state as of the last applied event, taken synchronously so the two agree. */
+  #checkpoint(): HousekeepingCheckpoint {
+    return {
+      position: this.#position,
+      jobs: [...this.#jobs],
+      admissions: [...this.#admissions],
+      releasedBeforeCreation: [...this.#releasedBeforeCreation],
+      uploads: [...this.#uploads],
+      lots: [...this.#lots],
+    }
+  }
+
+  async #saveCheckpoint(): Promise<void> {
+    const store = this.#options.checkpoints
+    const now = this.#ctx.now()
+    if (
+      !store ||
+      this.#position === this.#savedPosition ||
+      now - this.#savedAt < this.#options.checkpointEveryMs
+    )
+      return
+    const checkpoint = this.#checkpoint()
+    await store.save(checkpoint)
+    this.#savedPosition = checkpoint.position
+    this.#savedAt = now
   }
 
   get caughtUp(): boolean {
@@ -188,6 +264,7 @@ export class Housekeeper {
         for (const [lotId, lot] of this.#lots)
           if (lot.accountId === accountId && lot.expiresAt <= now) this.#lots.delete(lotId)
       }
+      await this.#saveCheckpoint().catch((error) => console.error('[housekeeper] checkpoint', error))
     } finally {
       this.#ticking = false
     }
