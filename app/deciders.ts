@@ -16,6 +16,7 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
   initialState: initialAccountState,
   evolve: evolveAccount,
   decide: decideAccount,
+  snapshots: true,
 }
 
 export const jobDecider: Decider<JobState, JobCommand, JobEvent> = {

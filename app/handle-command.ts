@@ -2,11 +2,14 @@
 // read again and decide again. The one way every surface changes state.
 import { type EventStore, WrongExpectedVersionError } from '../domain/ports/event-store.ts'
 import { deterministicEventId } from './event-ids.ts'
+import { type StreamSnapshots, snapshotsOf } from './stream-snapshots.ts'
 
 export interface Decider<State, Command, Event extends { type: string; data: unknown }> {
   initialState(): State
   evolve(state: State, event: Event): State
   decide(command: Command, state: State): Event[]
+  /** Long-lived streams (accounts) decide from a snapshot and the events after it (stream-snapshots.ts). */
+  snapshots?: boolean
 }
 
 export interface CommandOutcome<State, Event> {
@@ -25,6 +28,8 @@ export async function handleCommand<State, Command, Event extends { type: string
   command: Command,
   { retries = 50 }: { retries?: number } = {},
 ): Promise<CommandOutcome<State, Event>> {
+  const snapshots = decider.snapshots ? snapshotsOf(store) : undefined
+  if (snapshots) return handleFromSnapshot(store, snapshots, streamId, decider, command, retries)
   for (let attempt = 0; ; attempt++) {
     const recorded = await store.readStream(streamId)
     let state = decider.initialState()
@@ -49,6 +54,61 @@ export async function handleCommand<State, Command, Event extends { type: string
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)))
     }
   }
+}
+
+/**
+ * handleCommand on a snapshotted stream: the cached (or persisted) state advanced by the stream's
+ * tail, decided on, appended at the revision it reflects. The state is only ever advanced by events
+ * in the stream, so a lost race just reads the winner's events and decides again.
+ */
+async function handleFromSnapshot<State, Command, Event extends { type: string; data: unknown }>(
+  store: EventStore,
+  snapshots: StreamSnapshots,
+  streamId: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+  retries: number,
+): Promise<CommandOutcome<State, Event>> {
+  return snapshots.exclusive(streamId, async () => {
+    for (let attempt = 0; ; attempt++) {
+      const entry = await snapshots.get(streamId, decider.initialState)
+      try {
+        for (const event of await store.readStream(streamId, entry.revision + 1)) {
+          entry.state = decider.evolve(entry.state, event as unknown as Event)
+          entry.revision = event.revision
+          entry.position = event.position
+        }
+      } catch (error) {
+        snapshots.drop(streamId)
+        throw error
+      }
+      // A long tail was just folded: keep the result, whatever this command decides.
+      await snapshots.maybePersist(streamId, entry)
+      const events = decider.decide(command, entry.state)
+      if (events.length === 0) return { events, state: entry.state, position: entry.position }
+      try {
+        const { position } = await store.append(
+          streamId,
+          events.map((event) => ({
+            id: deterministicEventId(streamId, event.type, event.data),
+            type: event.type,
+            data: event.data,
+          })),
+          entry.revision === -1 ? 'no_stream' : entry.revision,
+        )
+        for (const event of events) entry.state = decider.evolve(entry.state, event)
+        entry.revision += events.length
+        entry.position = position
+        await snapshots.maybePersist(streamId, entry)
+        return { events, state: entry.state, position }
+      } catch (error) {
+        // A conflict leaves the cached state exact (nothing was folded); anything else may not.
+        if (!(error instanceof WrongExpectedVersionError)) snapshots.drop(streamId)
+        if (!(error instanceof WrongExpectedVersionError) || attempt >= retries) throw error
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)))
+      }
+    }
+  })
 }
 
 /** The current state of a stream, folded; with the position of its last event. */

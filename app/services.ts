@@ -14,6 +14,7 @@ import { projectors } from '../projections/models.ts'
 import { ReadModels } from '../projections/read-models.ts'
 import { ProjectionRunner } from '../projections/runner.ts'
 import { StoredPositionWatcher } from '../projections/stored-position.ts'
+import { readStoreSnapshots } from '../projections/stream-snapshot-store.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
 import { housekeepingCheckpoints } from '../workers/housekeeping-checkpoints.ts'
 import { executeJob } from '../workers/job-executor.ts'
@@ -27,6 +28,7 @@ import { failJob } from './jobs/settle-job.ts'
 import { LeasedDuty } from './leased-duty.ts'
 import { createMetrics, measuredEventStore } from './metrics.ts'
 import { openBlobStore, openDispatcher, openEventStore, openReadStore } from './stores.ts'
+import { keepSnapshots, StreamSnapshots } from './stream-snapshots.ts'
 
 export interface Services {
   ctx: ServiceContext
@@ -78,6 +80,8 @@ export async function startServices(config: Config, options: StartOptions = {}):
   const metrics = createMetrics()
   const store = measuredEventStore(await openEventStore(resolvedConfig), metrics)
   const readStore = await openReadStore(resolvedConfig)
+  // Account decisions start from a snapshot (in memory, and persisted beside the read models).
+  keepSnapshots(store, new StreamSnapshots(readStoreSnapshots(readStore)))
   const dispatcher = openDispatcher(resolvedConfig)
   const ctx: ServiceContext = {
     config: resolvedConfig,

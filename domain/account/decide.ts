@@ -191,11 +191,15 @@ function forgetJob(state: AccountState, d: { jobId: string; now: number }): Acco
   requireOpen(state)
   const job = state.jobs.get(d.jobId)
   if (!job || job.forgotten) return []
-  const key = [...state.idempotency.entries()].find(([, r]) => r.jobId === d.jobId)
   return [
     {
       type: 'JobForgotten',
-      data: { accountId: state.accountId, jobId: d.jobId, idempotencyKey: key?.[0] ?? null, at: iso(d.now) },
+      data: {
+        accountId: state.accountId,
+        jobId: d.jobId,
+        idempotencyKey: job.idempotencyKey,
+        at: iso(d.now),
+      },
     },
   ]
 }

@@ -19,6 +19,7 @@ export interface Lot {
 export interface AdmittedJob {
   jobId: string
   tool: string
+  idempotencyKey: string | null
   hold: number
   admittedAt: number
   charged: number | null
@@ -32,8 +33,17 @@ export interface IdempotencyRecord {
   jobId: string
   tool: string
   requestHash: string | null
+  admittedAt: number
   forgottenAt: number | null
 }
+
+/**
+ * How long a finished job and its idempotency key stay in the account's state: a retry with the key
+ * inside this window gets the same job, a redelivered charge or settlement finds the job. Older ones
+ * are pruned as new admissions arrive, so the state (and a snapshot of it) holds a window of jobs,
+ * not the account's whole history. A deleted job's key is kept while it still answers job_deleted.
+ */
+export const retainedJobsMs = 30 * 24 * 60 * 60 * 1000
 
 export interface KeyRecord {
   keyId: string
@@ -97,6 +107,22 @@ function addToLots(state: AccountState, allocations: Allocation[], sign: 1 | -1)
   }
 }
 
+/**
+ * Drops released jobs admitted before `cutoff`, and the idempotency keys admitted before it (a
+ * deleted job's key stays until it has answered job_deleted long enough). Maps keep admission order,
+ * so the walk stops at the first entry inside the window.
+ */
+function pruneBefore(state: AccountState, cutoff: number): void {
+  for (const [jobId, job] of state.jobs) {
+    if (job.admittedAt >= cutoff) break
+    if (job.released) state.jobs.delete(jobId)
+  }
+  for (const [key, record] of state.idempotency) {
+    if (record.admittedAt >= cutoff) break
+    if (record.forgottenAt === null || record.forgottenAt < cutoff) state.idempotency.delete(key)
+  }
+}
+
 /** Folds one event into the state. Mutates and returns `state` (a fresh fold per command). */
 export function evolveAccount(state: AccountState, event: AccountEvent): AccountState {
   switch (event.type) {
@@ -126,9 +152,11 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
     case 'JobAdmitted': {
       const d = event.data
       const at = ms(d.at)
+      pruneBefore(state, at - retainedJobsMs)
       state.jobs.set(d.jobId, {
         jobId: d.jobId,
         tool: d.tool,
+        idempotencyKey: d.idempotencyKey,
         hold: d.hold,
         admittedAt: at,
         charged: null,
@@ -141,10 +169,13 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       state.recentAdmissions = state.recentAdmissions.filter((a) => a.at > at - dayMs)
       state.recentAdmissions.push({ tool: d.tool, at })
       if (d.idempotencyKey !== null) {
+        // Re-inserted, not overwritten in place: the map stays in admission order for pruning.
+        state.idempotency.delete(d.idempotencyKey)
         state.idempotency.set(d.idempotencyKey, {
           jobId: d.jobId,
           tool: d.tool,
           requestHash: d.requestHash,
+          admittedAt: at,
           forgottenAt: null,
         })
       }
@@ -180,7 +211,7 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       if (job) job.forgotten = true
       const key = event.data.idempotencyKey
       const record = key === null ? undefined : state.idempotency.get(key)
-      if (record) record.forgottenAt = ms(event.data.at)
+      if (record && record.jobId === event.data.jobId) record.forgottenAt = ms(event.data.at)
       break
     }
     case 'LotExpired': {
