@@ -326,6 +326,7 @@ describe.skipIf(missing.length > 0)('a cluster of two API instances and two work
         ledger.set(jobId, entry)
       }
     let succeeded = 0
+    const failures = new Map<string, number>()
     for (const [, job] of ids) {
       const events = await control.ctx.store.readStream(jobStream(job.id))
       const finals = events.filter((e) => ['JobSucceeded', 'JobFailed', 'JobCanceled'].includes(e.type))
@@ -333,11 +334,19 @@ describe.skipIf(missing.length > 0)('a cluster of two API instances and two work
       const books = ledger.get(job.id) ?? { charges: 0, net: 0 }
       expect(books.charges, job.id).toBeLessThanOrEqual(1)
       const { state } = await readState(control.ctx.store, jobStream(job.id), jobDecider)
-      if (state.status === 'succeeded') {
+      // A secret output (get_random_bytes) is purged after 5 minutes: its job then reads expired.
+      if (finals[0]!.type === 'JobSucceeded') {
         succeeded++
         expect(books.net, job.id).toBe(state.credits ?? 0)
-      } else expect(books.net, job.id).toBe(0)
+      } else {
+        expect(books.net, job.id).toBe(0)
+        const reason = `${state.status}:${state.error?.code ?? '-'}`
+        failures.set(reason, (failures.get(reason) ?? 0) + 1)
+      }
     }
+    console.log(
+      `[cluster] ${succeeded} succeeded; the others: ${JSON.stringify(Object.fromEntries(failures))}`,
+    )
     // Killing a worker mid-job may fail the job it held after its attempts; the rest succeed.
     expect(succeeded).toBeGreaterThan(jobCount * 0.97)
 
