@@ -2,14 +2,13 @@
 // deployment (KURRENTDB_URL / MONGODB_URL / NATS_URL / BLOBS_URL) doing the roles ROLES names. Without
 // the api role it serves no HTTP and runs its duties (jobs, projections, housekeeping).
 import { loadConfigOrExit } from '../app/config.ts'
-import { createLogger } from '../app/log.ts'
+import { log } from '../app/log.ts'
 import { startServices } from '../app/services.ts'
 import { buildApp } from './app.ts'
 import { bootstrapOwner } from './bootstrap-owner.ts'
 import { registerConsole } from './console/plugin.ts'
 import { registerMcp } from './mcp/plugin.ts'
 
-const log = createLogger()
 const config = loadConfigOrExit(log)
 const services = await startServices(config)
 const app = config.roles.includes('api')

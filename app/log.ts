@@ -10,3 +10,6 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info', name = 'ki
   const known = level === 'silent' || level in pino.levels.values
   return pino({ level: known ? level : 'info', name, base: { pid: process.pid } })
 }
+
+/** The process's log, for the code that runs inside the service (entry points may make their own). */
+export const log: Logger = createLogger()

@@ -26,6 +26,7 @@ import type { Config } from './config.ts'
 import type { ServiceContext } from './context.ts'
 import { failJob } from './jobs/settle-job.ts'
 import { LeasedDuty } from './leased-duty.ts'
+import { log } from './log.ts'
 import { createMetrics, measuredEventStore } from './metrics.ts'
 import { openBlobStore, openDispatcher, openEventStore, openReadStore } from './stores.ts'
 import { keepSnapshots, StreamSnapshots } from './stream-snapshots.ts'
@@ -111,7 +112,16 @@ export async function startServices(config: Config, options: StartOptions = {}):
         'projector',
         holder,
         async () => {
-          runners = projectors.map((projector) => new ProjectionRunner(store, readStore, projector))
+          runners = projectors.map(
+            (projector) =>
+              new ProjectionRunner(store, readStore, projector, {
+                onError: (error) =>
+                  log.error(
+                    { model: projector.model, err: error },
+                    'projection: batch failed; resubscribing',
+                  ),
+              }),
+          )
           for (const runner of runners) await runner.start()
           const started = runners
           return {

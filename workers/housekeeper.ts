@@ -12,6 +12,7 @@ import { jobBlobPrefix, type ServiceContext } from '../app/context.ts'
 import { accountDecider, jobDecider, uploadDecider } from '../app/deciders.ts'
 import { handleCommand } from '../app/handle-command.ts'
 import { settleAccount } from '../app/jobs/settle-job.ts'
+import { log } from '../app/log.ts'
 import { accountStream } from '../domain/account/events.ts'
 import { jobStream } from '../domain/job/events.ts'
 import type { RecordedEvent, Subscription } from '../domain/ports/event-store.ts'
@@ -94,7 +95,7 @@ export class Housekeeper {
     this.#subscription = this.#ctx.store.subscribeToAll({
       fromPosition: this.#position,
       onEvent: (event) => this.#apply(event),
-      onError: (error) => console.error('[housekeeper] subscription error', error),
+      onError: (error) => log.error({ err: error }, 'housekeeper: subscription error'),
     })
     this.#timer = setInterval(() => void this.tick(), this.#options.intervalMs)
   }
@@ -237,7 +238,7 @@ export class Housekeeper {
       const now = this.#ctx.now()
       for (const [jobId, job] of this.#jobs)
         await this.#tendJob(jobId, job, now).catch((error) =>
-          console.error(`[housekeeper] job ${jobId}`, error),
+          log.error({ jobId, err: error }, 'housekeeper: tending the job failed; retried next tick'),
         )
       for (const [jobId, admission] of this.#admissions) {
         if (now - admission.at < this.#options.orphanAdmissionMs) continue
@@ -264,7 +265,9 @@ export class Housekeeper {
         for (const [lotId, lot] of this.#lots)
           if (lot.accountId === accountId && lot.expiresAt <= now) this.#lots.delete(lotId)
       }
-      await this.#saveCheckpoint().catch((error) => console.error('[housekeeper] checkpoint', error))
+      await this.#saveCheckpoint().catch((error) =>
+        log.error({ err: error }, 'housekeeper: checkpoint not written'),
+      )
     } finally {
       this.#ticking = false
     }

@@ -2,10 +2,9 @@
 // (NATS_URL) and records them in the shared stores (KURRENTDB_URL or the shared SQLite folder,
 // MONGODB_URL, BLOBS_URL). SIGTERM drains it: no new jobs, running ones finish, then it exits.
 import { loadConfigOrExit } from '../app/config.ts'
-import { createLogger } from '../app/log.ts'
+import { log } from '../app/log.ts'
 import { startServices } from '../app/services.ts'
 
-const log = createLogger()
 const config = loadConfigOrExit(log)
 if (!config.natsUrl) {
   log.error(

@@ -14,6 +14,7 @@ import { accountDecider, jobDecider, uploadDecider } from '../deciders.ts'
 import { requireAvailableTool } from '../generation/availability.ts'
 import { reserveGeneration } from '../generation/capacity.ts'
 import { handleCommand, readState } from '../handle-command.ts'
+import { log } from '../log.ts'
 import { resolveOptions } from './options.ts'
 
 /** The input of a job as the surface received it. Files arrive already stored under a staging key. */
@@ -242,7 +243,7 @@ export async function createJob(ctx: ServiceContext, request: CreateJobRequest):
   })
   // The job is recorded; if the bus is unreachable now, the housekeeper publishes it once it is back.
   await ctx.dispatcher.publish({ jobId, tool: tool.id }).catch((error: unknown) => {
-    console.warn(`[jobs] ${jobId} queued but not yet published: ${String(error)}`)
+    log.warn({ jobId, err: error }, 'job queued but not yet published; the housekeeper publishes it')
   })
   return { jobId, created: true, position: created.position }
 }
