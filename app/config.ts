@@ -1,4 +1,5 @@
 // Service configuration, from the environment. One place that knows every variable.
+import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 
@@ -179,6 +180,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     } catch {
       read.problems.push('BILLING_CATALOG is not valid JSON')
     }
+
+  // Read where they are used (the generation tools' child processes, the native loaders), checked here
+  // so that a bad value stops start-up rather than failing the first job that meets it.
+  read.int('GENERATION_DAILY_CAPACITY', 0)
+  read.int('GENERATION_RATE_LIMIT_WAIT_S', 60)
+  read.int('GENERATION_DOWNLOAD_MAX_BYTES', 1, { min: 1 })
+  read.int('GENERATION_DOWNLOAD_TIMEOUT_MS', 1, { min: 1 })
+  read.int('FAL_POLL_INTERVAL_MS', 1000, { min: 1 })
+  read.url('FAL_BASE_URL', ['https', 'http'])
+  read.url('OPENAI_BASE_URL', ['https', 'http'])
+  for (const port of (read.text('GENERATION_DOWNLOAD_ALLOWED_PORTS') ?? '')
+    .split(',')
+    .filter((p) => p.trim()))
+    read.check(
+      /^\d{1,5}$/.test(port.trim()) && Number(port) <= 65_535,
+      `GENERATION_DOWNLOAD_ALLOWED_PORTS: ${port} is not a port`,
+    )
+  const caFile = read.text('GENERATION_DOWNLOAD_CA_FILE')
+  read.check(caFile === null || existsSync(caFile), `GENERATION_DOWNLOAD_CA_FILE: no file at ${caFile}`)
+  for (const name of ['KILN_MESH_BACKEND', 'KILN_PDF_BACKEND']) {
+    const backend = read.text(name)
+    read.check(
+      backend === null || backend === 'native' || backend === 'wasm',
+      `${name} must be native or wasm`,
+    )
+  }
 
   const config: Config = {
     roles: parseRoles(read),

@@ -44,6 +44,10 @@ describe('configuration from the environment', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ OAUTH_ISSUER: 'https://issuer.example' }, /set all three or none/],
     [{ BILLING_CATALOG: '{' }, /BILLING_CATALOG is not valid JSON/],
+    [{ GENERATION_DAILY_CAPACITY: 'lots' }, /GENERATION_DAILY_CAPACITY=lots is not a whole number/],
+    [{ FAL_BASE_URL: 'queue.fal.run' }, /FAL_BASE_URL=queue.fal.run is not a URL/],
+    [{ GENERATION_DOWNLOAD_CA_FILE: '/nonexistent/ca.pem' }, /no file at \/nonexistent\/ca.pem/],
+    [{ KILN_MESH_BACKEND: 'gpu' }, /KILN_MESH_BACKEND must be native or wasm/],
   ])('%o is refused with a message naming it', (env, message) => {
     const problems = problemsOf(env)
     expect(problems).toHaveLength(1)
