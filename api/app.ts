@@ -14,6 +14,7 @@ import { authenticate, type Principal } from './auth.ts'
 import { frameworkErrors, installErrorHandling } from './error-handler.ts'
 import type { FetchPolicy } from './job-input.ts'
 import { registerOps, requestId } from './ops/plugin.ts'
+import { registerRestResourceMetadata } from './protected-resource.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { accountRoutes } from './routes/account.ts'
 import { fileRoutes } from './routes/files.ts'
@@ -86,6 +87,7 @@ export async function buildApp({
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }))
   await registerOps(app, services)
+  await registerRestResourceMetadata(app, services.ctx.config)
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   await app.register(signedRoutes)

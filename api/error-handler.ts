@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { DomainError, type ErrorCode, errorCatalog, isDomainError } from '../domain/errors.ts'
+import { bearerChallenge } from './protected-resource.ts'
 
 function fromFastify(error: FastifyError): DomainError {
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -60,6 +61,11 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const domain = isDomainError(error) ? error : fromFastify(error)
     if (domain.code === 'internal') request.log.error({ err: error }, 'unhandled error')
+    if (domain.status === 401 && app.hasDecorator('services'))
+      reply.header(
+        'www-authenticate',
+        bearerChallenge(app.services.ctx.config, request.url, request.headers.authorization !== undefined),
+      )
     return sendError(reply, domain)
   })
   app.setNotFoundHandler((request, reply) => {

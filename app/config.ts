@@ -53,6 +53,8 @@ export interface Config {
   billingCatalog: string | null
   /** How long an MCP tool call waits for its job before returning it still running (well under 60 s). */
   mcpWaitMs: number
+  /** Web origins besides PUBLIC_URL's that browser-based MCP clients may call /mcp from. */
+  mcpAllowedOrigins: string[]
 }
 
 const day = 86_400_000
@@ -207,6 +209,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     )
   }
 
+  const mcpAllowedOrigins = (read.text('MCP_ALLOWED_ORIGINS') ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean)
+  for (const origin of mcpAllowedOrigins) {
+    let valid = false
+    try {
+      valid = new URL(origin).origin === origin
+    } catch {}
+    read.check(valid, `MCP_ALLOWED_ORIGINS: ${origin} is not an origin (scheme://host[:port], no path)`)
+  }
+
   const config: Config = {
     roles: parseRoles(read),
     leaseTtlMs: read.int('LEASE_TTL_MS', 10_000, { min: 300 }),
@@ -259,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : null,
     billingCatalog,
     mcpWaitMs: Math.min(read.int('MCP_WAIT_MS', 20_000), 50_000),
+    mcpAllowedOrigins,
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return config

@@ -8,6 +8,7 @@ import type { Services } from '../../app/services.ts'
 import { type DomainError, isDomainError } from '../../domain/errors.ts'
 import { type Toolset, toolsets } from '../../domain/tools/catalog.ts'
 import { authenticate, type Principal } from '../auth.ts'
+import { bearerChallenge, checkMcpOrigin, registerMcpResourceMetadata } from '../protected-resource.ts'
 import { RateLimiter } from '../rate-limit.ts'
 import { createMcpServer } from './server.ts'
 
@@ -24,13 +25,8 @@ function principalFrom(extra: Record<string, unknown> | undefined): Principal {
   return principal
 }
 
-function sendError(reply: FastifyReply, error: DomainError, tokenGiven: boolean) {
-  // RFC 6750: the error parameter only when a token was sent and refused.
-  if (error.status === 401)
-    reply.header(
-      'www-authenticate',
-      tokenGiven ? 'Bearer realm="kiln", error="invalid_token"' : 'Bearer realm="kiln"',
-    )
+function sendError(reply: FastifyReply, error: DomainError, challenge: string) {
+  if (error.status === 401) reply.header('www-authenticate', challenge)
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))
   return reply.status(error.status).send({ error: { code: error.code, message: error.message } })
 }
@@ -82,6 +78,7 @@ export async function registerMcp(
     ? app.rateLimiter
     : new RateLimiter(services.ctx.config.rateLimit)
 
+  await registerMcpResourceMetadata(app, services.ctx.config)
   await app.register(async (scope) => {
     // The SDK parses and validates the body (JSON-RPC errors, 415); here it is only collected.
     scope.removeAllContentTypeParsers()
@@ -98,13 +95,19 @@ export async function registerMcp(
           },
         })
       }
+      if (checkMcpOrigin(services.ctx.config, request, reply)) return reply
       let principal: Principal
       try {
         principal = await authenticate(services, request.headers.authorization)
         // The same per-credential bucket as REST: MCP is not a way around the rate limit.
         limiter.take(principal.credentialId, services.ctx.now())
       } catch (error) {
-        if (isDomainError(error)) return sendError(reply, error, request.headers.authorization !== undefined)
+        if (isDomainError(error))
+          return sendError(
+            reply,
+            error,
+            bearerChallenge(services.ctx.config, request.url, request.headers.authorization !== undefined),
+          )
         throw error
       }
       const disconnected = new AbortController()

@@ -132,13 +132,10 @@ describe('endpoints', () => {
   })
 
   it.each([
-    ['no credentials', undefined, 'Bearer realm="kiln"'],
-    [
-      'a wrong key',
-      'Bearer kiln_sk_not-a-real-key-at-all-000000000000000',
-      'Bearer realm="kiln", error="invalid_token"',
-    ],
-  ])('refuses %s with 401 unauthorized and a Bearer challenge', async (_case, authorization, challenge) => {
+    ['no credentials', undefined, ''],
+    ['a wrong key', 'Bearer kiln_sk_not-a-real-key-at-all-000000000000000', ', error="invalid_token"'],
+  ])('refuses %s with 401 unauthorized and a Bearer challenge', async (_case, authorization, error) => {
+    const challenge = `Bearer realm="kiln", resource_metadata="${server.baseUrl}/.well-known/oauth-protected-resource/mcp"${error}`
     const response = await fetch(`${server.baseUrl}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
