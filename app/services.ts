@@ -2,7 +2,7 @@
 // runners, housekeeper and job consumer from the configuration. The embedded default needs nothing
 // but a data folder; KURRENTDB_URL, MONGODB_URL and NATS_URL switch each part to its server.
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { StripePaymentProcessor } from '../adapters/payments/stripe.ts'
@@ -28,6 +28,7 @@ import { failJob } from './jobs/settle-job.ts'
 import { LeasedDuty } from './leased-duty.ts'
 import { log } from './log.ts'
 import { createMetrics, measuredEventStore } from './metrics.ts'
+import { secretFile } from './security/secret-file.ts'
 import { openBlobStore, openDispatcher, openEventStore, openReadStore } from './stores.ts'
 import { keepSnapshots, StreamSnapshots } from './stream-snapshots.ts'
 
@@ -64,13 +65,17 @@ export interface StartOptions {
   now?: () => number
 }
 
-/** The signing secret: from the environment, or generated once and kept in the data folder. */
-function signingSecret(config: Config): string {
+/**
+ * The signing secret: from the environment, or generated once and kept in the data folder. The file
+ * is created exclusively, so processes starting together on one folder all end up with the first
+ * one's secret rather than each writing its own.
+ */
+export function signingSecret(config: Config): string {
   if (config.signingSecret) return config.signingSecret
   const path = join(config.dataDir, 'signing.secret')
-  if (existsSync(path)) return readFileSync(path, 'utf8').trim()
-  const secret = randomBytes(32).toString('base64url')
-  writeFileSync(path, secret, { mode: 0o600 })
+  const secret = secretFile(path, () => randomBytes(32).toString('base64url'))
+  if (Buffer.byteLength(secret) < 32)
+    throw new Error(`${path} holds a secret under 32 bytes; remove it to make a new one`)
   return secret
 }
 

@@ -1,5 +1,6 @@
 // The console: its tRPC router under /internal/trpc and its web page at /console. The page loads
 // the real @trpc/client modules, served from node_modules through an import map (no bundler).
+import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, extname, join, normalize, sep } from 'node:path'
@@ -23,7 +24,38 @@ const types: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
 }
 
+/**
+ * The console page's Content-Security-Policy: scripts only from this origin, plus the page's one
+ * inline import map, allowed by its hash; no framing; nothing sent to other origins.
+ */
+async function consolePolicy(): Promise<string> {
+  const html = await readFile(join(publicDir, 'index.html'), 'utf8')
+  const importMap = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? ''
+  const hash = createHash('sha256').update(importMap).digest('base64')
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'sha256-${hash}'`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ')
+}
+
 export async function registerConsole(app: FastifyInstance): Promise<void> {
+  const policy = await consolePolicy()
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.url.startsWith('/console')) return
+    reply
+      .header('content-security-policy', policy)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-frame-options', 'DENY')
+  })
+
   await app.register(fastifyTRPCPlugin, {
     prefix: consoleTrpcPrefix,
     trpcOptions: {

@@ -32,14 +32,15 @@ function sendError(reply: FastifyReply, error: DomainError, challenge: string) {
 }
 
 /** The request as the SDK's web-standard handler takes it; the body stays unparsed so the SDK answers JSON-RPC parse errors itself. */
-function toWebRequest(request: FastifyRequest, signal: AbortSignal): Request {
+function toWebRequest(request: FastifyRequest, signal: AbortSignal, base: string): Request {
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
   }
   const body =
     request.body instanceof Buffer && request.body.length > 0 ? new Uint8Array(request.body) : undefined
-  return new Request(`http://${request.host}${request.url}`, {
+  // On this server's own origin, never the client's Host header: a malformed one is no URL at all.
+  return new Request(new URL(request.url, base), {
     method: request.method,
     headers,
     body,
@@ -121,7 +122,11 @@ export async function registerMcp(
         scopes: [],
         extra: { principal },
       }
-      return reply.send(await handler.fetch(toWebRequest(request, disconnected.signal), { authInfo }))
+      return reply.send(
+        await handler.fetch(toWebRequest(request, disconnected.signal, services.ctx.config.publicUrl), {
+          authInfo,
+        }),
+      )
     }
     scope.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', handler: serve })
     scope.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp/:toolset', handler: serve })

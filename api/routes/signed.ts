@@ -7,6 +7,7 @@ import { verifySignedPath } from '../../app/security/signed-url.ts'
 import { receiveUpload } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { getJobRecord } from '../../projections/jobs/queries.ts'
+import { attachmentDisposition } from '../content-disposition.ts'
 import { errors } from '../schemas.ts'
 import { downloadPath, uploadPath } from '../signed-paths.ts'
 
@@ -107,13 +108,7 @@ export const signedRoutes: FastifyPluginAsyncZod = async (app) => {
         throw new DomainError('not_found', 'No such file (outputs expire).')
       reply.header('content-type', contentTypes[extname(name).toLowerCase()] ?? 'application/octet-stream')
       reply.header('content-length', String(file.bytes))
-      reply.header(
-        'content-disposition',
-        `attachment; filename="${name
-          .split('/')
-          .at(-1)!
-          .replace(/["\\\r\n]/g, '_')}"`,
-      )
+      reply.header('content-disposition', attachmentDisposition(name))
       return reply.send(app.services.ctx.blobs.read(key) as never)
     },
   )

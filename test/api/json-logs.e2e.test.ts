@@ -34,6 +34,10 @@ it('writes JSON lines only, with the request id on request lines', async () => {
     })
     expect(response.status).toBe(401)
     expect(response.headers.get('request-id')).toBe('trace-json-1')
+    const signed = await fetch(
+      `http://127.0.0.1:${port}/v1/downloads/j_${'0'.repeat(26)}/a.txt?exp=1&sig=secret-signature-xyz`,
+    )
+    expect(signed.status).toBe(403)
     const exited = once(child, 'exit')
     child.kill('SIGTERM')
     await exited
@@ -42,6 +46,9 @@ it('writes JSON lines only, with the request id on request lines', async () => {
     expect(parsed.some((line) => line.reqId === 'trace-json-1')).toBe(true)
     expect(parsed.some((line) => /first start/.test(line.msg ?? ''))).toBe(true)
     expect(parsed.some((line) => /draining/.test(line.msg ?? ''))).toBe(true)
+    // The signed URL was logged, its signature was not.
+    expect(out).toContain('sig=REDACTED')
+    expect(out).not.toContain('secret-signature-xyz')
   } finally {
     child?.kill('SIGKILL')
     rmSync(dataDir, { recursive: true, force: true })

@@ -52,6 +52,11 @@ describe.skipIf(!available)('console page', () => {
     const page = await browser.newPage({ viewport: { width: 1100, height: 1200 } })
     const problems: string[] = []
     page.on('pageerror', (error) => problems.push(error.message))
+    // A Content-Security-Policy violation is only a console error: the page must cause none.
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
+        problems.push(message.text())
+    })
     await page.goto(`${service.baseUrl}/console`)
     await page.fill('#token', grace.consoleToken)
     await page.click('#sign-in')
@@ -73,5 +78,25 @@ describe.skipIf(!available)('console page', () => {
     expect((await grace.request('/v1/me', { token: secret })).status).toBe(401)
     expect(problems).toEqual([])
     await page.close()
+  })
+})
+
+describe('console response headers', () => {
+  it('sends a Content-Security-Policy that forbids framing, with nosniff and no referrer', async () => {
+    const service = await startTestService({}, { plugins: [registerConsole] })
+    try {
+      for (const path of ['/console', '/console/console.js', '/console/vendor/trpc-client/index.mjs']) {
+        const response = await fetch(`${service.baseUrl}${path}`)
+        expect(response.status, path).toBe(200)
+        const policy = response.headers.get('content-security-policy') ?? ''
+        expect(policy).toContain("frame-ancestors 'none'")
+        expect(policy).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'/)
+        expect(policy).not.toContain('unsafe-inline')
+        expect(response.headers.get('x-content-type-options')).toBe('nosniff')
+        expect(response.headers.get('referrer-policy')).toBe('no-referrer')
+      }
+    } finally {
+      await service.close()
+    }
   })
 })

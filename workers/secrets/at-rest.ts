@@ -2,8 +2,8 @@
 // the URL signing secret), with the blob key as additional data so a file cannot be moved under
 // another name and still open. Layout: magic ‖ 12-byte nonce ‖ ciphertext ‖ 16-byte tag.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { secretFile } from '../../app/security/secret-file.ts'
 
 const magic = Buffer.from('KILNSEC1')
 const nonceBytes = 12
@@ -20,13 +20,10 @@ export function atRestKey(dataDir: string, configured: string | null = null): Bu
     return key
   }
   const path = join(dataDir, 'secrets.key')
-  try {
-    writeFileSync(path, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' })
-  } catch (error) {
-    // Another process (or an earlier start) created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-  }
-  const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64url')
+  const key = Buffer.from(
+    secretFile(path, () => randomBytes(32).toString('base64url')),
+    'base64url',
+  )
   if (key.length !== 32) throw new Error(`${path} does not hold a 32-byte key`)
   return key
 }
