@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { InputSpec } from '../app/jobs/create-job.ts'
+import { storedInputName } from '../app/jobs/input-names.ts'
 import { type FetchOptions, fetchToBlob } from '../app/security/fetch-url.ts'
 import type { Services } from '../app/services.ts'
 import { cleanFilename } from '../app/uploads.ts'
@@ -43,7 +44,7 @@ export async function stageRawBody(
     throw new DomainError('too_large', `${tool.id} takes files up to ${maxBytes} bytes.`)
   if (declared === 0) throw new DomainError('invalid_request', 'The body is empty.')
   const stagingPrefix = `staging/${randomUUID()}`
-  const blobKey = `${stagingPrefix}/${name}`
+  const blobKey = `${stagingPrefix}/${storedInputName(name)}`
   const stored = await services.ctx.blobs.put(blobKey, body, { maxBytes: declared })
   if (stored.bytes !== declared) {
     await services.ctx.blobs.deletePrefix(stagingPrefix)

@@ -5,6 +5,7 @@ import type { Dispatcher } from '../domain/ports/dispatcher.ts'
 import type { EventStore } from '../domain/ports/event-store.ts'
 import type { PaymentProcessor } from '../domain/ports/payment-processor.ts'
 import type { Config } from './config.ts'
+import { storedInputName } from './jobs/input-names.ts'
 import type { Metrics } from './metrics.ts'
 
 export interface ServiceContext {
@@ -20,5 +21,6 @@ export interface ServiceContext {
 }
 
 export const jobBlobPrefix = (jobId: string) => `jobs/${jobId}`
-export const jobInputKey = (jobId: string, name: string) => `jobs/${jobId}/input/${name}`
+/** Where a job's input is kept: under our own name (see jobs/input-names.ts), never the client's. */
+export const jobInputKey = (jobId: string, name: string) => `jobs/${jobId}/input/${storedInputName(name)}`
 export const jobOutputKey = (jobId: string, name: string) => `jobs/${jobId}/out/${name}`

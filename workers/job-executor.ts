@@ -8,6 +8,7 @@ import { dirname, extname, join, relative } from 'node:path'
 import { jobOutputKey, type ServiceContext } from '../app/context.ts'
 import { accountDecider, jobDecider } from '../app/deciders.ts'
 import { handleCommand, readState } from '../app/handle-command.ts'
+import { toolInputName } from '../app/jobs/input-names.ts'
 import { failJob, settleAccount } from '../app/jobs/settle-job.ts'
 import { accountStream } from '../domain/account/events.ts'
 import type { JobFile } from '../domain/job/events.ts'
@@ -105,7 +106,7 @@ export async function executeJob(
     }
     input = {
       path,
-      name: job.input.name,
+      name: toolInputName(job.input.name),
       bytes: job.input.bytes,
       extension: extname(job.input.name).slice(1).toLowerCase(),
     }
