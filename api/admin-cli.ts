@@ -2,12 +2,15 @@
 //   npm run admin -- create-account --email E [--login L] [--credits N] [--json]
 //   npm run admin -- grant --account A --credits N [--days D]
 //   npm run admin -- disable --account A | enable --account A
+//   npm run admin -- console-token --account A          (a new console token, valid CONSOLE_TOKEN_DAYS)
+//   npm run admin -- revoke-console-token --account A --token ID
 import { parseArgs } from 'node:util'
 import {
   createApiKey,
   grantCredits,
   issueConsoleToken,
   openAccount,
+  revokeConsoleToken,
   setAccountEnabled,
 } from '../app/accounts.ts'
 import { loadConfig } from '../app/config.ts'
@@ -23,11 +26,12 @@ const { values } = parseArgs({
     credits: { type: 'string' },
     account: { type: 'string' },
     days: { type: 'string' },
+    token: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 })
 
-const usage = `usage: npm run admin -- <create-account --email E [--credits N] | grant --account A --credits N [--days D] | disable --account A | enable --account A> [--json]`
+const usage = `usage: npm run admin -- <create-account --email E [--credits N] | grant --account A --credits N [--days D] | disable --account A | enable --account A | console-token --account A | revoke-console-token --account A --token ID> [--json]`
 const services = await startServices(loadConfig(), { consumeJobs: false, project: false })
 const print = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data) : human)
 
@@ -71,6 +75,26 @@ try {
       print(`${command}d ${values.account}`, {
         account_id: values.account,
         status: command === 'enable' ? 'enabled' : 'disabled',
+      })
+      break
+    }
+    case 'console-token': {
+      if (!values.account) throw new Error('--account is required')
+      const { tokenId, token } = await issueConsoleToken(services.ctx, values.account)
+      print(`console token ${token} (id ${tokenId})`, {
+        account_id: values.account,
+        id: tokenId,
+        console_token: token,
+      })
+      break
+    }
+    case 'revoke-console-token': {
+      if (!values.account || !values.token) throw new Error('--account and --token are required')
+      await revokeConsoleToken(services.ctx, values.account, values.token)
+      print(`revoked console token ${values.token}`, {
+        account_id: values.account,
+        id: values.token,
+        status: 'revoked',
       })
       break
     }

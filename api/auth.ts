@@ -1,4 +1,4 @@
-// Who is calling: an API key, a console session token (a credential of its own kind), or an OAuth
+// Who is calling: an API key, an operator's console token (a credential of its own kind), or an OAuth
 // access token (a JWT verified against the configured issuer, audience and JWKS). Secrets are looked
 // up by hash; the lookup is an indexed equality on a SHA-256 of a 256-bit secret, so response time
 // says nothing about the secret.
@@ -53,22 +53,28 @@ export async function authenticate(
     const credential = await findCredentialBySecretHash(services.models, hashSecret(token))
     if (!credential || credential.revoked)
       throw new DomainError('unauthorized', 'The API key is invalid or revoked.')
+    if (credential.expiresAt !== null && Date.parse(credential.expiresAt) <= services.ctx.now())
+      throw new DomainError('unauthorized', 'The console token has expired; ask the operator for a new one.')
     principal = {
       accountId: credential.accountId,
       kind: credential.kind === 'console_token' ? 'console' : 'key',
       credentialId: credential.id,
     }
-    if (principal.kind === 'key')
-      void recordKeyUse(services.models, credential.id, new Date(services.ctx.now())).catch(() => {})
+    void recordKeyUse(services.models, credential.id, new Date(services.ctx.now())).catch(() => {})
   } else {
     principal = await verifyOAuth(services, token)
   }
+  await requireAccount(services, principal.accountId)
+  return principal
+}
+
+/** The account exists and is not disabled. */
+export async function requireAccount(services: Services, accountId: string): Promise<void> {
   const account = await (
     await services.models.collection<AccountDoc>(accountsModel, collections.accounts)
-  ).get(principal.accountId)
+  ).get(accountId)
   if (!account) throw new DomainError('unauthorized', 'No account for these credentials.')
   if (account.disabled) throw new DomainError('account_disabled')
-  return principal
 }
 
 export function requireConsole(principal: Principal): void {

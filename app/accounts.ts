@@ -118,8 +118,16 @@ export async function issueConsoleToken(ctx: ServiceContext, accountId: string) 
       tokenId,
       prefix: secret.slice(0, visiblePrefixLength),
       secretHash: hashSecret(secret),
+      expiresAt: ctx.now() + ctx.config.consoleTokenValidMs,
       now: ctx.now(),
     },
   })
   return { tokenId, token: secret, position }
+}
+
+export async function revokeConsoleToken(ctx: ServiceContext, accountId: string, tokenId: string) {
+  return handleCommand(ctx.store, accountStream(accountId), accountDecider, {
+    type: 'RevokeConsoleToken',
+    data: { tokenId, now: ctx.now() },
+  })
 }

@@ -55,6 +55,10 @@ export interface Config {
   mcpWaitMs: number
   /** Web origins besides PUBLIC_URL's that browser-based MCP clients may call /mcp from. */
   mcpAllowedOrigins: string[]
+  /** Console sessions: ended after this long without a request, and after this long in any case. */
+  consoleSession: { idleMs: number; absoluteMs: number }
+  /** How long an operator's console token works after it is issued. */
+  consoleTokenValidMs: number
 }
 
 const day = 86_400_000
@@ -274,6 +278,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     billingCatalog,
     mcpWaitMs: Math.min(read.int('MCP_WAIT_MS', 20_000), 50_000),
     mcpAllowedOrigins,
+    consoleSession: {
+      idleMs: read.int('CONSOLE_SESSION_IDLE_SECONDS', 2 * 3600, { min: 60 }) * 1000,
+      absoluteMs: read.int('CONSOLE_SESSION_MAX_SECONDS', 7 * 86_400, { min: 60 }) * 1000,
+    },
+    consoleTokenValidMs: read.int('CONSOLE_TOKEN_DAYS', 90, { min: 1, max: 3650 }) * day,
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return config

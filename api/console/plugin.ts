@@ -5,8 +5,12 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, extname, join, normalize, sep } from 'node:path'
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import { DomainError } from '../../domain/errors.ts'
+import { authenticate, requireConsole } from '../auth.ts'
 import { consoleRouter } from './router.ts'
+import { endConsoleSessionOf, requireSameOrigin, safeReturnTo, startConsoleSession } from './session.ts'
 
 export const consoleTrpcPrefix = '/internal/trpc'
 
@@ -45,8 +49,24 @@ async function consolePolicy(): Promise<string> {
   ].join('; ')
 }
 
+const stateChanging = (request: FastifyRequest) =>
+  request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS'
+
+const tokenSignIn = z.object({
+  token: z.string().min(1).max(200),
+  return_to: z.string().max(2000).optional(),
+})
+
 export async function registerConsole(app: FastifyInstance): Promise<void> {
   const policy = await consolePolicy()
+  // CSRF: what a cookie authenticates may change state only when the browser says the request comes
+  // from this origin. A Bearer console token (operators, tests) is not sent by browsers on their own.
+  app.addHook('onRequest', async (request) => {
+    const path = request.url
+    if (!stateChanging(request) || request.headers.authorization) return
+    if (path.startsWith(`${consoleTrpcPrefix}/`) || path.startsWith('/console/'))
+      requireSameOrigin(app.services, request)
+  })
   app.addHook('onSend', async (request, reply) => {
     if (!request.url.startsWith('/console')) return
     reply
@@ -60,9 +80,9 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
     prefix: consoleTrpcPrefix,
     trpcOptions: {
       router: consoleRouter,
-      createContext: ({ req }: { req: { headers: Record<string, string | string[] | undefined> } }) => ({
+      createContext: ({ req }: { req: FastifyRequest }) => ({
         services: app.services,
-        authorization: req.headers.authorization as string | undefined,
+        request: req,
       }),
     },
   })
@@ -73,6 +93,23 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
         .type(types[extname(file)] ?? 'application/octet-stream')
         .send(await readFile(join(publicDir, file)))
   app.get('/console', { schema: { hide: true } }, page('index.html'))
+  // The sign-in page is the console page itself; its script reads `return_to` and goes there after.
+  app.get('/console/sign-in', { schema: { hide: true } }, page('index.html'))
+
+  // An operator's console token opens the same cookie session a person's sign-in does; the token
+  // itself never stays in the page.
+  app.post('/console/session', { schema: { hide: true } }, async (request, reply) => {
+    const body = tokenSignIn.safeParse(request.body)
+    if (!body.success) throw new DomainError('invalid_request', 'Send {"token": "<console token>"}.')
+    const principal = await authenticate(app.services, `Bearer ${body.data.token}`)
+    requireConsole(principal)
+    await startConsoleSession(app.services, reply, principal.accountId, 'console_token')
+    return { return_to: safeReturnTo(body.data.return_to) }
+  })
+  app.post('/console/sign-out', { schema: { hide: true } }, async (request, reply) => {
+    await endConsoleSessionOf(app.services, request, reply)
+    return { signed_out: true }
+  })
   app.get('/console/console.js', { schema: { hide: true } }, page('console.js'))
   app.get('/console/console.css', { schema: { hide: true } }, page('console.css'))
 

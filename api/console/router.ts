@@ -1,8 +1,9 @@
 // The console's tRPC router: thin procedures over the same application services and read models
 // as REST, zod on every input, console-session authentication.
 import { initTRPC, TRPCError } from '@trpc/server'
+import type { FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { createApiKey, revokeApiKey } from '../../app/accounts.ts'
+import { createApiKey, revokeApiKey, revokeConsoleToken } from '../../app/accounts.ts'
 import { openPortal, startCheckout } from '../../app/billing/checkout.ts'
 import { cancelJob, deleteJob } from '../../app/jobs/job-actions.ts'
 import type { Services } from '../../app/services.ts'
@@ -10,13 +11,14 @@ import { type DomainError, isDomainError } from '../../domain/errors.ts'
 import { getBilling } from '../../projections/accounts/billing.ts'
 import { getMe } from '../../projections/accounts/me.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
-import { listKeys } from '../../projections/keys/queries.ts'
-import { authenticate, type Principal, requireConsole } from '../auth.ts'
+import { listConsoleTokens, listKeys } from '../../projections/keys/queries.ts'
+import type { Principal } from '../auth.ts'
 import { renderOptions } from '../signed-paths.ts'
+import { consolePrincipal } from './session.ts'
 
 export interface ConsoleContext {
   services: Services
-  authorization: string | undefined
+  request: FastifyRequest
 }
 
 const trpcCodes: Record<number, TRPCError['code']> = {
@@ -51,12 +53,14 @@ const toTrpc = (error: unknown): never => {
   throw error
 }
 
-/** Every console procedure: a console session, and domain errors carried with their spec code. */
+/**
+ * Every console procedure: a console session (the signed-in person's cookie, or an operator's console
+ * token), and domain errors carried with their spec code.
+ */
 const consoleProcedure = t.procedure.use(async ({ ctx, next }) => {
   let principal: Principal
   try {
-    principal = await authenticate(ctx.services, ctx.authorization)
-    requireConsole(principal)
+    principal = await consolePrincipal(ctx.services, ctx.request)
   } catch (error) {
     return toTrpc(error)
   }
@@ -109,6 +113,16 @@ export const consoleRouter = t.router({
       }),
     revoke: consoleProcedure.input(jobId).mutation(async ({ ctx, input }) => {
       const { position } = await revokeApiKey(ctx.services.ctx, ctx.principal.accountId, input.id)
+      await ctx.services.waitForPosition(position)
+      return { id: input.id, status: 'revoked' as const }
+    }),
+  }),
+  consoleTokens: t.router({
+    list: consoleProcedure.query(({ ctx }) =>
+      listConsoleTokens(ctx.services.models, ctx.principal.accountId),
+    ),
+    revoke: consoleProcedure.input(jobId).mutation(async ({ ctx, input }) => {
+      const { position } = await revokeConsoleToken(ctx.services.ctx, ctx.principal.accountId, input.id)
       await ctx.services.waitForPosition(position)
       return { id: input.id, status: 'revoked' as const }
     }),

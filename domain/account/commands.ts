@@ -1,5 +1,5 @@
 import type { Command } from '../command.ts'
-import type { JobOutcome, LotKind } from './events.ts'
+import type { JobOutcome, LotKind, SignInMethod } from './events.ts'
 
 /** What admission needs to know of the tool (from the catalog and the account's plan). */
 export interface ToolPolicy {
@@ -67,7 +67,9 @@ export type AccountCommand =
       { keyId: string; name: string; prefix: string; secretHash: string; policy: KeyPolicy }
     >
   | Command<'RevokeApiKey', { keyId: string }>
-  | Command<'IssueConsoleToken', { tokenId: string; prefix: string; secretHash: string }>
+  | Command<'IssueConsoleToken', { tokenId: string; prefix: string; secretHash: string; expiresAt: number }>
+  | Command<'RevokeConsoleToken', { tokenId: string }>
+  | Command<'RecordSignIn', { method: SignInMethod; sessionRef: string }>
   | Command<
       'UpdateSubscription',
       { plan: string; status: string; renewsAt: string | null; endsAt: string | null }

@@ -367,9 +367,27 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
     }
     case 'IssueConsoleToken': {
       requireOpen(state)
-      const { tokenId, prefix, secretHash } = command.data
+      const { tokenId, prefix, secretHash, expiresAt } = command.data
       if (state.consoleTokens.has(tokenId)) return []
-      return [{ type: 'ConsoleTokenIssued', data: { accountId, tokenId, prefix, secretHash, at } }]
+      return [
+        {
+          type: 'ConsoleTokenIssued',
+          data: { accountId, tokenId, prefix, secretHash, expiresAt: iso(expiresAt), at },
+        },
+      ]
+    }
+    case 'RevokeConsoleToken': {
+      requireOpen(state)
+      const revoked = state.consoleTokens.get(command.data.tokenId)
+      if (revoked === undefined) throw new DomainError('not_found', 'No such console token.')
+      return revoked
+        ? []
+        : [{ type: 'ConsoleTokenRevoked', data: { accountId, tokenId: command.data.tokenId, at } }]
+    }
+    case 'RecordSignIn': {
+      requireActive(state)
+      const { method, sessionRef } = command.data
+      return [{ type: 'SignedIn', data: { accountId, method, sessionRef, at } }]
     }
     case 'UpdateSubscription': {
       requireOpen(state)

@@ -4,6 +4,8 @@
 
 export type LotKind = 'signup' | 'pack' | 'subscription' | 'adjustment'
 export type LedgerKind = 'grant' | 'charge' | 'refund' | 'expire' | 'clawback'
+/** How a console session was opened: an operator's console token, a passkey or a provider. */
+export type SignInMethod = 'console_token' | 'passkey' | 'github' | `oidc:${string}`
 export type JobOutcome = 'succeeded' | 'failed' | 'canceled'
 
 export interface Allocation {
@@ -101,7 +103,21 @@ export type AccountEvent =
   | { type: 'ApiKeyRevoked'; data: { accountId: string; keyId: string; at: string } }
   | {
       type: 'ConsoleTokenIssued'
-      data: { accountId: string; tokenId: string; prefix: string; secretHash: string; at: string }
+      data: {
+        accountId: string
+        tokenId: string
+        prefix: string
+        secretHash: string
+        /** When the token stops working; absent on tokens issued before tokens expired. */
+        expiresAt?: string | null
+        at: string
+      }
+    }
+  | { type: 'ConsoleTokenRevoked'; data: { accountId: string; tokenId: string; at: string } }
+  | {
+      /** A person signed in to the console; the session itself lives in the read store. */
+      type: 'SignedIn'
+      data: { accountId: string; method: SignInMethod; sessionRef: string; at: string }
     }
   | {
       type: 'SubscriptionUpdated'

@@ -68,7 +68,8 @@ export interface AccountState {
   recentAdmissions: { tool: string; at: number }[]
   idempotency: Map<string, IdempotencyRecord>
   keys: Map<string, KeyRecord>
-  consoleTokens: Set<string>
+  /** Console tokens by id: whether each is revoked. */
+  consoleTokens: Map<string, boolean>
   subscription: { plan: string; status: string; renewsAt: string | null; endsAt: string | null } | null
   customerId: string | null
   /** Checkouts by the client's request id: the same id returns the same checkout. */
@@ -92,7 +93,7 @@ export const initialAccountState = (): AccountState => ({
   recentAdmissions: [],
   idempotency: new Map(),
   keys: new Map(),
-  consoleTokens: new Set(),
+  consoleTokens: new Map(),
   subscription: null,
   customerId: null,
   checkouts: new Map(),
@@ -257,7 +258,10 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       break
     }
     case 'ConsoleTokenIssued':
-      state.consoleTokens.add(event.data.tokenId)
+      state.consoleTokens.set(event.data.tokenId, false)
+      break
+    case 'ConsoleTokenRevoked':
+      state.consoleTokens.set(event.data.tokenId, true)
       break
     case 'SubscriptionUpdated': {
       const { plan, status, renewsAt, endsAt } = event.data

@@ -15,6 +15,8 @@ export interface CredentialDoc extends Doc {
   secretHash: string
   createdAt: string
   revoked: boolean
+  /** Console tokens only: when the token stops working (null: never, for tokens from before expiry). */
+  expiresAt?: string | null
 }
 
 const credentialId = (event: AccountEvent): string | null => {
@@ -23,6 +25,7 @@ const credentialId = (event: AccountEvent): string | null => {
     case 'ApiKeyRevoked':
       return event.data.keyId
     case 'ConsoleTokenIssued':
+    case 'ConsoleTokenRevoked':
       return event.data.tokenId
     default:
       return null
@@ -49,7 +52,7 @@ export const keysProjector: Projector = {
             : { accountId, kind: 'api_key', name, prefix, secretHash, createdAt: at, revoked: false }
         }
         case 'ConsoleTokenIssued': {
-          const { accountId, prefix, secretHash, at } = event.data
+          const { accountId, prefix, secretHash, at, expiresAt = null } = event.data
           return current
             ? undefined
             : {
@@ -60,9 +63,11 @@ export const keysProjector: Projector = {
                 secretHash,
                 createdAt: at,
                 revoked: false,
+                expiresAt,
               }
         }
         case 'ApiKeyRevoked':
+        case 'ConsoleTokenRevoked':
           return current && { ...current, revoked: true }
         default:
           return undefined

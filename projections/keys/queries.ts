@@ -25,6 +25,7 @@ export interface Credential {
   accountId: string
   kind: 'api_key' | 'console_token'
   revoked: boolean
+  expiresAt: string | null
 }
 
 const credentials = (models: ReadModels) => models.collection<CredentialDoc>(keysModel, credentialsCollection)
@@ -53,11 +54,50 @@ export async function findCredentialBySecretHash(
   secretHash: string,
 ): Promise<Credential | null> {
   const [doc] = await (await credentials(models)).find({ where: { secretHash }, limit: 1 })
-  return doc ? { id: doc.id, accountId: doc.accountId, kind: doc.kind, revoked: doc.revoked } : null
+  return doc
+    ? {
+        id: doc.id,
+        accountId: doc.accountId,
+        kind: doc.kind,
+        revoked: doc.revoked,
+        expiresAt: doc.expiresAt ?? null,
+      }
+    : null
 }
 
 export async function recordKeyUse(models: ReadModels, keyId: string, at: Date): Promise<void> {
   await models.store
     .collection<KeyUsageDoc>(keyUsageCollection)
     .putGuarded([{ id: keyId, position: at.getTime(), lastUsedAt: at.toISOString() }])
+}
+
+export interface ConsoleTokenRecord {
+  id: string
+  prefix: string
+  created_at: string
+  expires_at: string | null
+  last_used_at: string | null
+  revoked: boolean
+}
+
+/** The account's console tokens, revoked ones included, oldest first. */
+export async function listConsoleTokens(
+  models: ReadModels,
+  accountId: string,
+): Promise<ConsoleTokenRecord[]> {
+  const docs = (await (await credentials(models)).find({ where: { accountId, kind: 'console_token' } })).sort(
+    (a, b) => a.position - b.position,
+  )
+  const usage = await models.store
+    .collection<KeyUsageDoc>(keyUsageCollection)
+    .getMany(docs.map((doc) => doc.id))
+  const lastUsed = new Map(usage.map((u) => [u.id, u.lastUsedAt]))
+  return docs.map((doc) => ({
+    id: doc.id,
+    prefix: doc.prefix,
+    created_at: doc.createdAt,
+    expires_at: doc.expiresAt ?? null,
+    last_used_at: lastUsed.get(doc.id) ?? null,
+    revoked: doc.revoked,
+  }))
 }

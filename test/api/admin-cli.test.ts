@@ -45,6 +45,30 @@ describe('admin CLI', () => {
     }
   })
 
+  it('issues and revokes console tokens', async () => {
+    const created = JSON.parse(
+      await admin('create-account', '--email', 'tok@example.com', '--json'),
+    ) as Record<string, string>
+    const issued = JSON.parse(
+      await admin('console-token', '--account', created.account_id!, '--json'),
+    ) as Record<string, string>
+    expect(issued.console_token).toMatch(/^kiln_cs_[0-9A-Za-z]{43}$/)
+    const revoked = JSON.parse(
+      await admin('revoke-console-token', '--account', created.account_id!, '--token', issued.id!, '--json'),
+    ) as Record<string, string>
+    expect(revoked.status).toBe('revoked')
+    const store = await openEventStore(loadConfig({ DATA_DIR: dataDir }))
+    try {
+      const { state } = await readState(store, accountStream(created.account_id!), accountDecider)
+      expect(state.consoleTokens.get(issued.id!)).toBe(true)
+    } finally {
+      await store.close()
+    }
+    await expect(
+      admin('revoke-console-token', '--account', created.account_id!, '--token', 'key_none'),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/not_found/) })
+  })
+
   it('fails with a message and a non-zero exit for a bad command or a missing account', async () => {
     await expect(admin('grant', '--credits', '5')).rejects.toMatchObject({ code: 1 })
     await expect(admin('grant', '--account', 'acct_missing', '--credits', '5')).rejects.toMatchObject({

@@ -139,7 +139,13 @@ beforeAll(async () => {
   await account({ type: 'RevokeApiKey', data: { keyId: 'key_1', now: t0 + 6 * hour } })
   await account({
     type: 'IssueConsoleToken',
-    data: { tokenId: 'tok_1', prefix: 'kiln_cs_abcdef', secretHash: 'hash_tok', now: t0 + 6 * hour },
+    data: {
+      tokenId: 'tok_1',
+      prefix: 'kiln_cs_abcdef',
+      secretHash: 'hash_tok',
+      expiresAt: t0 + 90 * 24 * hour,
+      now: t0 + 6 * hour,
+    },
   })
   expect(await projections.waitForPosition(head, 5000)).toBe(true)
 })
@@ -337,12 +343,14 @@ describe('keys', () => {
       accountId: acct,
       kind: 'api_key',
       revoked: true,
+      expiresAt: null,
     })
     expect(await findCredentialBySecretHash(models, 'hash_tok')).toEqual({
       id: 'tok_1',
       accountId: acct,
       kind: 'console_token',
       revoked: false,
+      expiresAt: iso(t0 + 90 * 24 * hour),
     })
     expect(await findCredentialBySecretHash(models, 'nope')).toBeNull()
     const headBefore = await store.headPosition()

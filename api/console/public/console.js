@@ -1,10 +1,9 @@
-// The console page: a console token in session storage, and every read and action through the
-// console's tRPC router.
+// The console page: the server-side session's HttpOnly cookie (nothing secret in the page or its
+// storage), and every read and action through the console's tRPC router.
 import { createTRPCClient, httpBatchLink } from '@trpc/client'
 
 const $ = (selector) => document.querySelector(selector)
-const tokenKey = 'kiln.console.token'
-let client = null
+const client = createTRPCClient({ links: [httpBatchLink({ url: '/internal/trpc' })] })
 
 const fmtDate = (iso) => (iso ? new Date(iso).toLocaleString() : '–')
 const cell = (text) => {
@@ -16,12 +15,6 @@ const row = (...cells) => {
   const tr = document.createElement('tr')
   for (const c of cells) tr.append(c instanceof Node ? c : cell(String(c)))
   return tr
-}
-
-function connect(token) {
-  client = createTRPCClient({
-    links: [httpBatchLink({ url: '/internal/trpc', headers: () => ({ authorization: `Bearer ${token}` }) })],
-  })
 }
 
 async function renderAccount() {
@@ -107,32 +100,50 @@ async function showApp() {
   await Promise.all([renderAccount(), renderKeys(), renderCatalog(), renderJobs()])
 }
 
-async function signIn(token) {
-  connect(token)
-  try {
-    await client.me.query()
-  } catch (error) {
-    client = null
-    sessionStorage.removeItem(tokenKey)
+/** Where to go once signed in: a path on this origin only (never `//host`), else the console. */
+function returnTo() {
+  const value = new URLSearchParams(window.location.search).get('return_to') ?? ''
+  return /^\/(?![/\\])/.test(value) ? value : '/console'
+}
+
+function signedIn() {
+  const target = returnTo()
+  if (window.location.pathname === '/console/sign-in' && target !== '/console') window.location.assign(target)
+  else if (window.location.pathname !== '/console') window.location.assign('/console')
+  else void showApp()
+}
+
+async function post(path, body) {
+  return fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+}
+
+async function signInWithToken(token) {
+  const response = await post('/console/session', { token })
+  if (!response.ok) {
+    const { error } = await response.json().catch(() => ({ error: null }))
     $('#signin-error').textContent =
-      error?.data?.appCode === 'forbidden'
+      error?.code === 'forbidden'
         ? 'That is an API key; sign in with a console token.'
         : 'That token was not accepted.'
     return
   }
-  sessionStorage.setItem(tokenKey, token)
+  $('#token').value = ''
   $('#signin-error').textContent = ''
-  await showApp()
+  signedIn()
 }
 
 $('#signin-form').addEventListener('submit', (event) => {
   event.preventDefault()
-  void signIn($('#token').value.trim())
+  void signInWithToken($('#token').value.trim())
 })
 
-$('#sign-out').addEventListener('click', () => {
-  sessionStorage.removeItem(tokenKey)
-  window.location.reload()
+$('#sign-out').addEventListener('click', async () => {
+  await post('/console/sign-out', {})
+  window.location.assign('/console')
 })
 
 $('#key-form').addEventListener('submit', async (event) => {
@@ -149,5 +160,7 @@ $('#key-form').addEventListener('submit', async (event) => {
   }
 })
 
-const saved = sessionStorage.getItem(tokenKey)
-if (saved) void signIn(saved)
+// Already signed in (the cookie is sent with every request)? Then straight to the console.
+client.me.query().then(signedIn, () => {
+  $('#signin-panel').hidden = false
+})
