@@ -1,6 +1,6 @@
 // Read the stream, fold it, decide, append with the expected revision; on a concurrent write,
 // read again and decide again. The one way every surface changes state.
-import { type EventStore, WrongExpectedVersionError } from '../domain/ports/event-store.ts'
+import { type EventStore, type NewEvent, WrongExpectedVersionError } from '../domain/ports/event-store.ts'
 import { deterministicEventId } from './event-ids.ts'
 import { type StreamSnapshots, snapshotsOf } from './stream-snapshots.ts'
 
@@ -19,6 +19,15 @@ export interface CommandOutcome<State, Event> {
   state: State
   /** Global position to wait for (read-your-writes); the stream's last position when nothing was appended. */
   position: number
+}
+
+/** Decided events as the store takes them, with ids that make a repeated append a no-op. */
+function toNewEvents(streamId: string, events: { type: string; data: unknown }[]): NewEvent[] {
+  return events.map((event) => ({
+    id: deterministicEventId(streamId, event.type, event.data),
+    type: event.type,
+    data: event.data,
+  }))
 }
 
 export async function handleCommand<State, Command, Event extends { type: string; data: unknown }>(
@@ -40,11 +49,7 @@ export async function handleCommand<State, Command, Event extends { type: string
     try {
       const { position } = await store.append(
         streamId,
-        events.map((event) => ({
-          id: deterministicEventId(streamId, event.type, event.data),
-          type: event.type,
-          data: event.data,
-        })),
+        toNewEvents(streamId, events),
         recorded.length === 0 ? 'no_stream' : recorded.length - 1,
       )
       for (const event of events) state = decider.evolve(state, event)
@@ -89,11 +94,7 @@ async function handleFromSnapshot<State, Command, Event extends { type: string; 
       try {
         const { position } = await store.append(
           streamId,
-          events.map((event) => ({
-            id: deterministicEventId(streamId, event.type, event.data),
-            type: event.type,
-            data: event.data,
-          })),
+          toNewEvents(streamId, events),
           entry.revision === -1 ? 'no_stream' : entry.revision,
         )
         for (const event of events) entry.state = decider.evolve(entry.state, event)

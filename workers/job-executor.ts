@@ -88,81 +88,82 @@ export async function executeJob(
   }
   const tool = getTool(job.tool)
   const outDir = await mkdtemp(join(tmpdir(), `kiln-${job.jobId}-`))
-  let input: ToolInputFile | null = null
-  if (job.input?.blobKey) {
-    const path = await localInput(ctx, job.input.blobKey, job.input.name, outDir)
-    if (!path) {
-      await failJob(
-        ctx,
-        job.jobId,
-        {
-          code: 'upload_not_found',
-          message: 'The input file is no longer available.',
-          hint: 'Start a new job with the file.',
-        },
-        null,
-      )
-      return
-    }
-    input = {
-      path,
-      name: toolInputName(job.input.name),
-      bytes: job.input.bytes,
-      extension: extname(job.input.name).slice(1).toLowerCase(),
-    }
-  }
-
-  let lastProgress = 0
-  const outcome = await runIsolated({
-    tool: job.tool,
-    input,
-    options: job.options,
-    outDir,
-    timeoutMs: tool.limits.timeoutMs,
-    memoryMb: tool.limits.memoryMb,
-    children,
-    afterMeasure: async (units) => {
-      if (tool.limits.maxUnits !== null && units > tool.limits.maxUnits) {
-        const unit = tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'units')
-        return {
-          code: 'limit_exceeded',
-          message: `${job.tool} takes up to ${tool.limits.maxUnits} ${unit}; this input has ${units}.`,
-          hint: 'Simplify or split the input first.',
-        }
-      }
-      const price = priceFor(tool.pricing, units)
-      const charged = await handleCommand(ctx.store, accountStream(job.accountId), accountDecider, {
-        type: 'ChargeJob',
-        data: { jobId: job.jobId, units, price, now: ctx.now() },
-      })
-      const declined = charged.events.find((e) => e.type === 'JobChargeDeclined')
-      if (declined?.type === 'JobChargeDeclined') {
-        return {
-          code: 'insufficient_credits',
-          message: `This job costs ${price} credits (${units} ${tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'jobs')}); the available balance is ${declined.data.available}. Nothing was charged.`,
-          hint: 'Buy credits in the console, then start the job again.',
-        }
-      }
-      const credits = charged.state.jobs.get(job.jobId)?.charged ?? price
-      await handleCommand(ctx.store, stream, jobDecider, {
-        type: 'RecordMeasurement',
-        data: { units, credits, now: ctx.now() },
-      })
-      return null
-    },
-    onProgress: (fraction, progressMessage) => {
-      delivery.working()
-      const now = ctx.now()
-      if (now - lastProgress < progressIntervalMs) return
-      lastProgress = now
-      void handleCommand(ctx.store, stream, jobDecider, {
-        type: 'ReportProgress',
-        data: { fraction, message: progressMessage, now },
-      }).catch(() => {})
-    },
-  })
-
+  // Every way out of here, returns and throws alike, removes the job's folders.
   try {
+    let input: ToolInputFile | null = null
+    if (job.input?.blobKey) {
+      const path = await localInput(ctx, job.input.blobKey, job.input.name, outDir)
+      if (!path) {
+        await failJob(
+          ctx,
+          job.jobId,
+          {
+            code: 'upload_not_found',
+            message: 'The input file is no longer available.',
+            hint: 'Start a new job with the file.',
+          },
+          null,
+        )
+        return
+      }
+      input = {
+        path,
+        name: toolInputName(job.input.name),
+        bytes: job.input.bytes,
+        extension: extname(job.input.name).slice(1).toLowerCase(),
+      }
+    }
+
+    let lastProgress = 0
+    const outcome = await runIsolated({
+      tool: job.tool,
+      input,
+      options: job.options,
+      outDir,
+      timeoutMs: tool.limits.timeoutMs,
+      memoryMb: tool.limits.memoryMb,
+      children,
+      afterMeasure: async (units) => {
+        if (tool.limits.maxUnits !== null && units > tool.limits.maxUnits) {
+          const unit = tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'units')
+          return {
+            code: 'limit_exceeded',
+            message: `${job.tool} takes up to ${tool.limits.maxUnits} ${unit}; this input has ${units}.`,
+            hint: 'Simplify or split the input first.',
+          }
+        }
+        const price = priceFor(tool.pricing, units)
+        const charged = await handleCommand(ctx.store, accountStream(job.accountId), accountDecider, {
+          type: 'ChargeJob',
+          data: { jobId: job.jobId, units, price, now: ctx.now() },
+        })
+        const declined = charged.events.find((e) => e.type === 'JobChargeDeclined')
+        if (declined?.type === 'JobChargeDeclined') {
+          return {
+            code: 'insufficient_credits',
+            message: `This job costs ${price} credits (${units} ${tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'jobs')}); the available balance is ${declined.data.available}. Nothing was charged.`,
+            hint: 'Buy credits in the console, then start the job again.',
+          }
+        }
+        const credits = charged.state.jobs.get(job.jobId)?.charged ?? price
+        await handleCommand(ctx.store, stream, jobDecider, {
+          type: 'RecordMeasurement',
+          data: { units, credits, now: ctx.now() },
+        })
+        return null
+      },
+      onProgress: (fraction, progressMessage) => {
+        delivery.working()
+        const now = ctx.now()
+        if (now - lastProgress < progressIntervalMs) return
+        lastProgress = now
+        void handleCommand(ctx.store, stream, jobDecider, {
+          type: 'ReportProgress',
+          data: { fraction, message: progressMessage, now },
+        }).catch(() => {})
+      },
+    })
+
     ctx.metrics.jobRunSeconds.observe({ tool: job.tool }, (outcome.computeMs ?? 0) / 1000)
     ctx.metrics.jobsFinished.inc({ tool: job.tool, outcome: outcome.ok ? 'succeeded' : 'failed' })
     if (!outcome.ok) {

@@ -1,13 +1,14 @@
 // Blobs as files under one root folder. Writes go to a temporary file first and are renamed into
 // place once complete, so a reader never sees half a file and an aborted upload leaves nothing.
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
 import { copyFile, mkdir, open, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join, normalize, sep } from 'node:path'
-import { type Readable, Transform } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { DomainError } from '../../domain/errors.ts'
 import type { BlobStore, StoredBlob } from '../../domain/ports/blob-store.ts'
+import { meter } from './meter.ts'
 
 export class LocalBlobStore implements BlobStore {
   readonly #root: string
@@ -27,25 +28,15 @@ export class LocalBlobStore implements BlobStore {
     const target = this.#path(key)
     await mkdir(dirname(target), { recursive: true })
     const temporary = `${target}.${randomUUID()}.part`
-    const hash = createHash('sha256')
-    let bytes = 0
-    const meter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        bytes += chunk.length
-        if (bytes > maxBytes)
-          return callback(new DomainError('too_large', `The file is larger than ${maxBytes} bytes.`))
-        hash.update(chunk)
-        callback(null, chunk)
-      },
-    })
+    const metered = meter(maxBytes)
     try {
-      await pipeline(body, meter, createWriteStream(temporary))
+      await pipeline(body, metered.stream, createWriteStream(temporary))
       await rename(temporary, target)
     } catch (error) {
       await rm(temporary, { force: true })
       throw error
     }
-    return { bytes, sha256: hash.digest('hex') }
+    return metered.result()
   }
 
   async putFile(key: string, sourcePath: string): Promise<StoredBlob> {

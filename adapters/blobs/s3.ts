@@ -1,14 +1,5 @@
-// Blobs in an S3-compatible bucket (AWS S3, MinIO, versitygw, R2...), for deployments whose API and
-// worker processes run on several machines. Configured by BLOBS_URL=s3://bucket/prefix and the AWS
-// SDK's own settings (AWS_ENDPOINT_URL_S3, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
-//
-// Writes stream through the SDK's multipart uploader, so a 50 MB upload is never held in memory; the
-// object appears only when the upload completes, and an aborted or oversized one leaves nothing behind
-// (the multipart upload is aborted). Reads stream, and ranged reads are real Range requests, so a
-// chunked text read fetches only its chunk.
-import { createHash } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
-import { PassThrough, type Readable, Transform } from 'node:stream'
+import { PassThrough, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import {
   CopyObjectCommand,
@@ -24,6 +15,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage'
 import { DomainError } from '../../domain/errors.ts'
 import type { BlobStore, StoredBlob } from '../../domain/ports/blob-store.ts'
+import { meter } from './meter.ts'
 
 /** Parts of 8 MiB, four in flight: at most 32 MiB buffered per upload, whatever its size. */
 const partSize = 8 * 1024 * 1024
@@ -71,34 +63,24 @@ export class S3BlobStore implements BlobStore {
 
   async put(key: string, body: Readable, { maxBytes = Number.POSITIVE_INFINITY } = {}): Promise<StoredBlob> {
     const objectKey = this.#key(key)
-    const hash = createHash('sha256')
-    let bytes = 0
-    const meter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        bytes += chunk.length
-        if (bytes > maxBytes)
-          return callback(new DomainError('too_large', `The file is larger than ${maxBytes} bytes.`))
-        hash.update(chunk)
-        callback(null, chunk)
-      },
-    })
+    const metered = meter(maxBytes)
     const upload = new Upload({
       client: this.#client,
-      params: { Bucket: this.#bucket, Key: objectKey, Body: meter },
+      params: { Bucket: this.#bucket, Key: objectKey, Body: metered.stream },
       partSize,
       queueSize,
       leavePartsOnError: false,
     })
     // The source's failure (too_large, a closed connection) must abort the upload, not complete it
     // with what arrived so far: the meter is destroyed, and the uploader rejects.
-    const feeding = pipeline(body, meter).catch((error: unknown) => {
+    const feeding = pipeline(body, metered.stream).catch((error: unknown) => {
       void upload.abort().catch(() => {})
       throw error
     })
     const [fed, uploaded] = await Promise.allSettled([feeding, upload.done()])
     if (fed.status === 'rejected') throw fed.reason
     if (uploaded.status === 'rejected') throw uploaded.reason
-    return { bytes, sha256: hash.digest('hex') }
+    return metered.result()
   }
 
   async putFile(key: string, sourcePath: string): Promise<StoredBlob> {

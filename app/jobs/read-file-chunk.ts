@@ -19,6 +19,19 @@ export interface FileChunk {
 
 const isContinuation = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80
 
+/**
+ * Where a chunk read from `bytes` (which may start inside a character, and holds up to three bytes
+ * past `limit`) begins and ends: forward past continuation bytes at the start, back from `limit` to
+ * the nearest character start at the end, unless the bytes end first.
+ */
+export function characterBounds(bytes: Uint8Array, limit: number): { begin: number; end: number } {
+  let begin = 0
+  while (begin < bytes.length && isContinuation(bytes[begin])) begin++
+  let end = Math.min(limit, bytes.length)
+  if (end < bytes.length) while (end > begin && isContinuation(bytes[end])) end--
+  return { begin, end }
+}
+
 export async function readFileChunk(
   ctx: ServiceContext,
   models: ReadModels,
@@ -48,10 +61,7 @@ export async function readFileChunk(
   const start = Math.min(offset, total)
   // Three more bytes than asked let the cut move forward to a boundary when needed; we only move back.
   const bytes = await ctx.blobs.readRange(key, start, Math.min(limit + 3, total - start))
-  let begin = 0
-  while (begin < bytes.length && isContinuation(bytes[begin])) begin++
-  let end = Math.min(limit, bytes.length)
-  if (end < bytes.length) while (end > begin && isContinuation(bytes[end])) end--
+  const { begin, end } = characterBounds(bytes, limit)
   const next = start + end
   return {
     name,

@@ -2,11 +2,11 @@
 // on its posix backend, started on a free loopback port over a temporary folder, with one bucket.
 // The binary comes from VERSITYGW_BIN, PATH, or `$(go env GOPATH)/bin`.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { delimiter, join } from 'node:path'
+import { join } from 'node:path'
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3'
-import { freePort, goBinDir } from '../projections/support/mongo-server.ts'
+import { findGoTool, freePort } from '../projections/support/mongo-server.ts'
 
 export interface S3Server {
   /** Values for AWS_ENDPOINT_URL_S3, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY. */
@@ -16,15 +16,7 @@ export interface S3Server {
   stop(): Promise<void>
 }
 
-export function findVersitygw(): string | null {
-  const fromEnv = process.env.VERSITYGW_BIN
-  if (fromEnv) return existsSync(fromEnv) ? fromEnv : null
-  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean)
-  const goBin = goBinDir()
-  if (goBin) dirs.push(goBin)
-  for (const dir of dirs) if (existsSync(join(dir, 'versitygw'))) return join(dir, 'versitygw')
-  return null
-}
+export const findVersitygw = () => findGoTool('versitygw', 'VERSITYGW_BIN')
 
 async function waitUntilServing(client: S3Client, bucket: string, child: ChildProcess, output: () => string) {
   const deadline = Date.now() + 20_000

@@ -2,14 +2,11 @@
 // first to start holds the projector and housekeeper leases; SIGKILL it and the other takes both over
 // within a lease time, then projects and runs what arrives after. A third handle, which holds no
 // lease, still reads its own writes by waiting for the stored checkpoints.
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { DatabaseSync } from 'node:sqlite'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { grantCredits, openAccount } from '../../../app/accounts.ts'
 import { loadConfig } from '../../../app/config.ts'
@@ -18,23 +15,9 @@ import { type Services, startServices } from '../../../app/services.ts'
 import { audit } from '../../../projections/audit.ts'
 import { jobsCollection, jobsModel } from '../../../projections/jobs/job-doc.ts'
 import { pollUntil } from '../support/jobs.ts'
+import { kill, startServiceProcess } from '../support/service-process.ts'
 
-const serviceScript = fileURLToPath(new URL('../fixtures/service-process.ts', import.meta.url))
 const leaseTtlMs = 1500
-
-async function startServiceProcess(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [serviceScript], { env, stdio: ['ignore', 'pipe', 'inherit'] })
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
-  if (line !== 'ready') throw new Error(`service process said ${line}`)
-  return child
-}
-
-async function kill(child: ChildProcess | undefined) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, 'exit')
-  child.kill('SIGKILL')
-  await exited
-}
 
 describe('duties under a lease', () => {
   let dataDir: string

@@ -2,13 +2,10 @@
 // (FAULT_RUNS for more, FAULT_SEED to replay one). The embedded service runs as its own OS process and
 // is killed and started again on the same data folder; afterwards every job is final, charged exactly
 // once or not at all, and the ledger auditor passes.
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { grantCredits, openAccount } from '../../../app/accounts.ts'
 import { loadConfig } from '../../../app/config.ts'
@@ -22,24 +19,10 @@ import { audit } from '../../../projections/audit.ts'
 import { pollUntil } from '../support/jobs.ts'
 import { jobBooks } from '../support/ledger.ts'
 import { baseSeed, faultRuns, seededRandom } from '../support/seeded.ts'
+import { kill, startServiceProcess } from '../support/service-process.ts'
 
-const serviceScript = fileURLToPath(new URL('../fixtures/service-process.ts', import.meta.url))
 const jobsPerRun = 6
 const killsPerRun = 2
-
-async function startServiceProcess(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [serviceScript], { env, stdio: ['ignore', 'pipe', 'inherit'] })
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
-  if (line !== 'ready') throw new Error(`service process said ${line}`)
-  return child
-}
-
-async function kill(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, 'exit')
-  child.kill('SIGKILL')
-  await exited
-}
 
 describe('SIGKILL of the service at random points of its jobs', () => {
   for (let run = 0; run < faultRuns; run++) {

@@ -22,18 +22,18 @@ export function goBinDir(): string | null {
   }
 }
 
-export function findFerretDb(): string | null {
-  const fromEnv = process.env.FERRETDB_BIN
+/** A Go-installed tool: the path in `envVar` when set, else on PATH, else in $(go env GOPATH)/bin. */
+export function findGoTool(name: string, envVar: string): string | null {
+  const fromEnv = process.env[envVar]
   if (fromEnv) return existsSync(fromEnv) ? fromEnv : null
   const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean)
   const goBin = goBinDir()
   if (goBin) dirs.push(goBin)
-  for (const dir of dirs) {
-    const candidate = join(dir, 'ferretdb')
-    if (existsSync(candidate)) return candidate
-  }
+  for (const dir of dirs) if (existsSync(join(dir, name))) return join(dir, name)
   return null
 }
+
+export const findFerretDb = () => findGoTool('ferretdb', 'FERRETDB_BIN')
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
