@@ -63,6 +63,14 @@ export async function startOidcProvider(users: Record<string, TestUser>): Promis
       interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
       pkce: { required: () => true },
       cookies: { keys: ['test-provider-cookie-key'] },
+      ttl: {
+        Interaction: 600,
+        Session: 3600,
+        Grant: 3600,
+        AccessToken: 600,
+        IdToken: 600,
+        AuthorizationCode: 60,
+      },
     })
     handler = provider.callback()
   }
