@@ -51,8 +51,8 @@ function watchProblems(page: Page): string[] {
 
 const accountIdOf = (page: Page) =>
   page.evaluate(async () => {
-    const answer = await (await fetch('/internal/trpc/me')).json()
-    return answer.result.data.id as string
+    const answer = (await (await fetch('/internal/trpc/me')).json()) as { result: { data: { id: string } } }
+    return answer.result.data.id
   })
 
 /** Creates an API key in the console and checks it works on /v1/me for the same account. */
