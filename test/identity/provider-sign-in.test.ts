@@ -5,7 +5,10 @@
 // SIGNUP=invite and closed, and the per-address sign-up limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
+import { accountDecider } from '../../app/deciders.ts'
+import { readState } from '../../app/handle-command.ts'
 import { createInvitation } from '../../app/identity/invitations.ts'
+import { accountStream } from '../../domain/account/events.ts'
 import { CookieJar } from '../support/cookie-jar.ts'
 import { type GitHubDouble, startGitHubDouble } from '../support/github-double.ts'
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts'
@@ -211,6 +214,34 @@ describe('GitHub sign-in', () => {
     const fresh = await gitHubSignIn()
     expect((await fresh.jar.fetch(fresh.callback)).status).toBe(302)
     expect((await me(fresh.jar))!).toMatchObject({ login: 'unverified', email: null })
+  })
+})
+
+describe('linking another sign-in method', () => {
+  it('a signed-in person links GitHub; GitHub alone then signs in to that account; another account cannot take it', async () => {
+    const { jar } = await oidcSignIn('alice')
+    const alice = (await me(jar))!
+    github.signInAs({ id: 777, login: 'alice-gh', emails: [] })
+    const start = await jar.fetch(`${service.baseUrl}/console/auth/github/start?return_to=/console`)
+    const back = await jar.fetch(start.headers.get('location')!)
+    const linked = await jar.fetch(back.headers.get('location')!)
+    expect(linked.status).toBe(302)
+    expect((await me(jar))!.id).toBe(alice.id)
+    const { state } = await readState(service.services.ctx.store, accountStream(alice.id), accountDecider)
+    expect(state.identities.has('github 777')).toBe(true)
+
+    const viaGitHub = new CookieJar()
+    const again = await viaGitHub.fetch(`${service.baseUrl}/console/auth/github/start`)
+    const callback = (await viaGitHub.fetch(again.headers.get('location')!)).headers.get('location')!
+    expect((await viaGitHub.fetch(callback)).status).toBe(302)
+    expect((await me(viaGitHub))!.id).toBe(alice.id)
+
+    const { jar: malloryJar } = await oidcSignIn('mallory')
+    const steal = await malloryJar.fetch(`${service.baseUrl}/console/auth/github/start`)
+    const stealBack = await malloryJar.fetch(steal.headers.get('location')!)
+    const refused = await malloryJar.fetch(stealBack.headers.get('location')!)
+    expect(refused.status).toBe(409)
+    expect(await refused.text()).toMatch(/already belongs to another account/)
   })
 })
 
