@@ -97,6 +97,14 @@ const oidcProvidersSchema = z
   )
   .max(20)
   .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'each id may appear once')
+  .refine(
+    (list) => list.every((p) => p.issuer.startsWith('https:') || isLoopbackUrl(p.issuer)),
+    'an issuer is https (plain http only on localhost, for development)',
+  )
+
+function isLoopbackUrl(url: string): boolean {
+  return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname)
+}
 
 /** OIDC_PROVIDERS: a JSON array of {id, name?, issuer, client_id, client_secret}. */
 function parseOidcProviders(read: EnvReader): OidcProviderConfig[] {
