@@ -49,6 +49,22 @@ function watchProblems(page: Page): string[] {
   return problems
 }
 
+/** Chromium's DevTools virtual authenticator: a platform passkey store that always consents. */
+async function addVirtualAuthenticator(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('WebAuthn.enable', { enableUI: false })
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  })
+}
+
 const accountIdOf = (page: Page) =>
   page.evaluate(async () => {
     const answer = (await (await fetch('/internal/trpc/me')).json()) as { result: { data: { id: string } } }
@@ -87,18 +103,7 @@ describe.skipIf(!available)('passkey sign-up and sign-in', () => {
     const baseUrl = service.services.ctx.config.publicUrl
     const page = await browser.newPage({ viewport: { width: 1100, height: 1300 } })
     const problems = watchProblems(page)
-    const cdp = await page.context().newCDPSession(page)
-    await cdp.send('WebAuthn.enable', { enableUI: false })
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    })
+    await addVirtualAuthenticator(page)
 
     await page.goto(`${baseUrl}/console`)
     await page.fill('#signup-login', 'ada')
@@ -145,7 +150,9 @@ describe.skipIf(!available)('OpenID provider sign-up and sign-in', () => {
       },
       { plugins: [registerConsole], consumeJobs: false },
     )
-    idp.allowRedirect(`${service.baseUrl}/console/auth/oidc/test/callback`)
+    // localhost, not 127.0.0.1: the person also adds a passkey, and WebAuthn needs a domain.
+    service.services.ctx.config.publicUrl = service.baseUrl.replace('127.0.0.1', 'localhost')
+    idp.allowRedirect(`${service.services.ctx.config.publicUrl}/console/auth/oidc/test/callback`)
   })
   afterAll(async () => {
     await service?.close()
@@ -162,10 +169,12 @@ describe.skipIf(!available)('OpenID provider sign-up and sign-in', () => {
     await page.waitForURL((url) => url.pathname === '/console')
   }
 
-  it('signs up through the provider, gets the signup credits, creates a key, signs out and in again', async () => {
+  it('signs up through the provider, gets the signup credits, creates a key, signs out and in again; adds a passkey that signs in to the same account', async () => {
+    const baseUrl = service.services.ctx.config.publicUrl
     const page = await browser.newPage({ viewport: { width: 1100, height: 1300 } })
     const problems = watchProblems(page)
-    await page.goto(`${service.baseUrl}/console`)
+    await addVirtualAuthenticator(page)
+    await page.goto(`${baseUrl}/console`)
     await page.click('#provider-sign-up a[data-provider="oidc/test"]')
     await atProvider(page)
     await expect
@@ -173,7 +182,7 @@ describe.skipIf(!available)('OpenID provider sign-up and sign-in', () => {
       .toBe(String(service.services.ctx.config.signupCredits))
     expect(await page.textContent('#who')).toContain('grace · grace@example.com')
     const accountId = await accountIdOf(page)
-    await createKey(page, service.baseUrl, accountId)
+    await createKey(page, baseUrl, accountId)
     await page.screenshot({ path: join(artifacts, 'sign-up-oidc.png'), fullPage: true })
 
     await signOut(page)
@@ -182,6 +191,15 @@ describe.skipIf(!available)('OpenID provider sign-up and sign-in', () => {
     await expect.poll(() => page.isVisible('#app'), { timeout: 15_000 }).toBe(true)
     expect(await accountIdOf(page)).toBe(accountId)
     await expect.poll(() => page.locator('#keys tbody tr', { hasText: 'laptop' }).count()).toBe(1)
+
+    // Linking: a passkey added in the console signs in to this account from now on.
+    await page.click('#add-passkey')
+    await expect.poll(() => page.textContent('#methods-message'), { timeout: 15_000 }).toBe('Passkey added.')
+    expect(await page.locator('#passkeys tbody tr').count()).toBe(1)
+    await signOut(page)
+    await page.click('#passkey-sign-in')
+    await expect.poll(() => page.isVisible('#app'), { timeout: 15_000 }).toBe(true)
+    expect(await accountIdOf(page)).toBe(accountId)
     expect(problems).toEqual([])
     await page.close()
   })
