@@ -3,7 +3,7 @@
 // the provider, /callback finishes). Every path is under /console/, so the console's CSRF check
 // (Origin on state-changing requests) and its Content-Security-Policy cover them. A signed-in person
 // who starts any of them links the method to their account instead of signing in.
-import { createHash, randomBytes } from 'node:crypto'
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { gitHubAuthorizationUrl, gitHubUser } from '../../app/identity/github.ts'
@@ -92,7 +92,12 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
   const config = services.ctx.config
   const callbackUrl = (path: string) => `${config.publicUrl}${signInPrefix}${path}`
 
-  async function startFlow(reply: FastifyReply, flow: SignInFlow): Promise<void> {
+  /**
+   * Starting a flow stores it: per client address, starts spend the same token bucket as requests
+   * (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST), so nobody fills the store with abandoned flows quickly.
+   */
+  async function startFlow(request: FastifyRequest, reply: FastifyReply, flow: SignInFlow): Promise<void> {
+    app.rateLimiter.take(`sign-in ${request.ip}`, services.ctx.now())
     const secret = await beginFlow(services, flow)
     reply.header('set-cookie', cookieHeader(services, flowCookie(services), secret, flowLifetimeMs / 1000))
   }
@@ -184,7 +189,7 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
       userName,
       exclude: linkAccountId ? await passkeyIdsOf(services, linkAccountId) : [],
     })
-    await startFlow(reply, {
+    await startFlow(request, reply, {
       kind: 'passkey-register',
       provider: null,
       challenge: options.challenge,
@@ -206,7 +211,7 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
     const flow = await finishFlow(request, reply, 'passkey-register')
     const { credentialId, passkey } = await verifyRegistration(
       services,
-      answer.data as never,
+      answer.data as unknown as RegistrationResponseJSON,
       flow.challenge!,
     )
     const returnTo = await complete(
@@ -227,7 +232,7 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const returnTo = (request.body as { return_to?: unknown } | undefined)?.return_to
       const options = await authenticationOptions(services)
-      await startFlow(reply, {
+      await startFlow(request, reply, {
         kind: 'passkey-authenticate',
         provider: null,
         challenge: options.challenge,
@@ -249,16 +254,16 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
     if (!answer.success)
       throw new DomainError('invalid_request', 'Send the passkey assertion the browser made.')
     const flow = await finishFlow(request, reply, 'passkey-authenticate')
-    const accountId = await verifyAuthentication(services, answer.data as never, flow.challenge!)
+    const accountId = await verifyAuthentication(
+      services,
+      answer.data as unknown as AuthenticationResponseJSON,
+      flow.challenge!,
+    )
     await startConsoleSession(services, reply, accountId, 'passkey')
     return { return_to: flow.returnTo }
   })
 
   // GitHub and OpenID providers: the browser is sent away and comes back to the callback.
-  const pkcePair = () => {
-    const verifier = randomBytes(32).toString('base64url')
-    return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') }
-  }
 
   async function beginRedirect(
     request: FastifyRequest,
@@ -273,7 +278,7 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
     if (!query.success) throw new DomainError('invalid_request', 'Unexpected sign-in parameters.')
     const { linkAccountId, invitationCode } = await intent(request, query.data.invitation)
     // SIGNUP is not checked here: whether this is a first sign-in is known only when the provider answers.
-    await startFlow(reply, {
+    await startFlow(request, reply, {
       ...flow,
       challenge: null,
       newAccountId: null,
@@ -290,18 +295,18 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
     const redirectUri = () => callbackUrl('/github/callback')
     app.get(`${signInPrefix}/github/start`, { schema: { hide: true } }, async (request, reply) => {
       try {
-        const state = randomBytes(24).toString('base64url')
-        const pkce = pkcePair()
-        const url = gitHubAuthorizationUrl(github, {
-          redirectUri: redirectUri(),
-          state,
-          codeChallenge: pkce.challenge,
-        })
+        const start = await gitHubAuthorizationUrl(github, redirectUri())
         return await beginRedirect(
           request,
           reply,
-          { kind: 'github', provider: 'github', state, nonce: null, codeVerifier: pkce.verifier },
-          url,
+          {
+            kind: 'github',
+            provider: 'github',
+            state: start.state,
+            nonce: null,
+            codeVerifier: start.codeVerifier,
+          },
+          start.url,
         )
       } catch (error) {
         return failurePage(reply, error)

@@ -3,6 +3,8 @@
 // OpenID provider (no ID token, no nonce); `state` and the PKCE verifier tie the callback to the
 // browser that started. The person is GitHub's numeric user id (a login can be renamed and reused);
 // the e-mail is the primary address only when GitHub says it is verified.
+// The random values and the S256 challenge come from openid-client, as for OpenID providers.
+import * as client from 'openid-client'
 import { DomainError } from '../../domain/errors.ts'
 import type { Config } from '../config.ts'
 import type { NewAccountProfile } from './sign-up.ts'
@@ -21,20 +23,23 @@ const failed = (message: string) =>
     hint: 'Start the sign-in again.',
   })
 
-export function gitHubAuthorizationUrl(
+/** Where to send the browser, and the secrets the callback must present again (`state`, PKCE verifier). */
+export async function gitHubAuthorizationUrl(
   github: GitHubConfig,
-  { redirectUri, state, codeChallenge }: { redirectUri: string; state: string; codeChallenge: string },
-): string {
+  redirectUri: string,
+): Promise<{ url: string; state: string; codeVerifier: string }> {
+  const state = client.randomState()
+  const codeVerifier = client.randomPKCECodeVerifier()
   const url = new URL(`${github.webUrl}/login/oauth/authorize`)
   url.search = new URLSearchParams({
     client_id: github.clientId,
     redirect_uri: redirectUri,
     scope: 'read:user user:email',
     state,
-    code_challenge: codeChallenge,
+    code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
   }).toString()
-  return url.toString()
+  return { url: url.toString(), state, codeVerifier }
 }
 
 /** GitHub answers the token request as JSON when asked, form-encoded otherwise, and errors with 200. */

@@ -73,6 +73,27 @@ describe('passkey endpoints', () => {
     expect((await errorOf(unknown)).message).toMatch(/not registered/)
   })
 
+  it('starting sign-ins spends a per-address token bucket (429 beyond the burst)', async () => {
+    const { burst } = service.services.ctx.config.rateLimit
+    const statuses: number[] = []
+    for (let i = 0; i < burst + 5; i++)
+      statuses.push(
+        (
+          await fetch(`${service.baseUrl}/console/auth/passkey/authenticate-options`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              origin: new URL(service.baseUrl).origin,
+              'x-forwarded-for': '198.51.100.9',
+            },
+            body: '{}',
+          })
+        ).status,
+      )
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(burst)
+    expect(statuses.at(-1)).toBe(429)
+  })
+
   it('follows SIGNUP: closed refuses, invite asks for a valid code', async () => {
     const config = service.services.ctx.config
     try {
