@@ -71,10 +71,11 @@ const loginShape = /^[\p{L}\p{N}._-]{1,40}$/u
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** A failed browser flow as a small page (the browser navigated here), with the error's status. */
-function failurePage(reply: FastifyReply, error: unknown): FastifyReply {
+function failurePage(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  if (!isDomainError(error)) request.log.error({ err: error }, 'sign-in: unexpected failure')
   const domain = isDomainError(error) ? error : new DomainError('internal', 'Signing in failed; try again.')
   if (domain.retryAfterSeconds !== undefined) reply.header('retry-after', String(domain.retryAfterSeconds))
-  const title = domain.code === 'rate_limited' ? 'Too many sign-ups' : 'Sign-in did not work'
+  const title = domain.code === 'rate_limited' ? 'Too many attempts' : 'Sign-in did not work'
   return reply
     .status(errorCatalog[domain.code].status)
     .type('text/html; charset=utf-8')
@@ -309,7 +310,7 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
           start.url,
         )
       } catch (error) {
-        return failurePage(reply, error)
+        return failurePage(request, reply, error)
       }
     })
     app.get(`${signInPrefix}/github/callback`, { schema: { hide: true } }, async (request, reply) => {
@@ -343,7 +344,7 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
         )
         return reply.redirect(returnTo, 302)
       } catch (error) {
-        return failurePage(reply, error)
+        return failurePage(request, reply, error)
       }
     })
   }
@@ -369,7 +370,7 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
             start.url,
           )
         } catch (error) {
-          return failurePage(reply, error)
+          return failurePage(request, reply, error)
         }
       },
     )
@@ -398,7 +399,7 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
           )
           return reply.redirect(returnTo, 302)
         } catch (error) {
-          return failurePage(reply, error)
+          return failurePage(request, reply, error)
         }
       },
     )

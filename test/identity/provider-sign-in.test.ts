@@ -41,6 +41,8 @@ beforeAll(async () => {
           clientId: idp.clientId,
           clientSecret: idp.clientSecret,
         },
+        // Nothing listens on port 9 here: a provider that cannot be reached.
+        { id: 'down', name: 'Down ID', issuer: 'http://127.0.0.1:9', clientId: 'x', clientSecret: 'y' },
       ],
       github: {
         clientId: github.clientId,
@@ -147,6 +149,14 @@ describe('OpenID Connect sign-in', () => {
     expect(response.status).toBe(400)
     expect(await response.text()).toMatch(/nonce mismatch/)
     expect(await me(jar)).toBeNull()
+  })
+
+  it('a provider that cannot be reached gets a clear page, and no flow', async () => {
+    const jar = new CookieJar()
+    const response = await jar.fetch(`${service.baseUrl}/console/auth/oidc/down/start`)
+    expect(response.status).toBe(502)
+    expect(await response.text()).toMatch(/Down ID could not be reached/)
+    expect(jar.cookies.size).toBe(0)
   })
 
   it('a callback replayed after use, or from another browser, is refused', async () => {
