@@ -100,7 +100,7 @@ export async function verifyAuthentication(
       id: passkey.credentialId,
       publicKey: Buffer.from(passkey.publicKey, 'base64url'),
       counter: passkey.counter,
-      transports: passkey.transports as never,
+      transports: passkey.transports,
     },
   }).catch(() => null)
   if (!verification?.verified) throw refused('The passkey could not be verified.')
