@@ -2,6 +2,7 @@
 // leaks) and the OpenAPI document all come from these.
 import { z } from 'zod'
 import { jobIdPattern } from '../domain/ids.ts'
+import { jobStatuses } from '../domain/job/events.ts'
 
 export const errorBody = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
@@ -16,7 +17,7 @@ export const job = z
   .object({
     id: z.string().regex(jobIdPattern),
     tool: z.string(),
-    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled', 'expired']),
+    status: z.enum(jobStatuses),
     input: z.object({ name: z.string(), bytes: z.int(), source: z.enum(['upload', 'url', 'body']) }),
     options: z.record(z.string(), z.unknown()),
     error: z.object({ code: z.string(), message: z.string(), hint: z.string().nullable() }).nullable(),

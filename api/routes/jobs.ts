@@ -9,6 +9,7 @@ import { cancelJob, deleteJob } from '../../app/jobs/job-actions.ts'
 import { createJobFields, jobRequestFrom, maxIdempotencyKeyLength } from '../../app/jobs/job-request.ts'
 import type { FetchPolicy } from '../../app/jobs/stage-input.ts'
 import { DomainError } from '../../domain/errors.ts'
+import { jobStatuses } from '../../domain/job/events.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { asApiJob, asApiPage } from '../job-view.ts'
 import { errors, job, jobIdParam, jobList } from '../schemas.ts'
@@ -131,7 +132,7 @@ export const jobRoutes =
             limit: z.coerce.number().int().min(1).max(100).default(20),
             before: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
             tool: z.string().max(64).optional(),
-            status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled', 'expired']).optional(),
+            status: z.enum(jobStatuses).optional(),
           }),
           response: { 200: jobList, ...errors(400, 401, 403, 429) },
         },

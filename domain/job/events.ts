@@ -2,7 +2,8 @@
 // succeeded | failed; queued → canceled; finished → expired (outputs gone) → deleted.
 import type { JobError } from '../errors.ts'
 
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'expired'
+export const jobStatuses = ['queued', 'running', 'succeeded', 'failed', 'canceled', 'expired'] as const
+export type JobStatus = (typeof jobStatuses)[number]
 
 export interface JobInput {
   name: string
@@ -54,4 +55,5 @@ export type JobEvent =
 
 export const jobStream = (jobId: string) => `job-${jobId}`
 
+/** The statuses a job never leaves (but for expiry of its outputs): a client stops polling there. */
 export const finalStatuses: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'canceled', 'expired'])
