@@ -8,7 +8,8 @@ export type JobStatus = (typeof jobStatuses)[number]
 export interface JobInput {
   name: string
   bytes: number
-  source: 'upload' | 'url' | 'body' | 'job_file' | 'none'
+  /** An earlier job's output (job_file) arrives as an upload would: the spec knows no other source. */
+  source: 'upload' | 'url' | 'body' | 'none'
   /** Where the worker finds the input in the blob store; null for parameter tools. */
   blobKey: string | null
   sha256: string | null

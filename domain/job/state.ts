@@ -80,6 +80,4 @@ export function evolveJob(state: JobState, event: JobEvent): JobState {
   }
 }
 
-export const foldJob = (events: JobEvent[]): JobState => events.reduce(evolveJob, initialJobState())
-
 export const isFinished = (state: JobState) => finalStatuses.has(state.status)
