@@ -1,5 +1,5 @@
-// The one table of media types, by file extension: the Content-Type of downloads and the mimeType of
-// MCP resource links both come from here.
+// The one table of media types, by file extension: the Content-Type of downloads and of the console's
+// files, and the mimeType of MCP resource links, all come from here.
 import { extname } from 'node:path'
 
 const byExtension: Record<string, string> = {
@@ -18,6 +18,11 @@ const byExtension: Record<string, string> = {
   '.csv': 'text/csv',
   '.json': 'application/json',
   '.zip': 'application/zip',
+  // The console page's own files.
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
 }
 
 /** The media type of a file by its extension; undefined when it is not one the tools read or write. */
