@@ -166,6 +166,19 @@ describe('account: admission is one decision', () => {
       .thenNothing()
   })
 
+  it('answers a replay before judging the account: frozen, or with its credits spent, the first job stands', () => {
+    const past = history([
+      open(2),
+      admit('j1', t0, { key: 'k', hash: 'h1' }),
+      charge('j1', 2, t0),
+      { type: 'Freeze', data: { disputeId: 'dp_1', now: t0 } },
+    ])
+    given(past)
+      .when(admit('j2', t0, { key: 'k', hash: 'h1' }))
+      .thenNothing()
+    given(past).when(admit('j2', t0)).thenError('account_frozen')
+  })
+
   it('refuses the same key for another tool or a different request', () => {
     const past = history([
       open(100),
