@@ -13,6 +13,8 @@ import { foldAccount } from '../../domain/account/state.ts'
 import { accountId, day, history, hour, open, t0 } from '../domain/account-fixtures.ts'
 import { specFor } from '../support/given-when-then.ts'
 
+const iso = (ms: number) => new Date(ms).toISOString()
+
 const claim = (who: string, now = t0) =>
   ({ type: 'ClaimIdentity', data: { provider: 'github', subject: '583231', accountId: who, now } }) as const
 
@@ -23,7 +25,10 @@ describe('identity claim', () => {
     const [claimed] = given([])
       .when(claim('acct_a'))
       .then([
-        { type: 'IdentityClaimed', data: { provider: 'github', subject: '583231', accountId: 'acct_a' } },
+        {
+          type: 'IdentityClaimed',
+          data: { provider: 'github', subject: '583231', accountId: 'acct_a', at: iso(t0) },
+        },
       ])
     given([claimed!]).when(claim('acct_b')).thenNothing()
     expect(identityClaimDecider.evolve(identityClaimDecider.initialState(), claimed!).accountId).toBe(
@@ -51,6 +56,11 @@ describe('account: linked identities and passkeys', () => {
     type: 'RegisterPasskey',
     data: { credentialId: 'cred-1', publicKey: 'pk', counter, transports: ['internal'], now: t0 },
   })
+  const used = (counter: number) =>
+    ({
+      type: 'PasskeyUsed',
+      data: { accountId, credentialId: 'cred-1', counter, at: iso(t0 + hour) },
+    }) as const
   const use = (counter: number): AccountCommand => ({
     type: 'UsePasskey',
     data: { credentialId: 'cred-1', counter, now: t0 + hour },
@@ -59,7 +69,9 @@ describe('account: linked identities and passkeys', () => {
   it('links an identity once; a disabled or missing account cannot link', () => {
     given(history([open()]))
       .when(link)
-      .then([{ type: 'IdentityLinked', data: { accountId, provider: 'oidc:google', subject: 'g-1' } }])
+      .then([
+        { type: 'IdentityLinked', data: { accountId, provider: 'oidc:google', subject: 'g-1', at: iso(t0) } },
+      ])
     given(history([open(), link]))
       .when(link)
       .thenNothing()
@@ -72,7 +84,19 @@ describe('account: linked identities and passkeys', () => {
   it('registers a passkey with its public key, once', () => {
     given(history([open()]))
       .when(register(3))
-      .then([{ type: 'PasskeyRegistered', data: { credentialId: 'cred-1', publicKey: 'pk', counter: 3 } }])
+      .then([
+        {
+          type: 'PasskeyRegistered',
+          data: {
+            accountId,
+            credentialId: 'cred-1',
+            publicKey: 'pk',
+            counter: 3,
+            transports: ['internal'],
+            at: iso(t0),
+          },
+        },
+      ])
     given(history([open(), register()]))
       .when(register())
       .thenNothing()
@@ -82,7 +106,7 @@ describe('account: linked identities and passkeys', () => {
   it('a sign-in must move the signature counter forward, unless the authenticator keeps none', () => {
     given(history([open(), register(5)]))
       .when(use(6))
-      .then([{ type: 'PasskeyUsed', data: { credentialId: 'cred-1', counter: 6 } }])
+      .then([used(6)])
     given(history([open(), register(5), use(6)]))
       .when(use(6))
       .thenError('unauthorized', /counter/)
@@ -91,7 +115,7 @@ describe('account: linked identities and passkeys', () => {
       .thenError('unauthorized')
     given(history([open(), register(0), use(0)]))
       .when(use(0))
-      .then([{ type: 'PasskeyUsed' }])
+      .then([used(0)])
     given(history([open()]))
       .when(use(1))
       .thenError('unauthorized', /not registered/)
@@ -108,12 +132,22 @@ describe('invitation', () => {
     ({ type: 'RedeemInvitation', data: { accountId: who, now } }) as const
   const created = given([])
     .when(create)
-    .then([{ type: 'InvitationCreated' }])
+    .then([
+      {
+        type: 'InvitationCreated',
+        data: { invitationId: 'inv_1', createdBy: 'ops', expiresAt: iso(t0 + day), at: iso(t0) },
+      },
+    ])
 
   it('is redeemed once; a second account is refused; the same account again is a no-op', () => {
     const redeemed = given(created)
       .when(redeem('acct_a'))
-      .then([{ type: 'InvitationRedeemed', data: { accountId: 'acct_a' } }])
+      .then([
+        {
+          type: 'InvitationRedeemed',
+          data: { invitationId: 'inv_1', accountId: 'acct_a', at: iso(t0 + hour) },
+        },
+      ])
     given([...created, ...redeemed])
       .when(redeem('acct_b'))
       .thenError('forbidden', /already used/)
@@ -137,18 +171,19 @@ describe('sign-ups per address', () => {
   const count = (now: number) => ({ type: 'CountSignUp', data: { limit: 2, windowMs: hour, now } }) as const
 
   it('counts up to the limit, then 429 until the oldest leaves the window', () => {
+    const counted = (at: number) => ({ type: 'SignUpCounted', data: { at: iso(at) } }) as const
     const first = given([])
       .when(count(t0))
-      .then([{ type: 'SignUpCounted' }])
+      .then([counted(t0)])
     const second = given(first)
       .when(count(t0 + 10 * 60_000))
-      .then([{ type: 'SignUpCounted' }])
+      .then([counted(t0 + 10 * 60_000)])
     const error = given([...first, ...second])
       .when(count(t0 + 20 * 60_000))
       .thenError('rate_limited')
     expect(error.retryAfterSeconds).toBe(40 * 60)
     given([...first, ...second])
       .when(count(t0 + hour + 1))
-      .then([{ type: 'SignUpCounted' }])
+      .then([counted(t0 + hour + 1)])
   })
 })

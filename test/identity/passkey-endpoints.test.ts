@@ -1,6 +1,6 @@
 // The passkey endpoints without a browser: what they refuse. (Signing up and in with a real passkey
 // is in sign-in.e2e.test.ts, with Chromium's virtual authenticator.)
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
 import { createInvitation } from '../../app/identity/invitations.ts'
 import { CookieJar } from '../support/cookie-jar.ts'
@@ -76,6 +76,14 @@ describe('passkey endpoints', () => {
   it('starting sign-ins spends a per-address token bucket (429 beyond the burst)', async () => {
     const { burst } = service.services.ctx.config.rateLimit
     const statuses: number[] = []
+    // The clock stands still, so the bucket does not refill while the requests go out.
+    const ctx = service.services.ctx
+    const realNow = ctx.now
+    const frozen = realNow()
+    ctx.now = () => frozen
+    onTestFinished(() => {
+      ctx.now = realNow
+    })
     for (let i = 0; i < burst + 5; i++)
       statuses.push(
         (

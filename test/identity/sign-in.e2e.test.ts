@@ -9,13 +9,14 @@ import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts'
+import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestService } from '../support/service.ts'
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const available = existsSync(chromiumPath)
-if (!available && process.env.CI)
-  throw new Error(`[sign-in] no Chromium at ${chromiumPath} (apt-get install chromium)`)
-if (!available) console.warn(`[sign-in] SKIPPED: no Chromium at ${chromiumPath} (apt-get install chromium)`)
+const available = peerReady(
+  'sign-in',
+  !existsSync(chromiumPath) && `no Chromium at ${chromiumPath} (apt-get install chromium)`,
+)
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts')
 
 let browser: Browser
