@@ -55,6 +55,8 @@ export type AccountCommand =
     >
   | Command<'ChargeJob', { jobId: string; units: number; price: number }>
   | Command<'FinishJob', { jobId: string; outcome: JobOutcome }>
+  /** The housekeeper gives up an admission whose job was never recorded (see decide.ts). */
+  | Command<'ReleaseOrphanedAdmission', { jobId: string }>
   | Command<'ForgetJob', { jobId: string }>
   | Command<'ExpireLots', Record<never, never>>
   | Command<'ClawBack', { paymentRef: string; amount: number | null; reason: string }>

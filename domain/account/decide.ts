@@ -135,14 +135,28 @@ function chargeJob(
   requireOpen(state)
   const job = state.jobs.get(d.jobId)
   if (!job) throw new DomainError('not_found', `Job ${d.jobId} was not admitted on this account.`)
-  if (job.charged !== null || job.released) return []
+  if (job.charged !== null || job.declined) return []
   if (!Number.isSafeInteger(d.price) || d.price < 0)
     throw new DomainError('invalid_request', 'A price is a whole number of credits.')
   const base = { accountId: state.accountId, jobId: d.jobId, tool: job.tool, at: iso(d.now) }
+  // Released before it was charged: the housekeeper gave the admission up as orphaned (its job was
+  // recorded too late), so its slot and hold are gone. Charging now would bypass the active-job limit
+  // and the balance check it was admitted under; not charging would run it free. It never runs.
+  if (job.released) {
+    return [
+      {
+        type: 'JobChargeDeclined',
+        data: { ...base, price: d.price, available: 0, reason: 'admission_released' },
+      },
+    ]
+  }
   const available = balanceAt(state, d.now) - heldCredits(state, d.jobId)
   if (d.price > available) {
     return [
-      { type: 'JobChargeDeclined', data: { ...base, price: d.price, available: Math.max(0, available) } },
+      {
+        type: 'JobChargeDeclined',
+        data: { ...base, price: d.price, available: Math.max(0, available), reason: 'insufficient_credits' },
+      },
       {
         type: 'JobReleased',
         data: { accountId: state.accountId, jobId: d.jobId, outcome: 'failed', at: base.at },
@@ -185,6 +199,24 @@ function finishJob(
     })
   }
   return chain(state, events)
+}
+
+/**
+ * Frees the slot and hold of an admission whose job stream never appeared. Only an admission that was
+ * never charged: a charge happens after the job is recorded, so a charged job is not an orphan, only
+ * one the housekeeper has not seen yet, and releasing it would refund work that is running. A job
+ * recorded after this release is declined at its charge and never runs.
+ */
+function releaseOrphanedAdmission(state: AccountState, d: { jobId: string; now: number }): AccountEvent[] {
+  requireOpen(state)
+  const job = state.jobs.get(d.jobId)
+  if (!job || job.released || job.charged !== null) return []
+  return [
+    {
+      type: 'JobReleased',
+      data: { accountId: state.accountId, jobId: d.jobId, outcome: 'canceled', at: iso(d.now) },
+    },
+  ]
 }
 
 function forgetJob(state: AccountState, d: { jobId: string; now: number }): AccountEvent[] {
@@ -335,6 +367,8 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       return chargeJob(state, command.data)
     case 'FinishJob':
       return finishJob(state, command.data)
+    case 'ReleaseOrphanedAdmission':
+      return releaseOrphanedAdmission(state, command.data)
     case 'ForgetJob':
       return forgetJob(state, command.data)
     case 'ExpireLots':

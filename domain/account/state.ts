@@ -1,5 +1,5 @@
 // The account's state, folded from its events. Times are epoch milliseconds.
-import type { AccountEvent, Allocation, LotKind } from './events.ts'
+import type { AccountEvent, Allocation, ChargeDeclineReason, LotKind } from './events.ts'
 import { genesisHash } from './ledger-hash.ts'
 import { bySpendingOrder } from './spending-order.ts'
 
@@ -27,6 +27,8 @@ export interface AdmittedJob {
   refunded: boolean
   released: boolean
   forgotten: boolean
+  /** Set when its charge was refused; such a job never runs. Absent in snapshots from before. */
+  declined?: { reason: ChargeDeclineReason; available: number } | null
 }
 
 export interface IdempotencyRecord {
@@ -165,6 +167,7 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
         refunded: false,
         released: false,
         forgotten: false,
+        declined: null,
       })
       state.activeJobIds.add(d.jobId)
       state.recentAdmissions = state.recentAdmissions.filter((a) => a.at > at - dayMs)
@@ -192,8 +195,15 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       state.lastLedgerHash = event.data.hash
       break
     }
-    case 'JobChargeDeclined':
+    case 'JobChargeDeclined': {
+      const job = state.jobs.get(event.data.jobId)
+      if (job)
+        job.declined = {
+          reason: event.data.reason ?? 'insufficient_credits',
+          available: event.data.available,
+        }
       break
+    }
     case 'JobRefunded': {
       const job = state.jobs.get(event.data.jobId)
       if (job) job.refunded = true
