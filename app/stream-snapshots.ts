@@ -62,7 +62,8 @@ export class StreamSnapshots {
       ? {
           revision: stored.revision,
           position: stored.position,
-          state: deserialize(stored.state) as State,
+          // Fields the state gained since the snapshot was taken start from their initial value.
+          state: { ...initial(), ...(deserialize(stored.state) as State) },
           persisted: stored.revision,
         }
       : { revision: -1, position: 0, state: initial(), persisted: -1 }

@@ -60,6 +60,8 @@ export interface AccountState {
   email: string | null
   disabled: boolean
   openDisputes: Set<string>
+  /** Disputes that ended: a late report of one as open (events cross) must not hold the account again. */
+  closedDisputes: Set<string>
   lots: Map<string, Lot>
   lastLedgerHash: string
   /** Bought at least once: lifts the pre-purchase quotas and opens the customer portal. */
@@ -87,6 +89,7 @@ export const initialAccountState = (): AccountState => ({
   email: null,
   disabled: false,
   openDisputes: new Set(),
+  closedDisputes: new Set(),
   lots: new Map(),
   lastLedgerHash: genesisHash,
   purchased: false,
@@ -248,6 +251,7 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       break
     case 'AccountUnfrozen':
       state.openDisputes.delete(event.data.disputeId)
+      state.closedDisputes.add(event.data.disputeId)
       break
     case 'AccountDisabled':
       state.disabled = true
