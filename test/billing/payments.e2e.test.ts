@@ -61,13 +61,16 @@ describe.skipIf(!mock)(`payments on Stripe API ${pinnedApiVersion}`, () => {
   const billing = async (who: TestAccount) => (await (await who.request('/v1/billing')).json()) as Billing
   const owner = (who: TestAccount, item: string) => ({ account_id: who.accountId, item })
 
-  async function deliver(type: string, object: StripeObject) {
-    const { payload, signature } = stripe.signed(await stripe.event(type, object))
-    const response = await fetch(`${service.baseUrl}/v1/billing/webhook`, {
+  async function post(event: StripeObject) {
+    const { payload, signature } = stripe.signed(event)
+    return fetch(`${service.baseUrl}/v1/billing/webhook`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'stripe-signature': signature },
       body: payload,
     })
+  }
+  async function deliver(type: string, object: StripeObject) {
+    const response = await post(await stripe.event(type, object))
     expect(response.status).toBe(200)
     return (await response.json()) as { received: boolean; duplicate: boolean }
   }
@@ -264,6 +267,28 @@ describe.skipIf(!mock)(`payments on Stripe API ${pinnedApiVersion}`, () => {
       const after = await billing(hal)
       expect(after).toMatchObject({ frozen: false, balance: 0 })
       expect(after.entries.map((e) => e.kind)).toEqual(['clawback', 'grant'])
+    })
+
+    it('when the processor cannot say what paid an invoice, the webhook answers 503 and its retry grants', async () => {
+      const jo = await account()
+      const { invoice } = await paidInvoice(jo, 'in_jo_1', [
+        { id: 'inpay_jo_1', paymentIntent: 'pi_jo_1', cents: bundle.cents },
+      ])
+      const event = await stripe.event('invoice.paid', invoice)
+      api.failing = true
+      try {
+        const refused = await post(event)
+        expect(refused.status).toBe(503)
+        expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+          'payments_unavailable',
+        )
+      } finally {
+        api.failing = false
+      }
+      expect((await billing(jo)).balance).toBe(0)
+      const retried = await post(event)
+      expect(await retried.json()).toEqual({ received: true, duplicate: false })
+      expect((await billing(jo)).balance).toBe(1500)
     })
 
     it('a refund that arrives before its grant is taken back when the grant lands', async () => {

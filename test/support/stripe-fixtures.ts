@@ -73,6 +73,8 @@ export interface StripeApi {
   invoices: Map<string, StripeObject>
   /** InvoicePayment objects by invoice id, as `GET /v1/invoice_payments?invoice=` lists them. */
   invoicePayments: Map<string, StripeObject[]>
+  /** While set, those two lookups answer 500 with Stripe's error body (the processor is down). */
+  failing: boolean
   stop(): Promise<void>
 }
 
@@ -84,9 +86,11 @@ export async function startStripeApi(mockUrl: string): Promise<StripeApi> {
     const url = new URL(request.url ?? '/', 'http://stripe.local')
     const invoiceId = /^\/v1\/invoices\/([^/]+)$/.exec(url.pathname)?.[1]
     let answer: { status: number; body: string } | null = null
-    if (request.method === 'GET' && invoiceId && invoices.has(invoiceId))
+    if (api.failing && (invoiceId || url.pathname === '/v1/invoice_payments'))
+      answer = json(500, { error: { type: 'api_error', message: 'An unknown error occurred.' } })
+    else if (request.method === 'GET' && invoiceId && invoices.has(invoiceId))
       answer = json(200, invoices.get(invoiceId))
-    if (request.method === 'GET' && url.pathname === '/v1/invoice_payments') {
+    else if (request.method === 'GET' && url.pathname === '/v1/invoice_payments') {
       const status = url.searchParams.get('status')
       const data = (invoicePayments.get(url.searchParams.get('invoice') ?? '') ?? []).filter(
         (payment) => !status || payment.status === status,
@@ -94,6 +98,7 @@ export async function startStripeApi(mockUrl: string): Promise<StripeApi> {
       answer = json(200, { object: 'list', data, has_more: false, url: '/v1/invoice_payments' })
     }
     if (!answer) {
+      // Everything else is stripe-mock's.
       const body = await readBody(request)
       const headers = new Headers()
       for (const [name, value] of Object.entries(request.headers))
@@ -111,10 +116,12 @@ export async function startStripeApi(mockUrl: string): Promise<StripeApi> {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
-  return {
+  const api: StripeApi = {
     url: `http://127.0.0.1:${port}`,
     invoices,
     invoicePayments,
+    failing: false,
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   }
+  return api
 }
