@@ -130,6 +130,89 @@ class EnvReader {
   }
 }
 
+export type GenerationToolId = 'create_image' | 'create_3d_model' | 'create_3d_model_from_image'
+
+/** The generation providers and their limits. */
+export interface GenerationConfig {
+  openai: { apiKey: string; model: string; baseUrl: string } | null
+  fal: { key: string; baseUrl: string; pollIntervalMs: number } | null
+  /** Which fal.ai model serves each tool; a tool without one is not offered through fal.ai. */
+  falModels: {
+    image: string | null
+    textTo3d: string | null
+    imageTo3d: string | null
+    /** The request field the image-to-3D model takes its image URL in. */
+    imageTo3dInputField: string
+  }
+  /** Generation jobs the whole service admits per UTC day; null: unlimited. */
+  dailyCapacity: number | null
+  /** Longest total wait for a provider's rate limits before a job gives up. */
+  rateLimitWaitMs: number
+  /** Where provider result files may be downloaded from: the public internet, plus test exemptions. */
+  download: {
+    maxBytes: number
+    timeoutMs: number
+    allowedPorts: number[]
+    allowAddresses: Set<string>
+    caFile: string | null
+  }
+}
+
+const list = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+
+function readGeneration(read: EnvReader): GenerationConfig {
+  const openAiKey = read.text('OPENAI_API_KEY')
+  const falKey = read.text('FAL_KEY')
+  const openAiBase = read.url('OPENAI_BASE_URL', ['https', 'http']) ?? 'https://api.openai.com/v1'
+  const falBase = read.url('FAL_BASE_URL', ['https', 'http']) ?? 'https://queue.fal.run'
+  const pollIntervalMs = read.int('FAL_POLL_INTERVAL_MS', 1000, { min: 1 })
+  const allowedPorts = list(read.text('GENERATION_DOWNLOAD_ALLOWED_PORTS'))
+  for (const port of allowedPorts)
+    read.check(
+      /^\d{1,5}$/.test(port) && Number(port) <= 65_535,
+      `GENERATION_DOWNLOAD_ALLOWED_PORTS: ${port} is not a port`,
+    )
+  const caFile = read.text('GENERATION_DOWNLOAD_CA_FILE')
+  read.check(caFile === null || existsSync(caFile), `GENERATION_DOWNLOAD_CA_FILE: no file at ${caFile}`)
+  return {
+    openai: openAiKey
+      ? {
+          apiKey: openAiKey,
+          model: read.text('OPENAI_IMAGE_MODEL') ?? 'gpt-image-1',
+          baseUrl: openAiBase.replace(/\/$/, ''),
+        }
+      : null,
+    fal: falKey ? { key: falKey, baseUrl: falBase.replace(/\/$/, ''), pollIntervalMs } : null,
+    falModels: {
+      image: read.text('FAL_IMAGE_MODEL'),
+      textTo3d: read.text('FAL_TEXT_TO_3D_MODEL'),
+      imageTo3d: read.text('FAL_IMAGE_TO_3D_MODEL'),
+      imageTo3dInputField: read.text('FAL_IMAGE_TO_3D_INPUT_FIELD') ?? 'image_url',
+    },
+    dailyCapacity:
+      read.text('GENERATION_DAILY_CAPACITY') === null ? null : read.int('GENERATION_DAILY_CAPACITY', 0),
+    rateLimitWaitMs: read.int('GENERATION_RATE_LIMIT_WAIT_S', 60) * 1000,
+    download: {
+      maxBytes: read.int('GENERATION_DOWNLOAD_MAX_BYTES', 200 * 1024 * 1024, { min: 1 }),
+      timeoutMs: read.int('GENERATION_DOWNLOAD_TIMEOUT_MS', 120_000, { min: 1 }),
+      allowedPorts: allowedPorts.map(Number),
+      allowAddresses: new Set(list(read.text('GENERATION_DOWNLOAD_ALLOW_ADDRESSES'))),
+      caFile,
+    },
+  }
+}
+
+/**
+ * The generation settings of the environment as it is now: job children read them, and tool
+ * availability follows them. loadConfig checked the same variables at start.
+ */
+export const generationConfig = (env: NodeJS.ProcessEnv = process.env): GenerationConfig =>
+  readGeneration(new EnvReader(env))
+
 function parseRoles(read: EnvReader): Role[] {
   const value = read.text('ROLES')
   // RUN_WORKERS=false, from before ROLES existed, still keeps jobs off an API process.
@@ -187,24 +270,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       read.problems.push('BILLING_CATALOG is not valid JSON')
     }
 
-  // Read where they are used (the generation tools' child processes, the native loaders), checked here
-  // so that a bad value stops start-up rather than failing the first job that meets it.
-  read.int('GENERATION_DAILY_CAPACITY', 0)
-  read.int('GENERATION_RATE_LIMIT_WAIT_S', 60)
-  read.int('GENERATION_DOWNLOAD_MAX_BYTES', 1, { min: 1 })
-  read.int('GENERATION_DOWNLOAD_TIMEOUT_MS', 1, { min: 1 })
-  read.int('FAL_POLL_INTERVAL_MS', 1000, { min: 1 })
-  read.url('FAL_BASE_URL', ['https', 'http'])
-  read.url('OPENAI_BASE_URL', ['https', 'http'])
-  for (const port of (read.text('GENERATION_DOWNLOAD_ALLOWED_PORTS') ?? '')
-    .split(',')
-    .filter((p) => p.trim()))
-    read.check(
-      /^\d{1,5}$/.test(port.trim()) && Number(port) <= 65_535,
-      `GENERATION_DOWNLOAD_ALLOWED_PORTS: ${port} is not a port`,
-    )
-  const caFile = read.text('GENERATION_DOWNLOAD_CA_FILE')
-  read.check(caFile === null || existsSync(caFile), `GENERATION_DOWNLOAD_CA_FILE: no file at ${caFile}`)
+  // Generation settings are read again where they are used (generationConfig: job children, and
+  // availability, which follows the environment), by the same code; a bad value stops start-up here.
+  readGeneration(read)
+  // The native loaders read their backend themselves; checked here so a typo stops start-up.
   for (const name of ['KILN_MESH_BACKEND', 'KILN_PDF_BACKEND']) {
     const backend = read.text(name)
     read.check(

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../../app/config.ts'
+import { ConfigError, generationConfig, loadConfig } from '../../app/config.ts'
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
@@ -82,5 +82,40 @@ describe('configuration from the environment', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('generation providers from the environment', () => {
+  it('are read in app/config.ts: keys, models, base URLs, capacity and download exemptions', () => {
+    expect(
+      generationConfig({
+        OPENAI_API_KEY: 'sk-1',
+        FAL_KEY: 'fal-1',
+        FAL_BASE_URL: 'https://fal.example/',
+        FAL_TEXT_TO_3D_MODEL: 'tripo',
+        GENERATION_DAILY_CAPACITY: '5',
+        GENERATION_RATE_LIMIT_WAIT_S: '2',
+        GENERATION_DOWNLOAD_ALLOWED_PORTS: '8443, 9443',
+        GENERATION_DOWNLOAD_ALLOW_ADDRESSES: '127.0.0.1',
+      }),
+    ).toEqual({
+      openai: { apiKey: 'sk-1', model: 'gpt-image-1', baseUrl: 'https://api.openai.com/v1' },
+      fal: { key: 'fal-1', baseUrl: 'https://fal.example', pollIntervalMs: 1000 },
+      falModels: { image: null, textTo3d: 'tripo', imageTo3d: null, imageTo3dInputField: 'image_url' },
+      dailyCapacity: 5,
+      rateLimitWaitMs: 2000,
+      download: {
+        maxBytes: 200 * 1024 * 1024,
+        timeoutMs: 120_000,
+        allowedPorts: [8443, 9443],
+        allowAddresses: new Set(['127.0.0.1']),
+        caFile: null,
+      },
+    })
+  })
+
+  it('unset means no provider and unlimited capacity', () => {
+    const none = generationConfig({})
+    expect([none.openai, none.fal, none.dailyCapacity]).toEqual([null, null, null])
   })
 })

@@ -4,6 +4,7 @@
 // and the auditor still passes. (The payment edge cases are in payments.e2e.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { audit } from '../../projections/audit.ts'
+import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
 import {
   type StripeApi,
@@ -15,12 +16,10 @@ import { startStripeMock } from '../support/stripe-mock.ts'
 
 const webhookSecret = 'whsec_test_secret_for_kiln'
 const mock = await startStripeMock()
-if (!mock) {
-  if (process.env.CI) throw new Error('[billing] stripe-mock is required under CI')
-  console.warn(
-    '[billing] SKIPPED: stripe-mock is not installed (go install github.com/stripe/stripe-mock@latest)',
-  )
-}
+peerReady(
+  'billing',
+  !mock && 'stripe-mock is not installed (go install github.com/stripe/stripe-mock@latest)',
+)
 
 let sequence = 0
 const stripeEvent = (type: string, object: StripeObject, id = `evt_test_${++sequence}`) => ({

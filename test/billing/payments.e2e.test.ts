@@ -4,6 +4,7 @@
 // scenario-aware front of stripe-mock. Every scenario ends with a ledger the auditor proves.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { audit } from '../../projections/audit.ts'
+import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
 import {
   pinnedApiVersion,
@@ -16,12 +17,10 @@ import { startStripeMock } from '../support/stripe-mock.ts'
 
 const webhookSecret = 'whsec_test_secret_for_kiln'
 const mock = await startStripeMock()
-if (!mock) {
-  if (process.env.CI) throw new Error('[payments] stripe-mock is required under CI')
-  console.warn(
-    '[payments] SKIPPED: stripe-mock is not installed (go install github.com/stripe/stripe-mock@latest)',
-  )
-}
+peerReady(
+  'payments',
+  !mock && 'stripe-mock is not installed (go install github.com/stripe/stripe-mock@latest)',
+)
 
 const bundle = { id: 'bundle_monthly_1500', credits: 1500, cents: 1200 }
 const pack = { id: 'pack_500', credits: 500, cents: 500 }

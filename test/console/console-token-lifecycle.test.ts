@@ -7,7 +7,7 @@ import { revokeConsoleToken } from '../../app/accounts.ts'
 import { accountDecider } from '../../app/deciders.ts'
 import type { AccountCommand } from '../../domain/account/commands.ts'
 import { listConsoleTokens } from '../../projections/keys/queries.ts'
-import { history, open, t0 } from '../domain/account-fixtures.ts'
+import { accountId, history, iso, open, t0 } from '../domain/account-fixtures.ts'
 import { specFor } from '../support/given-when-then.ts'
 import { startTestService, type TestService } from '../support/service.ts'
 
@@ -85,7 +85,14 @@ describe('console tokens in the account', () => {
       .then([
         {
           type: 'ConsoleTokenIssued',
-          data: { tokenId: 'tok_1', expiresAt: new Date(t0 + 90 * 86_400_000).toISOString() },
+          data: {
+            accountId,
+            tokenId: 'tok_1',
+            prefix: 'kiln_cs_abcd',
+            secretHash: 'h_tok_1',
+            expiresAt: iso(t0 + 90 * 86_400_000),
+            at: iso(t0),
+          },
         },
       ])
     const revoked = history([open(), issue('tok_1'), revoke('tok_1')])

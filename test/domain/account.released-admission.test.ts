@@ -6,7 +6,7 @@ import { accountDecider } from '../../app/deciders.ts'
 import type { AccountCommand } from '../../domain/account/commands.ts'
 import { balanceAt, foldAccount } from '../../domain/account/state.ts'
 import { specFor } from '../support/given-when-then.ts'
-import { admit, charge, finish, history, open, t0 } from './account-fixtures.ts'
+import { accountId, admit, charge, finish, history, iso, open, t0 } from './account-fixtures.ts'
 
 const given = specFor(accountDecider)
 const releaseOrphan = (jobId: string, now: number): AccountCommand => ({
@@ -18,7 +18,9 @@ describe('account: a released admission never runs free', () => {
   it('the housekeeper releases an uncharged admission, freeing its slot', () => {
     given(history([open(10), admit('j1', t0)]))
       .when(releaseOrphan('j1', t0 + 61_000))
-      .then([{ type: 'JobReleased', data: { jobId: 'j1', outcome: 'canceled' } }])
+      .then([
+        { type: 'JobReleased', data: { accountId, jobId: 'j1', outcome: 'canceled', at: iso(t0 + 61_000) } },
+      ])
   })
 
   it('the charge of a released admission is declined, whatever the price, and nothing is charged', () => {
@@ -29,7 +31,15 @@ describe('account: a released admission never runs free', () => {
         .then([
           {
             type: 'JobChargeDeclined',
-            data: { jobId: 'j1', price, available: 0, reason: 'admission_released' },
+            data: {
+              accountId,
+              jobId: 'j1',
+              tool: 'split_3d_model',
+              price,
+              available: 0,
+              reason: 'admission_released',
+              at: iso(t0 + 62_000),
+            },
           },
         ])
     const after = foldAccount(

@@ -4,15 +4,16 @@
 import { describe, expect, it } from 'vitest'
 import { accountDecider, paymentDecider } from '../../app/deciders.ts'
 import type { AccountCommand, PaymentSettlement } from '../../domain/account/commands.ts'
+import type { AccountEvent } from '../../domain/account/events.ts'
 import type { PaymentCommand } from '../../domain/payment/decide.ts'
 import type { PaymentEvent } from '../../domain/payment/events.ts'
 import { settlementOf } from '../../domain/payment/settlement.ts'
 import { evolvePayment, initialPaymentState, refundedCents } from '../../domain/payment/state.ts'
 import { specFor } from '../support/given-when-then.ts'
-import { day, history, open, t0 } from './account-fixtures.ts'
+import { accountId, day, history, iso, open, sealed, t0 } from './account-fixtures.ts'
 
 const givenPayment = specFor(paymentDecider)
-const givenAccount = specFor(accountDecider)
+const given = specFor(accountDecider)
 const pi = 'pi_1'
 
 const link = (lotId = 'lot_pi_1', credits = 1500, amountCents = 1200): PaymentCommand => ({
@@ -64,7 +65,12 @@ describe('payment: what the processor reported', () => {
   it('a dispute moves forward only: a late report of it as open changes nothing', () => {
     givenPayment(payment([dispute('dp_1', 'open')]))
       .when(dispute('dp_1', 'lost'))
-      .then([{ type: 'PaymentDisputeClosed', data: { disputeId: 'dp_1', outcome: 'lost' } }])
+      .then([
+        {
+          type: 'PaymentDisputeClosed',
+          data: { paymentRef: pi, disputeId: 'dp_1', outcome: 'lost', at: iso(t0) },
+        },
+      ])
     givenPayment(payment([dispute('dp_1', 'lost')]))
       .when(dispute('dp_1', 'open'))
       .thenNothing()
@@ -114,64 +120,95 @@ const settle = (s: Partial<PaymentSettlement> = {}, now = t0): AccountCommand =>
 })
 
 describe('account: settling a payment', () => {
-  it('grants the lot once, named by its payment', () => {
-    const granted = history([open(0), settle()])
-    expect(granted.at(-1)).toMatchObject({
-      type: 'CreditsGranted',
-      data: { lotId: 'lot_pi_1', credits: 1500, paymentRef: pi },
+  const grantOfPayment = (past: AccountEvent[], now = t0) =>
+    sealed(past, 'CreditsGranted', {
+      accountId,
+      lotId: 'lot_pi_1',
+      lotKind: 'subscription',
+      credits: 1500,
+      expiresAt: iso(t0 + 60 * day),
+      reason: 'bundle bundle_monthly_1500',
+      paymentRef: pi,
+      at: iso(now),
     })
-    givenAccount(granted).when(settle()).thenNothing()
+  const clawbackOf = (past: AccountEvent[], amount: number, reason = 'payment refunded') =>
+    sealed(past, 'CreditsClawedBack', {
+      accountId,
+      lotId: 'lot_pi_1',
+      amount,
+      reverses: pi,
+      reason,
+      at: iso(t0),
+    })
+  const hold = (type: 'AccountFrozen' | 'AccountUnfrozen', disputeId: string): AccountEvent => ({
+    type,
+    data: { accountId, disputeId, at: iso(t0) },
+  })
+
+  it('grants the lot once, named by its payment', () => {
+    const opened = history([open(0)])
+    given(opened)
+      .when(settle())
+      .then([grantOfPayment(opened)])
+    given(history([open(0), settle()]))
+      .when(settle())
+      .thenNothing()
   })
 
   it('a refund recorded before the grant is clawed back in the same decision, on the hash chain', () => {
-    givenAccount(history([open(0)]))
+    const opened = history([open(0)])
+    const granted = grantOfPayment(opened)
+    given(opened)
       .when(settle({ clawBackTarget: 375 }))
-      .then((events) => {
-        expect(events).toMatchObject([
-          { type: 'CreditsGranted', data: { credits: 1500 } },
-          { type: 'CreditsClawedBack', data: { amount: 375, reverses: pi } },
-        ])
-        const [grant, clawback] = events as { data: { hash: string; prevHash: string } }[]
-        expect(clawback!.data.prevHash).toBe(grant!.data.hash)
-      })
+      .then([granted, clawbackOf([...opened, granted], 375)])
   })
 
   it('claws back up to the target only; an older settlement with a lower target changes nothing', () => {
     const half = history([open(0), settle({ clawBackTarget: 750 })])
-    givenAccount(half)
+    given(half)
       .when(settle({ clawBackTarget: 375 }))
       .thenNothing()
-    givenAccount(half)
+    given(half)
       .when(settle({ clawBackTarget: 1125 }))
-      .then([{ type: 'CreditsClawedBack', data: { amount: 375 } }])
+      .then([clawbackOf(half, 375)])
   })
 
   it('an open dispute holds the account; closed, it lets go, and a crossing report of it as open cannot hold again', () => {
+    const opened = history([open(0)])
+    const granted = grantOfPayment(opened)
+    given(opened)
+      .when(settle({ disputes: [{ disputeId: 'dp_1', open: true }] }))
+      .then([granted, hold('AccountFrozen', 'dp_1')])
     const held = history([open(0), settle({ disputes: [{ disputeId: 'dp_1', open: true }] })])
-    expect(held.at(-1)).toMatchObject({ type: 'AccountFrozen', data: { disputeId: 'dp_1' } })
-    const lost = settle({ clawBackTarget: 1500, disputes: [{ disputeId: 'dp_1', open: false }] })
-    givenAccount(held)
+    const lost = settle({
+      clawBackTarget: 1500,
+      clawBackReason: 'dispute dp_1 lost',
+      disputes: [{ disputeId: 'dp_1', open: false }],
+    })
+    given(held)
       .when(lost)
-      .then([{ type: 'CreditsClawedBack', data: { amount: 1500 } }, { type: 'AccountUnfrozen' }])
+      .then([clawbackOf(held, 1500, 'dispute dp_1 lost'), hold('AccountUnfrozen', 'dp_1')])
     const closed = history([open(0), settle({ disputes: [{ disputeId: 'dp_1', open: true }] }), lost])
-    givenAccount(closed)
+    given(closed)
       .when(settle({ disputes: [{ disputeId: 'dp_1', open: true }] }))
       .thenNothing()
-    givenAccount(closed)
+    given(closed)
       .when({ type: 'Freeze', data: { disputeId: 'dp_1', now: t0 } })
       .thenNothing()
   })
 
   it('a dispute that ended before its payment was linked never holds the account', () => {
-    const settled = history([open(0), settle({ disputes: [{ disputeId: 'dp_1', open: false }] })])
-    expect(settled.map((e) => e.type)).toEqual(['AccountOpened', 'CreditsGranted', 'AccountUnfrozen'])
-    givenAccount(settled)
+    const opened = history([open(0)])
+    given(opened)
+      .when(settle({ disputes: [{ disputeId: 'dp_1', open: false }] }))
+      .then([grantOfPayment(opened), hold('AccountUnfrozen', 'dp_1')])
+    given(history([open(0), settle({ disputes: [{ disputeId: 'dp_1', open: false }] })]))
       .when(settle({ disputes: [{ disputeId: 'dp_1', open: true }] }))
       .thenNothing()
   })
 
   it('a lot that would already have expired is not granted', () => {
-    givenAccount(history([open(0)]))
+    given(history([open(0)]))
       .when(settle({}, t0 + 61 * day))
       .thenNothing()
   })
