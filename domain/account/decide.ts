@@ -2,9 +2,10 @@
 // append, or throws a DomainError. Time comes with the command (`data.now`).
 import { DomainError } from '../errors.ts'
 import { earlierJobFor, requireActive, requireAdmissible, requireOpen } from './admission.ts'
-import type { AccountCommand, AdmissionPolicy, KeyPolicy, PaymentSettlement, ToolPolicy } from './commands.ts'
-import type { AccountEvent, Allocation, JobOutcome, LedgerEvent } from './events.ts'
-import { ledgerHash } from './ledger-hash.ts'
+import type { AccountCommand, AdmissionPolicy, KeyPolicy, ToolPolicy } from './commands.ts'
+import type { AccountEvent, Allocation, JobOutcome } from './events.ts'
+import { chain, unsealed } from './ledger-chain.ts'
+import { settlePayment } from './settle-payment.ts'
 import {
   type AccountState,
   balanceAt,
@@ -16,20 +17,6 @@ import {
 } from './state.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()
-
-/** Seals ledger events into the hash chain, in order, starting from the state's last hash. */
-function chain(state: AccountState, events: AccountEvent[]): AccountEvent[] {
-  let prevHash = state.lastLedgerHash
-  return events.map((event) => {
-    if (!('prevHash' in event.data)) return event
-    const data = { ...event.data, prevHash, hash: '' }
-    data.hash = ledgerHash(event.type, { ...data, hash: undefined })
-    prevHash = data.hash
-    return { ...event, data } as LedgerEvent
-  })
-}
-
-const unsealed = { prevHash: '', hash: '' }
 
 function admitJob(
   state: AccountState,
@@ -226,81 +213,6 @@ function clawBack(
     })
   }
   return chain(state, events)
-}
-
-/**
- * Brings the account in line with one payment, in one decision: its lot granted (once: the lot id
- * is the payment's), then clawed back up to the target, then held or released for its disputes.
- * Every part only moves forward, so applying an older settlement after a newer one changes nothing,
- * and a refund or dispute recorded before the grant takes effect in the same decision as the grant,
- * before a job can spend the credits.
- */
-function settlePayment(state: AccountState, d: PaymentSettlement & { now: number }): AccountEvent[] {
-  requireOpen(state)
-  const at = iso(d.now)
-  const ledger: AccountEvent[] = []
-  let lot = state.lots.get(d.lot.lotId)
-  const { kind, expiresAt, reason, credits } = d.lot
-  if (
-    !lot &&
-    kind !== null &&
-    expiresAt !== null &&
-    expiresAt > d.now &&
-    Number.isSafeInteger(credits) &&
-    credits > 0
-  ) {
-    ledger.push({
-      type: 'CreditsGranted',
-      data: {
-        accountId: state.accountId,
-        lotId: d.lot.lotId,
-        lotKind: kind,
-        credits,
-        expiresAt: iso(expiresAt),
-        reason: reason ?? 'payment',
-        paymentRef: d.paymentRef,
-        at,
-        ...unsealed,
-      },
-    })
-    lot = {
-      id: d.lot.lotId,
-      kind,
-      credits,
-      remaining: credits,
-      expiresAt,
-      createdAt: d.now,
-      paymentRef: d.paymentRef,
-      expired: false,
-      clawedBack: 0,
-    }
-  }
-  if (lot && lot.paymentRef === d.paymentRef && !lot.expired && lot.expiresAt > d.now) {
-    const take = Math.min(lot.remaining, Math.min(d.clawBackTarget, lot.credits) - lot.clawedBack)
-    if (take > 0)
-      ledger.push({
-        type: 'CreditsClawedBack',
-        data: {
-          accountId: state.accountId,
-          lotId: lot.id,
-          amount: take,
-          reverses: d.paymentRef,
-          reason: d.clawBackReason,
-          at,
-          ...unsealed,
-        },
-      })
-  }
-  const holds: AccountEvent[] = []
-  for (const { disputeId, open } of d.disputes) {
-    if (state.closedDisputes.has(disputeId)) continue
-    if (open && !state.openDisputes.has(disputeId))
-      holds.push({ type: 'AccountFrozen', data: { accountId: state.accountId, disputeId, at } })
-    // Recorded even when the hold never began (the dispute ended before its payment was linked), so
-    // a crossing report of it as open cannot start one afterwards.
-    if (!open) holds.push({ type: 'AccountUnfrozen', data: { accountId: state.accountId, disputeId, at } })
-  }
-  return [...chain(state, ledger), ...holds]
 }
 
 function createApiKey(
