@@ -140,6 +140,29 @@ describe.skipIf(!mock)(`payments on Stripe API ${pinnedApiVersion}`, () => {
     stripe.dispute({ id, payment_intent: paymentIntent, charge: `ch_${paymentIntent}`, status })
 
   describe('item 6: disputes and refunds find a bundle by its payment intent', () => {
+    it("stripe-mock's objects carry every field the adapter reads, and an invoice no payment intent", async () => {
+      const fieldsOf = async (path: string) => Object.keys(await stripe.object(path, {}))
+      expect(await fieldsOf('invoices/in_x')).toEqual(
+        expect.arrayContaining(['id', 'parent', 'lines', 'period_end', 'amount_paid']),
+      )
+      expect(await fieldsOf('invoices/in_x')).not.toContain('payment_intent')
+      expect(await fieldsOf('invoice_payments/inpay_x')).toEqual(
+        expect.arrayContaining(['invoice', 'payment', 'amount_paid', 'status']),
+      )
+      expect(await fieldsOf('disputes/dp_x')).toEqual(
+        expect.arrayContaining(['payment_intent', 'charge', 'status']),
+      )
+      expect(await fieldsOf('refunds/re_x')).toEqual(
+        expect.arrayContaining(['payment_intent', 'charge', 'amount', 'status']),
+      )
+      expect(await fieldsOf('charges/ch_x')).toEqual(
+        expect.arrayContaining(['payment_intent', 'amount_refunded']),
+      )
+      expect(await fieldsOf('checkout/sessions/cs_x')).toEqual(
+        expect.arrayContaining(['mode', 'payment_status', 'payment_intent', 'amount_total', 'metadata']),
+      )
+    })
+
     it('the pinned invoice names no payment intent; its InvoicePayment does, and the lot is linked to it', async () => {
       const ada = await account()
       const { invoice } = await paidInvoice(ada, 'in_ada_1', [
