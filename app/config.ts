@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
+import { z } from 'zod'
 
 export const roles = ['api', 'worker', 'projector', 'housekeeper'] as const
 export type Role = (typeof roles)[number]
@@ -59,6 +60,99 @@ export interface Config {
   consoleSession: { idleMs: number; absoluteMs: number }
   /** How long an operator's console token works after it is issued. */
   consoleTokenValidMs: number
+  /** Who may open an account by signing in: anyone, holders of an invitation code, or nobody. */
+  signup: SignUpMode
+  /** New accounts per client address within the window; more get 429. */
+  signupRateLimit: { perAddress: number; windowMs: number }
+  /** How long an operator's invitation code can be redeemed. */
+  invitationValidMs: number
+  /** "Sign in with GitHub" (an OAuth app); the base URLs point elsewhere only in tests. */
+  github: { clientId: string; clientSecret: string; webUrl: string; apiUrl: string } | null
+  /** OpenID Connect providers people may sign in with, in the order the sign-in page lists them. */
+  oidcProviders: OidcProviderConfig[]
+}
+
+export const signUpModes = ['open', 'invite', 'closed'] as const
+export type SignUpMode = (typeof signUpModes)[number]
+
+export interface OidcProviderConfig {
+  /** Short name in URLs and in the `oidc:<id>` identity: lowercase letters, digits and dashes. */
+  id: string
+  /** What the sign-in button says. */
+  name: string
+  issuer: string
+  clientId: string
+  clientSecret: string
+}
+
+const oidcProvidersSchema = z
+  .array(
+    z.strictObject({
+      id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'lowercase letters, digits and dashes, up to 32'),
+      name: z.string().min(1).max(60).optional(),
+      issuer: z.url({ protocol: /^https?$/ }),
+      client_id: z.string().min(1).max(500),
+      client_secret: z.string().min(1).max(2000),
+    }),
+  )
+  .max(20)
+  .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'each id may appear once')
+  .refine(
+    (list) => list.every((p) => p.issuer.startsWith('https:') || isLoopbackUrl(p.issuer)),
+    'an issuer is https (plain http only on localhost, for development)',
+  )
+
+function isLoopbackUrl(url: string): boolean {
+  return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname)
+}
+
+/** OIDC_PROVIDERS: a JSON array of {id, name?, issuer, client_id, client_secret}. */
+function parseOidcProviders(read: EnvReader): OidcProviderConfig[] {
+  const value = read.text('OIDC_PROVIDERS')
+  if (value === null) return []
+  let json: unknown
+  try {
+    json = JSON.parse(value)
+  } catch {
+    read.problems.push('OIDC_PROVIDERS is not valid JSON')
+    return []
+  }
+  const parsed = oidcProvidersSchema.safeParse(json)
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues.slice(0, 5))
+      read.problems.push(
+        `OIDC_PROVIDERS${issue.path.map((p) => `[${String(p)}]`).join('')}: ${issue.message}`,
+      )
+    return []
+  }
+  return parsed.data.map((p) => ({
+    id: p.id,
+    name: p.name ?? p.id,
+    issuer: p.issuer.replace(/\/$/, ''),
+    clientId: p.client_id,
+    clientSecret: p.client_secret,
+  }))
+}
+
+function parseGitHub(read: EnvReader): Config['github'] {
+  const clientId = read.text('GITHUB_CLIENT_ID')
+  const clientSecret = read.text('GITHUB_CLIENT_SECRET')
+  read.check(
+    (clientId === null) === (clientSecret === null),
+    'GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together: set both or neither',
+  )
+  const webUrl = read.url('GITHUB_URL', ['https', 'http']) ?? 'https://github.com'
+  const apiUrl = read.url('GITHUB_API_URL', ['https', 'http']) ?? 'https://api.github.com'
+  return clientId && clientSecret
+    ? { clientId, clientSecret, webUrl: webUrl.replace(/\/$/, ''), apiUrl: apiUrl.replace(/\/$/, '') }
+    : null
+}
+
+function parseSignUpMode(read: EnvReader): SignUpMode {
+  const value = read.text('SIGNUP') ?? 'open'
+  if ((signUpModes as readonly string[]).includes(value)) return value as SignUpMode
+  read.problems.push(`SIGNUP must be one of ${signUpModes.join(', ')}; got ${value}`)
+  return 'open'
 }
 
 const day = 86_400_000
@@ -352,6 +446,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       absoluteMs: read.int('CONSOLE_SESSION_MAX_SECONDS', 7 * 86_400, { min: 60 }) * 1000,
     },
     consoleTokenValidMs: read.int('CONSOLE_TOKEN_DAYS', 90, { min: 1, max: 3650 }) * day,
+    signup: parseSignUpMode(read),
+    signupRateLimit: {
+      perAddress: read.int('SIGNUP_RATE_LIMIT', 5, { min: 1 }),
+      windowMs: read.int('SIGNUP_RATE_WINDOW_MINUTES', 60, { min: 1, max: 7 * 24 * 60 }) * 60_000,
+    },
+    invitationValidMs: read.int('INVITATION_DAYS', 14, { min: 1, max: 365 }) * day,
+    github: parseGitHub(read),
+    oidcProviders: parseOidcProviders(read),
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return config

@@ -10,6 +10,7 @@ import { z } from 'zod'
 import { DomainError } from '../../domain/errors.ts'
 import { contentTypeOf } from '../../domain/media-types.ts'
 import { authenticate, requireConsole } from '../auth.ts'
+import { registerSignIn } from '../sign-in/plugin.ts'
 import { consoleRouter } from './router.ts'
 import { endConsoleSessionOf, requireSameOrigin, safeReturnTo, startConsoleSession } from './session.ts'
 
@@ -20,6 +21,9 @@ const packageDist = (name: string) => join(dirname(require.resolve(`${name}/pack
 const vendorRoots: Record<string, string> = {
   'trpc-client': packageDist('@trpc/client'),
   'trpc-server': packageDist('@trpc/server'),
+  // The browser half of passkeys: its ES modules as published (relative imports, `.js` names).
+  // (its exports map hides package.json; the CommonJS entry sits in script/, beside esm/)
+  'simplewebauthn-browser': join(dirname(require.resolve('@simplewebauthn/browser')), '..', 'esm'),
 }
 const publicDir = join(import.meta.dirname, 'public')
 /**
@@ -102,6 +106,7 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
     await endConsoleSessionOf(app.services, request, reply)
     return { signed_out: true }
   })
+  await registerSignIn(app)
   app.get('/console/console.js', { schema: { hide: true } }, page('console.js'))
   app.get('/console/console.css', { schema: { hide: true } }, page('console.css'))
 
@@ -111,7 +116,7 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const root = vendorRoots[request.params.pkg]
       const path = root ? normalize(join(root, request.params['*'])) : ''
-      if (!root || !path.startsWith(root + sep) || extname(path) !== '.mjs')
+      if (!root || !path.startsWith(root + sep) || !['.mjs', '.js'].includes(extname(path)))
         return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
       try {
         return reply

@@ -12,6 +12,7 @@ import {
   dayMs,
   evolveAccount,
   heldCredits,
+  identityKey,
   initialAccountState,
   liveLots,
 } from './state.ts'
@@ -361,6 +362,30 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       requireActive(state)
       const { method, sessionRef } = command.data
       return [{ type: 'SignedIn', data: { accountId, method, sessionRef, at } }]
+    }
+    case 'LinkIdentity': {
+      requireActive(state)
+      const { provider, subject } = command.data
+      if (state.identities.has(identityKey(provider, subject))) return []
+      return [{ type: 'IdentityLinked', data: { accountId, provider, subject, at } }]
+    }
+    case 'RegisterPasskey': {
+      requireActive(state)
+      const { credentialId, publicKey, counter, transports } = command.data
+      if (state.passkeys.has(credentialId)) return []
+      return [
+        { type: 'PasskeyRegistered', data: { accountId, credentialId, publicKey, counter, transports, at } },
+      ]
+    }
+    case 'UsePasskey': {
+      requireActive(state)
+      const { credentialId, counter } = command.data
+      const passkey = state.passkeys.get(credentialId)
+      if (!passkey) throw new DomainError('unauthorized', 'This passkey is not registered to the account.')
+      // A counter that does not move forward (when the authenticator keeps one) means a cloned key.
+      if ((counter !== 0 || passkey.counter !== 0) && counter <= passkey.counter)
+        throw new DomainError('unauthorized', 'This passkey reported a signature counter that went back.')
+      return [{ type: 'PasskeyUsed', data: { accountId, credentialId, counter, at } }]
     }
     case 'UpdateSubscription': {
       requireOpen(state)

@@ -48,10 +48,75 @@ describe('configuration from the environment', () => {
     [{ FAL_BASE_URL: 'queue.fal.run' }, /FAL_BASE_URL=queue.fal.run is not a URL/],
     [{ GENERATION_DOWNLOAD_CA_FILE: '/nonexistent/ca.pem' }, /no file at \/nonexistent\/ca.pem/],
     [{ KILN_MESH_BACKEND: 'gpu' }, /KILN_MESH_BACKEND must be native or wasm/],
+    [{ SIGNUP: 'sometimes' }, /SIGNUP must be one of open, invite, closed/],
+    [{ SIGNUP_RATE_LIMIT: '0' }, /SIGNUP_RATE_LIMIT=0 must be between 1/],
+    [{ GITHUB_CLIENT_ID: 'Iv1.abc' }, /GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together/],
+    [{ OIDC_PROVIDERS: '[{' }, /OIDC_PROVIDERS is not valid JSON/],
+    [
+      {
+        OIDC_PROVIDERS: JSON.stringify([
+          { id: 'Google!', issuer: 'https://accounts.google.com', client_id: 'a', client_secret: 'b' },
+        ]),
+      },
+      /OIDC_PROVIDERS\[0\]\[id\]: lowercase letters/,
+    ],
+    [
+      {
+        OIDC_PROVIDERS: JSON.stringify([
+          { id: 'g', issuer: 'http://idp.example', client_id: 'a', client_secret: 'b' },
+        ]),
+      },
+      /an issuer is https/,
+    ],
+    [
+      { OIDC_PROVIDERS: JSON.stringify([{ id: 'g', issuer: 'https://idp.example', client_id: 'a' }]) },
+      /OIDC_PROVIDERS\[0\]\[client_secret\]/,
+    ],
   ])('%o is refused with a message naming it', (env, message) => {
     const problems = problemsOf(env)
     expect(problems).toHaveLength(1)
     expect(problems[0]).toMatch(message)
+  })
+
+  it('reads the sign-in settings: SIGNUP, GitHub, OpenID providers and the sign-up limit', () => {
+    const config = loadConfig({
+      DATA_DIR: '/tmp/kiln-config-test',
+      SIGNUP: 'invite',
+      SIGNUP_RATE_LIMIT: '3',
+      SIGNUP_RATE_WINDOW_MINUTES: '30',
+      GITHUB_CLIENT_ID: 'Iv1.abc',
+      GITHUB_CLIENT_SECRET: 'secret',
+      OIDC_PROVIDERS: JSON.stringify([
+        {
+          id: 'google',
+          name: 'Google',
+          issuer: 'https://accounts.google.com/',
+          client_id: 'a',
+          client_secret: 'b',
+        },
+        { id: 'dev', issuer: 'http://localhost:9000', client_id: 'c', client_secret: 'd' },
+      ]),
+    })
+    expect(config.signup).toBe('invite')
+    expect(config.signupRateLimit).toEqual({ perAddress: 3, windowMs: 30 * 60_000 })
+    expect(config.github).toEqual({
+      clientId: 'Iv1.abc',
+      clientSecret: 'secret',
+      webUrl: 'https://github.com',
+      apiUrl: 'https://api.github.com',
+    })
+    expect(config.oidcProviders).toEqual([
+      {
+        id: 'google',
+        name: 'Google',
+        issuer: 'https://accounts.google.com',
+        clientId: 'a',
+        clientSecret: 'b',
+      },
+      { id: 'dev', name: 'dev', issuer: 'http://localhost:9000', clientId: 'c', clientSecret: 'd' },
+    ])
+    const defaults = loadConfig({ DATA_DIR: '/tmp/kiln-config-test' })
+    expect(defaults).toMatchObject({ signup: 'open', github: null, oidcProviders: [] })
   })
 
   it('names every bad variable at once', () => {

@@ -45,6 +45,7 @@ describe.skipIf(!available)('console page', () => {
   it('refuses an API key at sign-in', async () => {
     const page = await browser.newPage()
     await page.goto(`${service.baseUrl}/console`)
+    await page.click('summary')
     await page.fill('#token', grace.apiKey)
     await page.click('#sign-in')
     await expect.poll(() => page.textContent('#signin-error')).toMatch(/console token/)
@@ -61,6 +62,7 @@ describe.skipIf(!available)('console page', () => {
         problems.push(message.text())
     })
     await page.goto(`${service.baseUrl}/console`)
+    await page.click('summary')
     await page.fill('#token', grace.consoleToken)
     await page.click('#sign-in')
     await expect.poll(() => page.textContent('#balance')).toBe('250')
