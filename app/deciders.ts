@@ -31,6 +31,9 @@ import type { JobCommand } from '../domain/job/commands.ts'
 import { decideJob } from '../domain/job/decide.ts'
 import type { JobEvent } from '../domain/job/events.ts'
 import { evolveJob, initialJobState, type JobState } from '../domain/job/state.ts'
+import { decidePayment, type PaymentCommand } from '../domain/payment/decide.ts'
+import type { PaymentEvent } from '../domain/payment/events.ts'
+import { evolvePayment, initialPaymentState, type PaymentState } from '../domain/payment/state.ts'
 import { decideUpload, type UploadCommand } from '../domain/upload/decide.ts'
 import type { UploadEvent } from '../domain/upload/events.ts'
 import { evolveUpload, initialUploadState, type UploadState } from '../domain/upload/state.ts'
@@ -53,6 +56,12 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
   initialState: initialUploadState,
   evolve: evolveUpload,
   decide: decideUpload,
+}
+
+export const paymentDecider: Decider<PaymentState, PaymentCommand, PaymentEvent> = {
+  initialState: initialPaymentState,
+  evolve: evolvePayment,
+  decide: decidePayment,
 }
 
 export const identityClaimDecider: Decider<IdentityClaimState, IdentityClaimCommand, IdentityClaimEvent> = {

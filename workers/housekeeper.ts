@@ -257,7 +257,10 @@ export class Housekeeper {
         )
       for (const [jobId, admission] of this.#admissions) {
         if (now - admission.at < this.#options.orphanAdmissionMs) continue
-        await settleAccount(this.#ctx, admission.accountId, jobId, 'canceled').catch(() => {})
+        await handleCommand(this.#ctx.store, accountStream(admission.accountId), accountDecider, {
+          type: 'ReleaseOrphanedAdmission',
+          data: { jobId, now },
+        }).catch(() => {})
         this.#admissions.delete(jobId)
       }
       for (const [uploadId, upload] of this.#uploads) {

@@ -20,6 +20,24 @@ export interface KeyPolicy {
   maxNewKeysPerDay: number
 }
 
+/** What the account must reflect of one payment of the processor (domain/payment/settlement.ts). */
+export interface PaymentSettlement {
+  paymentRef: string
+  /** The lot the payment bought; kind, expiry and reason are null on links from before they were kept. */
+  lot: {
+    lotId: string
+    kind: LotKind | null
+    credits: number
+    expiresAt: number | null
+    reason: string | null
+  }
+  /** The credits of this payment that must have been clawed back, in total, once this is applied. */
+  clawBackTarget: number
+  clawBackReason: string
+  /** The payment's disputes: an open one holds the account; a closed one no longer does, ever. */
+  disputes: { disputeId: string; open: boolean }[]
+}
+
 export type AccountCommand =
   | Command<
       'OpenAccount',
@@ -55,9 +73,12 @@ export type AccountCommand =
     >
   | Command<'ChargeJob', { jobId: string; units: number; price: number }>
   | Command<'FinishJob', { jobId: string; outcome: JobOutcome }>
+  /** The housekeeper gives up an admission whose job was never recorded (see decide.ts). */
+  | Command<'ReleaseOrphanedAdmission', { jobId: string }>
   | Command<'ForgetJob', { jobId: string }>
   | Command<'ExpireLots', Record<never, never>>
   | Command<'ClawBack', { paymentRef: string; amount: number | null; reason: string }>
+  | Command<'SettlePayment', PaymentSettlement>
   | Command<'Freeze', { disputeId: string }>
   | Command<'Unfreeze', { disputeId: string }>
   | Command<'Disable', { reason: string }>

@@ -3,8 +3,9 @@
 import { DomainError } from '../errors.ts'
 import { earlierJobFor, requireActive, requireAdmissible, requireOpen } from './admission.ts'
 import type { AccountCommand, AdmissionPolicy, KeyPolicy, ToolPolicy } from './commands.ts'
-import type { AccountEvent, Allocation, JobOutcome, LedgerEvent } from './events.ts'
-import { ledgerHash } from './ledger-hash.ts'
+import type { AccountEvent, Allocation, JobOutcome } from './events.ts'
+import { chain, unsealed } from './ledger-chain.ts'
+import { settlePayment } from './settle-payment.ts'
 import {
   type AccountState,
   balanceAt,
@@ -17,20 +18,6 @@ import {
 } from './state.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()
-
-/** Seals ledger events into the hash chain, in order, starting from the state's last hash. */
-function chain(state: AccountState, events: AccountEvent[]): AccountEvent[] {
-  let prevHash = state.lastLedgerHash
-  return events.map((event) => {
-    if (!('prevHash' in event.data)) return event
-    const data = { ...event.data, prevHash, hash: '' }
-    data.hash = ledgerHash(event.type, { ...data, hash: undefined })
-    prevHash = data.hash
-    return { ...event, data } as LedgerEvent
-  })
-}
-
-const unsealed = { prevHash: '', hash: '' }
 
 function admitJob(
   state: AccountState,
@@ -85,14 +72,28 @@ function chargeJob(
   requireOpen(state)
   const job = state.jobs.get(d.jobId)
   if (!job) throw new DomainError('not_found', `Job ${d.jobId} was not admitted on this account.`)
-  if (job.charged !== null || job.released) return []
+  if (job.charged !== null || job.declined) return []
   if (!Number.isSafeInteger(d.price) || d.price < 0)
     throw new DomainError('invalid_request', 'A price is a whole number of credits.')
   const base = { accountId: state.accountId, jobId: d.jobId, tool: job.tool, at: iso(d.now) }
+  // Released before it was charged: the housekeeper gave the admission up as orphaned (its job was
+  // recorded too late), so its slot and hold are gone. Charging now would bypass the active-job limit
+  // and the balance check it was admitted under; not charging would run it free. It never runs.
+  if (job.released) {
+    return [
+      {
+        type: 'JobChargeDeclined',
+        data: { ...base, price: d.price, available: 0, reason: 'admission_released' },
+      },
+    ]
+  }
   const available = balanceAt(state, d.now) - heldCredits(state, d.jobId)
   if (d.price > available) {
     return [
-      { type: 'JobChargeDeclined', data: { ...base, price: d.price, available: Math.max(0, available) } },
+      {
+        type: 'JobChargeDeclined',
+        data: { ...base, price: d.price, available: Math.max(0, available), reason: 'insufficient_credits' },
+      },
       {
         type: 'JobReleased',
         data: { accountId: state.accountId, jobId: d.jobId, outcome: 'failed', at: base.at },
@@ -135,6 +136,24 @@ function finishJob(
     })
   }
   return chain(state, events)
+}
+
+/**
+ * Frees the slot and hold of an admission whose job stream never appeared. Only an admission that was
+ * never charged: a charge happens after the job is recorded, so a charged job is not an orphan, only
+ * one the housekeeper has not seen yet, and releasing it would refund work that is running. A job
+ * recorded after this release is declined at its charge and never runs.
+ */
+function releaseOrphanedAdmission(state: AccountState, d: { jobId: string; now: number }): AccountEvent[] {
+  requireOpen(state)
+  const job = state.jobs.get(d.jobId)
+  if (!job || job.released || job.charged !== null) return []
+  return [
+    {
+      type: 'JobReleased',
+      data: { accountId: state.accountId, jobId: d.jobId, outcome: 'canceled', at: iso(d.now) },
+    },
+  ]
 }
 
 function forgetJob(state: AccountState, d: { jobId: string; now: number }): AccountEvent[] {
@@ -285,15 +304,20 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       return chargeJob(state, command.data)
     case 'FinishJob':
       return finishJob(state, command.data)
+    case 'ReleaseOrphanedAdmission':
+      return releaseOrphanedAdmission(state, command.data)
     case 'ForgetJob':
       return forgetJob(state, command.data)
     case 'ExpireLots':
       return expireLots(state, now)
     case 'ClawBack':
       return clawBack(state, command.data)
+    case 'SettlePayment':
+      return settlePayment(state, command.data)
     case 'Freeze':
       requireOpen(state)
-      if (state.openDisputes.has(command.data.disputeId)) return []
+      if (state.openDisputes.has(command.data.disputeId) || state.closedDisputes.has(command.data.disputeId))
+        return []
       return [{ type: 'AccountFrozen', data: { accountId, disputeId: command.data.disputeId, at } }]
     case 'Unfreeze':
       requireOpen(state)

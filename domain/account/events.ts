@@ -9,6 +9,12 @@ export type SignInMethod = 'console_token' | 'passkey' | 'github' | `oidc:${stri
 /** Who vouches for a person: GitHub, a configured OpenID provider (`oidc:<id>`), or a passkey. */
 export type IdentityProvider = 'passkey' | 'github' | `oidc:${string}`
 export type JobOutcome = 'succeeded' | 'failed' | 'canceled'
+/**
+ * Why a job's charge was refused: the balance could not pay the measured price, or the admission had
+ * already been released (the housekeeper gave up on it as orphaned before its job was recorded), so
+ * the job has no slot and no hold left and must not run.
+ */
+export type ChargeDeclineReason = 'insufficient_credits' | 'admission_released'
 
 export interface Allocation {
   lotId: string
@@ -63,7 +69,16 @@ export type AccountEvent =
     }
   | {
       type: 'JobChargeDeclined'
-      data: { accountId: string; jobId: string; tool: string; price: number; available: number; at: string }
+      data: {
+        accountId: string
+        jobId: string
+        tool: string
+        price: number
+        available: number
+        /** Absent on declines recorded before admissions could be released first (all insufficient_credits). */
+        reason?: ChargeDeclineReason
+        at: string
+      }
     }
   | {
       type: 'JobRefunded'

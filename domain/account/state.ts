@@ -1,5 +1,5 @@
 // The account's state, folded from its events. Times are epoch milliseconds.
-import type { AccountEvent, Allocation, LotKind } from './events.ts'
+import type { AccountEvent, Allocation, ChargeDeclineReason, LotKind } from './events.ts'
 import { genesisHash } from './ledger-hash.ts'
 import { bySpendingOrder } from './spending-order.ts'
 
@@ -27,6 +27,8 @@ export interface AdmittedJob {
   refunded: boolean
   released: boolean
   forgotten: boolean
+  /** Set when its charge was refused; such a job never runs. Absent in snapshots from before. */
+  declined?: { reason: ChargeDeclineReason; available: number } | null
 }
 
 export interface IdempotencyRecord {
@@ -58,6 +60,8 @@ export interface AccountState {
   email: string | null
   disabled: boolean
   openDisputes: Set<string>
+  /** Disputes that ended: a late report of one as open (events cross) must not hold the account again. */
+  closedDisputes: Set<string>
   lots: Map<string, Lot>
   lastLedgerHash: string
   /** Bought at least once: lifts the pre-purchase quotas and opens the customer portal. */
@@ -92,6 +96,7 @@ export const initialAccountState = (): AccountState => ({
   email: null,
   disabled: false,
   openDisputes: new Set(),
+  closedDisputes: new Set(),
   lots: new Map(),
   lastLedgerHash: genesisHash,
   purchased: false,
@@ -174,6 +179,7 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
         refunded: false,
         released: false,
         forgotten: false,
+        declined: null,
       })
       state.activeJobIds.add(d.jobId)
       state.recentAdmissions = state.recentAdmissions.filter((a) => a.at > at - dayMs)
@@ -201,8 +207,15 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       state.lastLedgerHash = event.data.hash
       break
     }
-    case 'JobChargeDeclined':
+    case 'JobChargeDeclined': {
+      const job = state.jobs.get(event.data.jobId)
+      if (job)
+        job.declined = {
+          reason: event.data.reason ?? 'insufficient_credits',
+          available: event.data.available,
+        }
       break
+    }
     case 'JobRefunded': {
       const job = state.jobs.get(event.data.jobId)
       if (job) job.refunded = true
@@ -247,6 +260,7 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       break
     case 'AccountUnfrozen':
       state.openDisputes.delete(event.data.disputeId)
+      state.closedDisputes.add(event.data.disputeId)
       break
     case 'AccountDisabled':
       state.disabled = true

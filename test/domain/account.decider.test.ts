@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { accountDecider } from '../../app/deciders.ts'
-import type { AccountEvent, LedgerEvent } from '../../domain/account/events.ts'
-import { genesisHash, ledgerHash } from '../../domain/account/ledger-hash.ts'
+import type { AccountEvent } from '../../domain/account/events.ts'
+import { genesisHash } from '../../domain/account/ledger-hash.ts'
 import { balanceAt, foldAccount } from '../../domain/account/state.ts'
 import { specFor } from '../support/given-when-then.ts'
 import {
@@ -14,25 +14,13 @@ import {
   history,
   hour,
   imageTool,
+  iso,
   open,
+  sealed,
   t0,
 } from './account-fixtures.ts'
 
 const given = specFor(accountDecider)
-const iso = (ms: number) => new Date(ms).toISOString()
-
-/** A ledger event as the decider seals it: chained to the last ledger hash of `past`. */
-function sealed(
-  past: AccountEvent[],
-  type: LedgerEvent['type'],
-  data: Record<string, unknown>,
-): AccountEvent {
-  const prevHash = foldAccount(past).lastLedgerHash
-  const full = { ...data, prevHash, hash: '' }
-  full.hash = ledgerHash(type, { ...full, hash: undefined })
-  return { type, data: full } as unknown as AccountEvent
-}
-
 /** The JobAdmitted a split_3d_model admission decides (hold: the tool's smallest price). */
 const admitted = (
   jobId: string,
@@ -262,7 +250,15 @@ describe('account: charge, refund, release', () => {
       .then([
         {
           type: 'JobChargeDeclined',
-          data: { accountId, jobId: 'j1', tool: 'split_3d_model', at: iso(t0), price: 6, available: 5 },
+          data: {
+            accountId,
+            jobId: 'j1',
+            tool: 'split_3d_model',
+            at: iso(t0),
+            price: 6,
+            available: 5,
+            reason: 'insufficient_credits',
+          },
         },
         released('j1', 'failed', t0),
       ])
