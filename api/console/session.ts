@@ -61,9 +61,10 @@ export async function startConsoleSession(
   reply: FastifyReply,
   accountId: string,
   method: SignInMethod,
+  tokenId?: string,
 ): Promise<{ sessionId: string }> {
   await requireAccount(services, accountId)
-  const { secret, sessionId } = await openConsoleSession(services, accountId, method)
+  const { secret, sessionId } = await openConsoleSession(services, accountId, method, tokenId)
   const maxAge = Math.floor(services.ctx.config.consoleSession.absoluteMs / 1000)
   reply.header('set-cookie', cookieHeader(services, cookieName(services), secret, maxAge))
   return { sessionId }

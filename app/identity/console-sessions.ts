@@ -5,6 +5,7 @@
 // session's own comings and goings are not (each request would otherwise write to the account stream).
 import { accountStream, type SignInMethod } from '../../domain/account/events.ts'
 import { newSecret, randomString } from '../../domain/ids.ts'
+import { findCredentialById } from '../../projections/keys/queries.ts'
 import type { Doc } from '../../projections/read-store.ts'
 import { accountDecider } from '../deciders.ts'
 import { handleCommand } from '../handle-command.ts'
@@ -25,6 +26,8 @@ interface SessionDoc extends Doc {
   openedAt: number
   lastSeenAt: number
   ended: boolean
+  /** The console token the session was opened with: revoking or expiring it ends the session too. */
+  tokenId?: string
 }
 
 export interface ConsoleSession {
@@ -40,6 +43,7 @@ export async function openConsoleSession(
   services: Services,
   accountId: string,
   method: SignInMethod,
+  tokenId?: string,
 ): Promise<{ secret: string; sessionId: string }> {
   const { ctx } = services
   const secret = newSecret(ctx.random, sessionSecretPrefix)
@@ -60,6 +64,7 @@ export async function openConsoleSession(
       openedAt: now,
       lastSeenAt: now,
       ended: false,
+      ...(tokenId ? { tokenId } : {}),
     },
   ])
   return { secret, sessionId }
@@ -73,9 +78,15 @@ export async function findConsoleSession(services: Services, secret: string): Pr
   const now = services.ctx.now()
   const { idleMs, absoluteMs } = services.ctx.config.consoleSession
   if (now - doc.lastSeenAt >= idleMs || now - doc.openedAt >= absoluteMs) return null
+  if (doc.tokenId && !(await tokenStillValid(services, doc.tokenId, now))) return null
   if (now - doc.lastSeenAt >= touchEveryMs)
     await sessions(services).putGuarded([{ ...doc, position: now, lastSeenAt: now }])
   return { sessionId: doc.sessionId, accountId: doc.accountId }
+}
+
+async function tokenStillValid(services: Services, tokenId: string, now: number): Promise<boolean> {
+  const token = await findCredentialById(services.models, tokenId)
+  return !!token && !token.revoked && (token.expiresAt === null || Date.parse(token.expiresAt) > now)
 }
 
 /** Ends the session holding this secret (sign-out); unknown secrets are ignored. */

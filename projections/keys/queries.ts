@@ -54,16 +54,22 @@ export async function findCredentialBySecretHash(
   secretHash: string,
 ): Promise<Credential | null> {
   const [doc] = await (await credentials(models)).find({ where: { secretHash }, limit: 1 })
-  return doc
-    ? {
-        id: doc.id,
-        accountId: doc.accountId,
-        kind: doc.kind,
-        revoked: doc.revoked,
-        expiresAt: doc.expiresAt ?? null,
-      }
-    : null
+  return doc ? credentialOf(doc) : null
 }
+
+/** The API key or console token with this id, revoked or not; null when there is none. */
+export async function findCredentialById(models: ReadModels, id: string): Promise<Credential | null> {
+  const doc = await (await credentials(models)).get(id)
+  return doc ? credentialOf(doc) : null
+}
+
+const credentialOf = (doc: CredentialDoc): Credential => ({
+  id: doc.id,
+  accountId: doc.accountId,
+  kind: doc.kind,
+  revoked: doc.revoked,
+  expiresAt: doc.expiresAt ?? null,
+})
 
 export async function recordKeyUse(models: ReadModels, keyId: string, at: Date): Promise<void> {
   await models.store

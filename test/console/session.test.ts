@@ -123,6 +123,8 @@ describe('console sessions', () => {
     })
     expect(revoke.status).toBe(200)
     expect((await signIn(ada.consoleToken)).response.status).toBe(401)
+    // The session that token opened ends with it.
+    expect((await me(cookie)).status).toBe(401)
 
     const bob = await service.account({ login: 'bob' })
     clockOffset += service.services.ctx.config.consoleTokenValidMs
