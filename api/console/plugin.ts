@@ -99,7 +99,13 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
     if (!body.success) throw new DomainError('invalid_request', 'Send {"token": "<console token>"}.')
     const principal = await authenticate(app.services, `Bearer ${body.data.token}`)
     requireConsole(principal)
-    await startConsoleSession(app.services, reply, principal.accountId, 'console_token', principal.credentialId)
+    await startConsoleSession(
+      app.services,
+      reply,
+      principal.accountId,
+      'console_token',
+      principal.credentialId,
+    )
     return { return_to: safeReturnTo(body.data.return_to) }
   })
   app.post('/console/sign-out', { schema: { hide: true } }, async (request, reply) => {
