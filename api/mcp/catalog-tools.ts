@@ -3,6 +3,7 @@
 import type { McpServer, ToolAnnotations } from '@modelcontextprotocol/server'
 import { createJob } from '../../app/jobs/create-job.ts'
 import type { ToolDefinition } from '../../domain/tools/catalog.ts'
+import { requireScope, runScope } from '../auth.ts'
 import { jobRequestFromArguments } from './job-request.ts'
 import { jobSchema, toolOutput } from './output-schemas.ts'
 import { jobResult } from './results.ts'
@@ -39,6 +40,7 @@ export function registerCatalogTool(server: McpServer, tool: ToolDefinition, con
     async (args, ctx) => {
       const started = Date.now()
       try {
+        requireScope(principal, runScope)
         const request = await jobRequestFromArguments(services, tool, args)
         try {
           const { jobId, position } = await createJob(services.ctx, {

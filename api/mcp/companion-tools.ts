@@ -7,6 +7,7 @@ import { readFileChunk } from '../../app/jobs/read-file-chunk.ts'
 import { createUpload } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
+import { requireScope, runScope } from '../auth.ts'
 import { renderOptions, signedUploadUrl } from '../signed-paths.ts'
 import {
   downloadLinksSchema,
@@ -62,6 +63,7 @@ function register<Input extends z.ZodObject>(
     },
     async (raw, ctx) => {
       try {
+        if (!companion.annotations.readOnlyHint) requireScope(context.principal, runScope)
         const parsed = companion.input.safeParse(raw)
         if (!parsed.success) {
           const issues = parsed.error.issues.map(

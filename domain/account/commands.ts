@@ -1,5 +1,5 @@
 import type { Command } from '../command.ts'
-import type { JobOutcome, LotKind, SignInMethod } from './events.ts'
+import type { JobOutcome, LotKind, OAuthRevocationReason, SignInMethod } from './events.ts'
 
 /** What admission needs to know of the tool (from the catalog and the account's plan). */
 export interface ToolPolicy {
@@ -70,6 +70,11 @@ export type AccountCommand =
   | Command<'IssueConsoleToken', { tokenId: string; prefix: string; secretHash: string; expiresAt: number }>
   | Command<'RevokeConsoleToken', { tokenId: string }>
   | Command<'RecordSignIn', { method: SignInMethod; sessionRef: string }>
+  | Command<
+      'ConnectOAuthApp',
+      { grantId: string; clientId: string; clientName: string; scopes: string[]; resource: string }
+    >
+  | Command<'DisconnectOAuthApp', { grantId: string; reason: OAuthRevocationReason }>
   | Command<
       'UpdateSubscription',
       { plan: string; status: string; renewsAt: string | null; endsAt: string | null }

@@ -6,6 +6,8 @@ export type LotKind = 'signup' | 'pack' | 'subscription' | 'adjustment'
 export type LedgerKind = 'grant' | 'charge' | 'refund' | 'expire' | 'clawback'
 /** How a console session was opened: an operator's console token, a passkey or a provider. */
 export type SignInMethod = 'console_token' | 'passkey' | 'github' | `oidc:${string}`
+/** Why an OAuth grant ended: the owner in the console, the client (RFC 7009), or a replayed token. */
+export type OAuthRevocationReason = 'revoked_by_owner' | 'revoked_by_client' | 'token_reused'
 export type JobOutcome = 'succeeded' | 'failed' | 'canceled'
 
 export interface Allocation {
@@ -118,6 +120,24 @@ export type AccountEvent =
       /** A person signed in to the console; the session itself lives in the read store. */
       type: 'SignedIn'
       data: { accountId: string; method: SignInMethod; sessionRef: string; at: string }
+    }
+  | {
+      /** The person consented: an OAuth client may act for the account under these scopes. */
+      type: 'OAuthAppConnected'
+      data: {
+        accountId: string
+        grantId: string
+        clientId: string
+        clientName: string
+        scopes: string[]
+        resource: string
+        at: string
+      }
+    }
+  | {
+      /** The grant ended: every token issued under it stops working. */
+      type: 'OAuthAppDisconnected'
+      data: { accountId: string; grantId: string; reason: OAuthRevocationReason; at: string }
     }
   | {
       type: 'SubscriptionUpdated'
