@@ -155,4 +155,42 @@ describe.skipIf(!available && !process.env.CI)('an MCP client connecting by URL 
     expect(types).toContain('OAuthAppConnected')
     expect(types).toContain('OAuthAppDisconnected')
   })
+
+  it('takes a client named by its metadata document URL, fetched once over HTTPS through the SSRF-safe fetcher', async () => {
+    const documentPath = '/agents/metadata-agent.json'
+    const clientId = `https://127.0.0.1:${https.port}${documentPath}`
+    https.routes.set(documentPath, (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=600' }).end(
+        JSON.stringify({
+          client_id: clientId,
+          client_name: 'Metadata Agent',
+          redirect_uris: [redirect.url],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+          application_type: 'native',
+        }),
+      )
+    })
+    const metadata = (await (
+      await fetch(`${service.baseUrl}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, unknown>
+    expect(metadata.client_id_metadata_document_supported).toBe(true)
+
+    const client = new MemoryOAuthClient(redirect.url, { clientMetadataUrl: clientId })
+    const shown = await authorize(client)
+    expect(client.clientInformation()?.client_id).toBe(clientId)
+    expect(shown.clientName).toBe('Metadata Agent')
+
+    const mcp = await connectWith(client)
+    const result = await mcp.callTool({
+      name: 'get_random_numbers',
+      arguments: { count: 2, idempotency_key: 'oauth-cimd-1' },
+    })
+    expect(result.structuredContent).toMatchObject({ status: 'succeeded', credits_charged: 1 })
+    await mcp.close()
+    expect(await auth(client, { serverUrl: mcpUrl() })).toBe('AUTHORIZED')
+    // Authorization, consent, code exchange and refresh all needed the client; one fetch served them.
+    expect(https.seen.length).toBe(1)
+  })
 })
