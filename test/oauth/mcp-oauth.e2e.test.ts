@@ -192,5 +192,28 @@ describe.skipIf(!available && !process.env.CI)('an MCP client connecting by URL 
     expect(await auth(client, { serverUrl: mcpUrl() })).toBe('AUTHORIZED')
     // Authorization, consent, code exchange and refresh all needed the client; one fetch served them.
     expect(https.seen.length).toBe(1)
+
+    // The person disconnects the app in the console; its current token is refused at once.
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(`${service.baseUrl}/console`)
+    await page.fill('#token', grace.consoleToken)
+    await page.click('#sign-in')
+    const row = page.locator('#apps tbody tr', { hasText: 'Metadata Agent' })
+    await expect.poll(() => row.count()).toBe(1)
+    expect(await row.textContent()).toContain(`127.0.0.1:${redirect.port}`)
+    await row.locator('button').click()
+    await expect.poll(() => row.count()).toBe(0)
+    await context.close()
+    const refused = await fetch(mcpUrl(), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${client.tokens()!.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    expect(refused.status).toBe(401)
   })
 })

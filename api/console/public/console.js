@@ -50,6 +50,32 @@ async function renderKeys() {
   )
 }
 
+async function renderApps() {
+  const apps = await client.connectedApps.list.query()
+  $('#apps tbody').replaceChildren(
+    ...apps.map((a) => {
+      const disconnect = document.createElement('button')
+      disconnect.textContent = 'Disconnect'
+      disconnect.addEventListener('click', async () => {
+        await client.connectedApps.revoke.mutate({ id: a.id })
+        await renderApps()
+      })
+      const actions = document.createElement('td')
+      actions.append(disconnect)
+      const tr = row(
+        a.client_name,
+        a.redirect_host,
+        a.scopes.join(' '),
+        fmtDate(a.connected_at),
+        fmtDate(a.last_used_at),
+        actions,
+      )
+      tr.dataset.appId = a.id
+      return tr
+    }),
+  )
+}
+
 async function renderCatalog() {
   const catalog = await client.catalog.query()
   if (!catalog.available) {
@@ -97,7 +123,7 @@ async function showApp() {
   $('#signin-panel').hidden = true
   $('#app').hidden = false
   $('#sign-out').hidden = false
-  await Promise.all([renderAccount(), renderKeys(), renderCatalog(), renderJobs()])
+  await Promise.all([renderAccount(), renderKeys(), renderApps(), renderCatalog(), renderJobs()])
 }
 
 /** Where to go once signed in: a path on this origin only (never `//host`), else the console. */
