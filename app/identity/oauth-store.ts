@@ -80,6 +80,8 @@ export class ReadStoreOAuthAdapter {
     const collection = await this.#collection()
     const key = lookupKey(id)
     const stored = await collection.get(key)
+    // Ids are random and never reused; a tombstone means a late write for something already ended.
+    if (stored?.destroyed) return
     const { jti: _secret, ...kept } = payload
     await collection.putGuarded([
       {

@@ -379,6 +379,35 @@ describe('what an OAuth token may do', () => {
     expect(started.status).toBe(202)
   })
 
+  it('over MCP, a read-only token lists and reads but a tool that runs a job is a forbidden tool error', async () => {
+    const clientId = await newClient('MCP Reader')
+    const reader = await tokensFor({ clientId, scope: 'read' })
+    const call = (name: string, args: Record<string, unknown>) =>
+      fetch(`${service.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...bearer(reader.access_token),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name, arguments: args },
+        }),
+      })
+    const run = await call('get_random_numbers', { count: 1, idempotency_key: 'mcp-reader-1' })
+    expect(run.status).toBe(200)
+    const text = await run.text()
+    expect(text).toContain('"isError":true')
+    expect(text).toContain('forbidden')
+    expect(text).toContain('jobs:run')
+    const listed = await call('list_jobs', {})
+    expect(await listed.text()).not.toContain('"isError":true')
+  })
+
   it('lists connected apps in the console and revokes one: its tokens get 401 at once on REST and MCP', async () => {
     const clientId = await newClient('Console Listed Agent')
     const rest = await tokensFor({ clientId, resource: service.baseUrl })
