@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../app/config.ts'
 import { toolsets } from '../domain/tools/catalog.ts'
+import { readScope, runScope } from './auth.ts'
 
 const wellKnown = '/.well-known/oauth-protected-resource'
 
@@ -75,7 +76,7 @@ function metadata(config: Config, resource: string, name: string) {
     // This server's own authorization server (issuer PUBLIC_URL, RFC 8414 metadata at its root),
     // and an external issuer when one is configured.
     authorization_servers: [config.publicUrl, ...(config.oauth ? [config.oauth.issuer] : [])],
-    scopes_supported: ['jobs:run', 'read'],
+    scopes_supported: [runScope, readScope],
     bearer_methods_supported: ['header'],
     resource_documentation: `${config.publicUrl}/openapi.json`,
   }

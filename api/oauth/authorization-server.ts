@@ -15,6 +15,7 @@ import type { Services } from '../../app/services.ts'
 import { toolsets } from '../../domain/tools/catalog.ts'
 import { readScope, runScope } from '../auth.ts'
 import type { FetchPolicy } from '../job-input.ts'
+import { allowedOrigins } from '../protected-resource.ts'
 
 export const oauthPrefix = '/oauth'
 export const consentPath = `${oauthPrefix}/consent`
@@ -120,6 +121,12 @@ export function createAuthorizationServer(services: Services, fetchPolicy: Fetch
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
+    // Browser-based clients call the token endpoint from their own page: the origins allowed on
+    // /mcp, and the client's own redirect origins (what a public client runs on).
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' &&
+      (allowedOrigins(config).has(origin) ||
+        client.redirectUris?.some((uri) => URL.parse(uri)?.origin === origin) === true),
     interactions: { url: async (_ctx, interaction) => `${consentPath}/${interaction.uid}` },
     renderError: async (ctx, out) => {
       ctx.type = 'html'

@@ -47,8 +47,12 @@ export function registerOAuth(options: OAuthOptions = {}) {
         method: ['GET', 'POST', 'DELETE', 'OPTIONS', 'PUT'],
         url: `${oauthPrefix}/*`,
         schema: { hide: true },
-        handler: (request, reply) =>
-          handOver(request, reply, request.url.slice(oauthPrefix.length) || '/', oauthPrefix),
+        handler: (request, reply) => {
+          // Registration is open and every POST writes to the store: one bucket per client address.
+          if (request.method === 'POST' && app.hasDecorator('rateLimiter'))
+            app.rateLimiter.take(`oauth:${request.ip}`, services.ctx.now())
+          handOver(request, reply, request.url.slice(oauthPrefix.length) || '/', oauthPrefix)
+        },
       })
       for (const metadataPath of [
         '/.well-known/oauth-authorization-server',

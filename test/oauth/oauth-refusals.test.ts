@@ -456,3 +456,29 @@ describe('what an OAuth token may do', () => {
     expect(await disconnections()).toContain('revoked_by_owner')
   })
 })
+
+describe('open registration', () => {
+  it('is rate limited per client address (429 with Retry-After)', async () => {
+    const limited = await startTestService(
+      { rateLimit: { perSecond: 1, burst: 3 } },
+      { plugins: [registerOAuth()], consumeJobs: false },
+    )
+    try {
+      const meta = await metadataOf(limited.baseUrl)
+      const statuses: number[] = []
+      for (let i = 0; i < 5; i++)
+        statuses.push((await register(meta, { redirect_uris: [redirectUri] })).status)
+      expect(statuses.slice(0, 3)).toEqual([201, 201, 201])
+      const refused = await fetch(meta.registration_endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+      })
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get('retry-after')).toBeTruthy()
+      expect(await refused.json()).toMatchObject({ error: { code: 'rate_limited' } })
+    } finally {
+      await limited.close()
+    }
+  })
+})
