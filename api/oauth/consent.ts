@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import { connectApp } from '../../app/identity/oauth-connections.ts'
 import { DomainError } from '../../domain/errors.ts'
+import { readScope } from '../auth.ts'
 import { readConsoleSession, requireSameOrigin } from '../console/session.ts'
 import { consentPath, errorPage, escapeHtml, scopeDescriptions } from './authorization-server.ts'
 
@@ -45,11 +46,19 @@ function consentPage(
 </form></main></body></html>`
 }
 
-/** Resource scopes the client asked for, per resource (RFC 8707), as the library reports them. */
-function askedScopes(details: Details): { resource: string; scopes: string[] } {
+/**
+ * What the client asks for, in the person's terms: the service it will reach (RFC 8707; the whole
+ * service when it names none) and the scopes this server knows, `read` when it asks for none (a
+ * token without scopes only reads). A renewed consent shows everything asked, not only what is new.
+ */
+function askedScopes(details: Details, publicUrl: string): { resource: string; scopes: string[] } {
   const missing = (details.prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>
-  const [resource, scopes] = Object.entries(missing)[0] ?? [String(details.params.resource ?? ''), []]
-  return { resource, scopes }
+  const named = [details.params.resource].flat().find((value) => typeof value === 'string')
+  const resource = named ?? Object.keys(missing)[0] ?? publicUrl
+  const asked = String(details.params.scope ?? '')
+    .split(' ')
+    .filter((scope) => scope in scopeDescriptions)
+  return { resource, scopes: asked.length > 0 ? [...new Set(asked)].sort() : [readScope] }
 }
 
 export async function registerConsent(app: FastifyInstance, authorizationServer: () => Provider) {
@@ -107,7 +116,7 @@ export async function registerConsent(app: FastifyInstance, authorizationServer:
       }
       const client = await provider.Client.find(String(details.params.client_id))
       if (!client) throw new DomainError('invalid_request', 'The client is unknown.')
-      const { resource, scopes } = askedScopes(details)
+      const { resource, scopes } = askedScopes(details, services.ctx.config.publicUrl)
       const redirectHost = new URL(String(details.params.redirect_uri)).host
       return (
         reply
@@ -163,7 +172,7 @@ export async function registerConsent(app: FastifyInstance, authorizationServer:
           : new provider.Grant({ accountId: session.accountId, clientId })
         const missingOidc = details.prompt.details.missingOIDCScope as string[] | undefined
         if (missingOidc) grant.addOIDCScope(missingOidc.join(' '))
-        const { resource, scopes } = askedScopes(details)
+        const { resource, scopes } = askedScopes(details, services.ctx.config.publicUrl)
         const missing = (details.prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>
         for (const [indicator, asked] of Object.entries(missing))
           grant.addResourceScope(indicator, asked.join(' '))
