@@ -4,6 +4,7 @@
 // headless Chromium, exchanges the code with its PKCE verifier, runs a paid tool, refreshes,
 // revokes, and is refused at once.
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -25,6 +26,7 @@ import {
 } from './oauth-client.ts'
 
 const available = existsSync(chromiumPath)
+const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts')
 if (!available && !process.env.CI)
   console.warn(`[oauth] SKIPPED: no Chromium at ${chromiumPath} (apt-get install chromium)`)
 
@@ -73,12 +75,14 @@ describe.skipIf(!available && !process.env.CI)('an MCP client connecting by URL 
   }
 
   /** The whole first connection: 401, discovery, registration, consent, code exchange, connect. */
-  async function authorize(client: MemoryOAuthClient) {
+  async function authorize(client: MemoryOAuthClient, screenshot?: string) {
     const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: client })
     const mcp = new Client({ name: 'oauth-e2e', version: '1.0.0' })
     await expect(mcp.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError)
     expect(client.authorizationUrl).not.toBeNull()
-    const shown = await consent(browser, client.authorizationUrl!, grace.consoleToken, redirect)
+    const shown = await consent(browser, client.authorizationUrl!, grace.consoleToken, redirect, {
+      screenshot: screenshot && join(artifacts, screenshot),
+    })
     // The client's own check: the state it sent comes back untouched.
     expect(shown.query.get('state')).toBe(client.lastState)
     await transport.finishAuth(shown.query.get('code')!)
@@ -90,7 +94,7 @@ describe.skipIf(!available && !process.env.CI)('an MCP client connecting by URL 
 
   it('registers dynamically, consents, runs a paid tool, refreshes, revokes, and is refused', async () => {
     const client = new MemoryOAuthClient(redirect.url, { name: 'Dynamic Agent' })
-    const shown = await authorize(client)
+    const shown = await authorize(client, 'oauth-consent.png')
     expect(shown).toMatchObject({
       clientName: 'Dynamic Agent',
       redirectHost: `127.0.0.1:${redirect.port}`,

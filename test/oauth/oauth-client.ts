@@ -2,8 +2,10 @@
 // memory, a loopback redirect endpoint (RFC 8252) that records what the authorization server sent
 // back, and a person in headless Chromium who signs in with a console token and answers the consent.
 import { randomBytes } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { dirname } from 'node:path'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import type {
   OAuthClientInformationMixed,
@@ -133,7 +135,7 @@ export async function consent(
   authorizationUrl: URL,
   consoleToken: string,
   redirect: RedirectEndpoint,
-  decision: 'allow' | 'deny' = 'allow',
+  { decision = 'allow', screenshot }: { decision?: 'allow' | 'deny'; screenshot?: string | undefined } = {},
 ): Promise<{ clientName: string; redirectHost: string; scopes: string[]; query: URLSearchParams }> {
   const context = await browser.newContext()
   try {
@@ -148,6 +150,10 @@ export async function consent(
       scopes: await page
         .locator('#scopes li')
         .evaluateAll((items) => items.map((li) => li.getAttribute('data-scope') ?? '')),
+    }
+    if (screenshot) {
+      mkdirSync(dirname(screenshot), { recursive: true })
+      await page.screenshot({ path: screenshot, fullPage: true })
     }
     await page.click(decision === 'allow' ? '#allow' : '#deny')
     return { ...shown, query: await arrived }
