@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import { connectApp } from '../../app/identity/oauth-connections.ts'
 import { DomainError } from '../../domain/errors.ts'
+import { type AccountDoc, accountsModel, collections } from '../../projections/accounts/account-docs.ts'
 import { readScope } from '../auth.ts'
 import { readConsoleSession, requireSameOrigin } from '../console/session.ts'
 import { consentPath, errorPage, escapeHtml, scopeDescriptions } from './authorization-server.ts'
@@ -20,13 +21,17 @@ const pagePolicy = [
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>
 
-function consentPage(
-  uid: string,
-  client: { name: string; id: string },
-  redirectHost: string,
-  scopes: string[],
-  resource: string,
-) {
+interface ConsentView {
+  uid: string
+  client: { name: string; id: string }
+  redirectHost: string
+  scopes: string[]
+  resource: string
+  /** Whose account it is: the person may be signed in as someone they did not expect. */
+  login: string
+}
+
+function consentPage({ uid, client, redirectHost, scopes, resource, login }: ConsentView) {
   const items = scopes
     .map(
       (scope) =>
@@ -36,6 +41,7 @@ function consentPage(
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Allow ${escapeHtml(client.name)}?</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/console/console.css"></head>
 <body><main><h1>Allow <span id="client-name">${escapeHtml(client.name)}</span> to use your kiln account?</h1>
+<p>Signed in as <strong id="login">${escapeHtml(login)}</strong>.</p>
 <p>It will send you back to <strong id="redirect-host">${escapeHtml(redirectHost)}</strong> and reach
 <code id="resource">${escapeHtml(resource)}</code>.</p>
 <p>It asks to:</p><ul id="scopes">${items}</ul>
@@ -118,6 +124,9 @@ export async function registerConsent(app: FastifyInstance, authorizationServer:
       if (!client) throw new DomainError('invalid_request', 'The client is unknown.')
       const { resource, scopes } = askedScopes(details, services.ctx.config.publicUrl)
       const redirectHost = new URL(String(details.params.redirect_uri)).host
+      const account = await (
+        await services.models.collection<AccountDoc>(accountsModel, collections.accounts)
+      ).get(session.accountId)
       return (
         reply
           .type('text/html; charset=utf-8')
@@ -127,13 +136,14 @@ export async function registerConsent(app: FastifyInstance, authorizationServer:
           // Not no-referrer: the form's POST must carry this page's Origin for the same-origin check.
           .header('referrer-policy', 'same-origin')
           .send(
-            consentPage(
-              details.uid,
-              { name: client.clientName ?? client.clientId, id: client.clientId },
+            consentPage({
+              uid: details.uid,
+              client: { name: client.clientName ?? client.clientId, id: client.clientId },
               redirectHost,
               scopes,
               resource,
-            ),
+              login: account?.login ?? session.accountId,
+            }),
           )
       )
     },

@@ -97,6 +97,7 @@ describe.skipIf(!available && !process.env.CI)('an MCP client connecting by URL 
     const shown = await authorize(client, 'oauth-consent.png')
     expect(shown).toMatchObject({
       clientName: 'Dynamic Agent',
+      login: 'grace',
       redirectHost: `127.0.0.1:${redirect.port}`,
       scopes: ['jobs:run', 'read'],
     })

@@ -136,7 +136,13 @@ export async function consent(
   consoleToken: string,
   redirect: RedirectEndpoint,
   { decision = 'allow', screenshot }: { decision?: 'allow' | 'deny'; screenshot?: string | undefined } = {},
-): Promise<{ clientName: string; redirectHost: string; scopes: string[]; query: URLSearchParams }> {
+): Promise<{
+  clientName: string
+  login: string
+  redirectHost: string
+  scopes: string[]
+  query: URLSearchParams
+}> {
   const context = await browser.newContext()
   try {
     const page = await context.newPage()
@@ -146,6 +152,7 @@ export async function consent(
     await page.waitForSelector('#allow', { timeout: 15_000 })
     const shown = {
       clientName: (await page.textContent('#client-name')) ?? '',
+      login: (await page.textContent('#login')) ?? '',
       redirectHost: (await page.textContent('#redirect-host')) ?? '',
       scopes: await page
         .locator('#scopes li')
