@@ -7,7 +7,7 @@ import type Provider from 'oidc-provider'
 import { connectApp } from '../../app/identity/oauth-connections.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { type AccountDoc, accountsModel, collections } from '../../projections/accounts/account-docs.ts'
-import { readScope } from '../auth.ts'
+import { readScope, requireAccount } from '../auth.ts'
 import { readConsoleSession, requireSameOrigin } from '../console/session.ts'
 import { consentPath, errorPage, escapeHtml, scopeDescriptions } from './authorization-server.ts'
 
@@ -98,6 +98,8 @@ export async function registerConsent(app: FastifyInstance, authorizationServer:
     async (request, reply) => {
       const session = await readConsoleSession(services, request)
       if (!session) return signInRedirect(request, reply)
+      // A disabled account lets no app in (403 account_disabled), as it lets no request in.
+      await requireAccount(services, session.accountId)
       const details = await interaction(request, reply)
       if (!details) return reply
       const provider = authorizationServer()
@@ -163,6 +165,7 @@ export async function registerConsent(app: FastifyInstance, authorizationServer:
         requireSameOrigin(services, request)
         const session = await readConsoleSession(services, request)
         if (!session) throw new DomainError('unauthorized', 'Sign in to the console to answer this request.')
+        await requireAccount(services, session.accountId)
         const details = await interaction(request, reply)
         if (!details) return reply
         const provider = authorizationServer()

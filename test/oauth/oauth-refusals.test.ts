@@ -158,6 +158,27 @@ describe('refusals', () => {
     expect(await grants()).toBe(before)
   })
 
+  it('refuses a client metadata document URL on a private address without connecting', async () => {
+    const browser = new Browserish(service.baseUrl)
+    await browser.signIn(ada.consoleToken)
+    for (const clientId of [
+      'https://169.254.169.254/latest/meta-data/client.json',
+      'https://127.0.0.1/client.json',
+    ]) {
+      const flow = await browser.follow(
+        authorizationUrl(metadata, {
+          client_id: clientId,
+          redirect_uri: redirectUri,
+          scope: 'read',
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+        }),
+      )
+      expect(flow.response.status).toBe(400)
+      expect(await flow.response.text()).toContain('invalid_client')
+    }
+  })
+
   it('lets a native client use any loopback port (RFC 8252), the path still exact', async () => {
     const clientId = await newClient()
     const tokens = await tokensFor({ clientId, redirect: 'http://127.0.0.1:61000/callback' })
