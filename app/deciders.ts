@@ -2,6 +2,30 @@
 import type { AccountCommand } from '../domain/account/commands.ts'
 import { decideAccount } from '../domain/account/decide.ts'
 import type { AccountEvent } from '../domain/account/events.ts'
+import {
+  decideIdentityClaim,
+  evolveIdentityClaim,
+  type IdentityClaimCommand,
+  type IdentityClaimEvent,
+  type IdentityClaimState,
+  initialIdentityClaimState,
+} from '../domain/account/identity-claim.ts'
+import {
+  decideInvitation,
+  evolveInvitation,
+  type InvitationCommand,
+  type InvitationEvent,
+  type InvitationState,
+  initialInvitationState,
+} from '../domain/account/invitation.ts'
+import {
+  decideSignUpLimit,
+  evolveSignUpLimit,
+  initialSignUpLimitState,
+  type SignUpLimitCommand,
+  type SignUpLimitEvent,
+  type SignUpLimitState,
+} from '../domain/account/signup-limit.ts'
 import { type AccountState, evolveAccount, initialAccountState } from '../domain/account/state.ts'
 import type { JobCommand } from '../domain/job/commands.ts'
 import { decideJob } from '../domain/job/decide.ts'
@@ -29,4 +53,22 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
   initialState: initialUploadState,
   evolve: evolveUpload,
   decide: decideUpload,
+}
+
+export const identityClaimDecider: Decider<IdentityClaimState, IdentityClaimCommand, IdentityClaimEvent> = {
+  initialState: initialIdentityClaimState,
+  evolve: evolveIdentityClaim,
+  decide: decideIdentityClaim,
+}
+
+export const invitationDecider: Decider<InvitationState, InvitationCommand, InvitationEvent> = {
+  initialState: initialInvitationState,
+  evolve: evolveInvitation,
+  decide: decideInvitation,
+}
+
+export const signUpLimitDecider: Decider<SignUpLimitState, SignUpLimitCommand, SignUpLimitEvent> = {
+  initialState: initialSignUpLimitState,
+  evolve: evolveSignUpLimit,
+  decide: decideSignUpLimit,
 }

@@ -2,9 +2,15 @@
 import { accountsProjector } from './accounts/projector.ts'
 import { jobsProjector } from './jobs/projector.ts'
 import { keysProjector } from './keys/projector.ts'
+import { passkeysProjector } from './passkeys/projector.ts'
 import type { Projector } from './projector.ts'
 
-export const projectors: readonly Projector[] = [jobsProjector, accountsProjector, keysProjector]
+export const projectors: readonly Projector[] = [
+  jobsProjector,
+  accountsProjector,
+  keysProjector,
+  passkeysProjector,
+]
 
 export function projectorNamed(model: string): Projector {
   const projector = projectors.find((p) => p.model === model)

@@ -6,6 +6,7 @@ import { cancelJob } from '../../app/jobs/job-actions.ts'
 import { readFileChunk } from '../../app/jobs/read-file-chunk.ts'
 import { createUpload } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
+import { jobIdPattern } from '../../domain/ids.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { requireScope, runScope } from '../auth.ts'
 import { renderOptions, signedUploadUrl } from '../signed-paths.ts'
@@ -29,10 +30,7 @@ const reading: ToolAnnotations = {
   idempotentHint: true,
   openWorldHint: false,
 }
-const jobId = z
-  .string()
-  .regex(/^j_[0-9a-z]{26}$/)
-  .describe('The job id, j_ followed by 26 characters.')
+const jobId = z.string().regex(jobIdPattern).describe('The job id, j_ followed by 26 characters.')
 
 interface Companion<Input extends z.ZodObject> {
   name: string

@@ -4,8 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
+import type { FetchPolicy } from '../../app/jobs/stage-input.ts'
 import type { Services } from '../../app/services.ts'
-import type { FetchPolicy } from '../job-input.ts'
 import { createAuthorizationServer, oauthPrefix } from './authorization-server.ts'
 import { registerConsent } from './consent.ts'
 

@@ -1,5 +1,5 @@
 import type { Command } from '../command.ts'
-import type { JobOutcome, LotKind, OAuthRevocationReason, SignInMethod } from './events.ts'
+import type { IdentityProvider, JobOutcome, LotKind, OAuthRevocationReason, SignInMethod } from './events.ts'
 
 /** What admission needs to know of the tool (from the catalog and the account's plan). */
 export interface ToolPolicy {
@@ -70,6 +70,12 @@ export type AccountCommand =
   | Command<'IssueConsoleToken', { tokenId: string; prefix: string; secretHash: string; expiresAt: number }>
   | Command<'RevokeConsoleToken', { tokenId: string }>
   | Command<'RecordSignIn', { method: SignInMethod; sessionRef: string }>
+  | Command<'LinkIdentity', { provider: IdentityProvider; subject: string }>
+  | Command<
+      'RegisterPasskey',
+      { credentialId: string; publicKey: string; counter: number; transports: string[] }
+    >
+  | Command<'UsePasskey', { credentialId: string; counter: number }>
   | Command<
       'ConnectOAuthApp',
       { grantId: string; clientId: string; clientName: string; scopes: string[]; resource: string }

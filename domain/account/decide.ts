@@ -1,6 +1,7 @@
 // The account's rules. Each command is decided against the folded state and yields the events to
 // append, or throws a DomainError. Time comes with the command (`data.now`).
 import { DomainError } from '../errors.ts'
+import { earlierJobFor, requireActive, requireAdmissible, requireOpen } from './admission.ts'
 import type { AccountCommand, AdmissionPolicy, KeyPolicy, ToolPolicy } from './commands.ts'
 import type { AccountEvent, Allocation, JobOutcome, LedgerEvent } from './events.ts'
 import { ledgerHash } from './ledger-hash.ts'
@@ -10,8 +11,8 @@ import {
   dayMs,
   evolveAccount,
   heldCredits,
+  identityKey,
   initialAccountState,
-  isFrozen,
   liveLots,
 } from './state.ts'
 
@@ -31,16 +32,6 @@ function chain(state: AccountState, events: AccountEvent[]): AccountEvent[] {
 
 const unsealed = { prevHash: '', hash: '' }
 
-function requireOpen(state: AccountState): void {
-  if (!state.exists) throw new DomainError('not_found', 'No such account.')
-}
-
-function requireActive(state: AccountState): void {
-  requireOpen(state)
-  if (state.disabled) throw new DomainError('account_disabled')
-  if (isFrozen(state)) throw new DomainError('account_frozen')
-}
-
 function admitJob(
   state: AccountState,
   d: {
@@ -52,51 +43,10 @@ function admitJob(
     now: number
   },
 ): AccountEvent[] {
-  requireActive(state)
-  if (state.jobs.has(d.jobId)) return []
-  if (d.idempotencyKey !== null) {
-    const seen = state.idempotency.get(d.idempotencyKey)
-    if (seen) {
-      if (seen.forgottenAt !== null) {
-        if (d.now - seen.forgottenAt < d.policy.forgottenKeyMs) throw new DomainError('job_deleted')
-      } else if (seen.tool !== d.tool.id || seen.requestHash !== d.requestHash) {
-        throw new DomainError(
-          'idempotency_conflict',
-          `The idempotency key was used for a ${seen.tool === d.tool.id ? 'different request' : `${seen.tool} job`}; use a new key for a new request.`,
-        )
-      } else {
-        return []
-      }
-    }
-  }
-  const available = balanceAt(state, d.now) - heldCredits(state)
-  if (available < d.tool.minPrice) {
-    throw new DomainError(
-      'insufficient_credits',
-      `A ${d.tool.id} job costs at least ${d.tool.minPrice} credits; the available balance is ${Math.max(0, available)}.`,
-    )
-  }
-  if (state.activeJobIds.size >= d.policy.maxActiveJobs) {
-    throw new DomainError(
-      'too_many_active_jobs',
-      `At most ${d.policy.maxActiveJobs} active job${d.policy.maxActiveJobs === 1 ? '' : 's'} at a time; wait for the running job to finish.`,
-      { retryAfterSeconds: 5 },
-    )
-  }
-  const windowStart = d.now - dayMs
-  const recent = state.recentAdmissions.filter((a) => a.tool === d.tool.id && a.at > windowStart)
-  const cap = state.purchased ? d.tool.jobsPerDay : d.tool.jobsPerDayBeforePurchase
-  if (recent.length >= cap) {
-    const retryAfterSeconds = Math.max(1, Math.ceil((recent[0]!.at + dayMs - d.now) / 1000))
-    const lift = state.purchased
-      ? ''
-      : ` A credit purchase (any pack or monthly bundle) lifts it to ${d.tool.jobsPerDay} per day from the next request.`
-    throw new DomainError(
-      'quota_exceeded',
-      `The limit of ${cap} ${d.tool.id} jobs per rolling 24 hours is reached; retry in ${retryAfterSeconds} s.${lift}`,
-      { retryAfterSeconds },
-    )
-  }
+  requireOpen(state)
+  // A replay is answered before the account's state is judged: the job it names already exists.
+  if (state.jobs.has(d.jobId) || earlierJobFor(state, { ...d, toolId: d.tool.id }) !== null) return []
+  requireAdmissible(state, d)
   return [
     {
       type: 'JobAdmitted',
@@ -405,6 +355,30 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       // Unknown or already ended: nothing to record (revocation is idempotent, RFC 7009).
       if (state.oauthGrants.get(grantId) !== false) return []
       return [{ type: 'OAuthAppDisconnected', data: { accountId, grantId, reason, at } }]
+    }
+    case 'LinkIdentity': {
+      requireActive(state)
+      const { provider, subject } = command.data
+      if (state.identities.has(identityKey(provider, subject))) return []
+      return [{ type: 'IdentityLinked', data: { accountId, provider, subject, at } }]
+    }
+    case 'RegisterPasskey': {
+      requireActive(state)
+      const { credentialId, publicKey, counter, transports } = command.data
+      if (state.passkeys.has(credentialId)) return []
+      return [
+        { type: 'PasskeyRegistered', data: { accountId, credentialId, publicKey, counter, transports, at } },
+      ]
+    }
+    case 'UsePasskey': {
+      requireActive(state)
+      const { credentialId, counter } = command.data
+      const passkey = state.passkeys.get(credentialId)
+      if (!passkey) throw new DomainError('unauthorized', 'This passkey is not registered to the account.')
+      // A counter that does not move forward (when the authenticator keeps one) means a cloned key.
+      if ((counter !== 0 || passkey.counter !== 0) && counter <= passkey.counter)
+        throw new DomainError('unauthorized', 'This passkey reported a signature counter that went back.')
+      return [{ type: 'PasskeyUsed', data: { accountId, credentialId, counter, at } }]
     }
     case 'UpdateSubscription': {
       requireOpen(state)

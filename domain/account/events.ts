@@ -8,6 +8,8 @@ export type LedgerKind = 'grant' | 'charge' | 'refund' | 'expire' | 'clawback'
 export type SignInMethod = 'console_token' | 'passkey' | 'github' | `oidc:${string}`
 /** Why an OAuth grant ended: the owner in the console, the client (RFC 7009), or a replayed token. */
 export type OAuthRevocationReason = 'revoked_by_owner' | 'revoked_by_client' | 'token_reused'
+/** Who vouches for a person: GitHub, a configured OpenID provider (`oidc:<id>`), or a passkey. */
+export type IdentityProvider = 'passkey' | 'github' | `oidc:${string}`
 export type JobOutcome = 'succeeded' | 'failed' | 'canceled'
 
 export interface Allocation {
@@ -120,6 +122,29 @@ export type AccountEvent =
       /** A person signed in to the console; the session itself lives in the read store. */
       type: 'SignedIn'
       data: { accountId: string; method: SignInMethod; sessionRef: string; at: string }
+    }
+  | {
+      /** A provider's account (by its stable subject id) now signs in to this account. */
+      type: 'IdentityLinked'
+      data: { accountId: string; provider: IdentityProvider; subject: string; at: string }
+    }
+  | {
+      /** A passkey now signs in to this account: what verifying its later assertions needs. */
+      type: 'PasskeyRegistered'
+      data: {
+        accountId: string
+        credentialId: string
+        /** The COSE public key, base64url. */
+        publicKey: string
+        counter: number
+        transports: string[]
+        at: string
+      }
+    }
+  | {
+      /** A passkey signed in; its signature counter as the authenticator reported it. */
+      type: 'PasskeyUsed'
+      data: { accountId: string; credentialId: string; counter: number; at: string }
     }
   | {
       /** The person consented: an OAuth client may act for the account under these scopes. */

@@ -76,7 +76,14 @@ export interface AccountState {
   customerId: string | null
   /** Checkouts by the client's request id: the same id returns the same checkout. */
   checkouts: Map<string, { item: string; sessionId: string; url: string }>
+  /** Linked sign-in identities, as `provider subject` (passkeys by credential id). */
+  identities: Set<string>
+  /** Passkeys by credential id: the last signature counter each reported. */
+  passkeys: Map<string, { counter: number }>
 }
+
+/** One key per (provider, subject): how the account's state remembers a linked identity. */
+export const identityKey = (provider: string, subject: string) => `${provider} ${subject}`
 
 export const dayMs = 24 * 60 * 60 * 1000
 
@@ -100,6 +107,8 @@ export const initialAccountState = (): AccountState => ({
   subscription: null,
   customerId: null,
   checkouts: new Map(),
+  identities: new Set(),
+  passkeys: new Map(),
 })
 
 const ms = (iso: string) => Date.parse(iso)
@@ -283,6 +292,18 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
     case 'CheckoutStarted': {
       const { requestId, item, sessionId, url } = event.data
       state.checkouts.set(requestId, { item, sessionId, url })
+      break
+    }
+    case 'IdentityLinked':
+      state.identities.add(identityKey(event.data.provider, event.data.subject))
+      break
+    case 'PasskeyRegistered':
+      state.identities.add(identityKey('passkey', event.data.credentialId))
+      state.passkeys.set(event.data.credentialId, { counter: event.data.counter })
+      break
+    case 'PasskeyUsed': {
+      const passkey = state.passkeys.get(event.data.credentialId)
+      if (passkey) passkey.counter = Math.max(passkey.counter, event.data.counter)
       break
     }
   }

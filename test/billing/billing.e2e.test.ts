@@ -4,16 +4,17 @@
 import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { audit } from '../../projections/audit.ts'
+import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
 import { startStripeMock } from '../support/stripe-mock.ts'
 
 const webhookSecret = 'whsec_test_secret_for_kiln'
 const stripe = new Stripe('sk_test_123')
 const mock = await startStripeMock()
-if (!mock)
-  console.warn(
-    '[billing] SKIPPED: stripe-mock is not installed (go install github.com/stripe/stripe-mock@latest)',
-  )
+peerReady(
+  'billing',
+  !mock && 'stripe-mock is not installed (go install github.com/stripe/stripe-mock@latest)',
+)
 
 let sequence = 0
 function stripeEvent(type: string, object: Record<string, unknown>, id = `evt_test_${++sequence}`) {

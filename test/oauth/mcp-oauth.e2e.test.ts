@@ -14,7 +14,8 @@ import { registerConsole } from '../../api/console/plugin.ts'
 import { registerMcp } from '../../api/mcp/plugin.ts'
 import { registerOAuth } from '../../api/oauth/plugin.ts'
 import { accountStream } from '../../domain/account/events.ts'
-import { type HttpsFixture, startHttpsFixture } from '../security/https-fixture.ts'
+import { type HttpsFixture, startHttpsFixture } from '../support/https-fixture.ts'
+import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
 import {
   chromiumArgs,
@@ -25,12 +26,13 @@ import {
   startRedirectEndpoint,
 } from './oauth-client.ts'
 
-const available = existsSync(chromiumPath)
+const available = peerReady(
+  'MCP OAuth end to end',
+  !existsSync(chromiumPath) && `no Chromium at ${chromiumPath} (apt-get install chromium)`,
+)
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts')
-if (!available && !process.env.CI)
-  console.warn(`[oauth] SKIPPED: no Chromium at ${chromiumPath} (apt-get install chromium)`)
 
-describe.skipIf(!available && !process.env.CI)('an MCP client connecting by URL alone', () => {
+describe.skipIf(!available)('an MCP client connecting by URL alone', () => {
   let service: TestService
   let grace: TestAccount
   let browser: Browser
@@ -202,6 +204,7 @@ describe.skipIf(!available && !process.env.CI)('an MCP client connecting by URL 
     const context = await browser.newContext()
     const page = await context.newPage()
     await page.goto(`${service.baseUrl}/console`)
+    await page.click('summary')
     await page.fill('#token', grace.consoleToken)
     await page.click('#sign-in')
     const row = page.locator('#apps tbody tr', { hasText: 'Metadata Agent' })

@@ -121,6 +121,8 @@ export const chromiumArgs = [
 /** Signs in on the console's sign-in page when sent there; answers nothing else. */
 export async function signInIfAsked(page: Page, consoleToken: string): Promise<void> {
   if (!new URL(page.url()).pathname.startsWith('/console/sign-in')) return
+  // The console token form sits under "Operators" on the sign-in page.
+  await page.click('summary')
   await page.fill('#token', consoleToken)
   await page.click('#sign-in')
   await page.waitForURL((url) => !url.pathname.startsWith('/console'))
