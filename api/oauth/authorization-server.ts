@@ -6,6 +6,7 @@
 // endpoints; refresh tokens rotate on each use.
 import { createHmac, generateKeyPairSync } from 'node:crypto'
 import { join } from 'node:path'
+import type { FastifyBaseLogger } from 'fastify'
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider'
 import { disconnectApp } from '../../app/identity/oauth-connections.ts'
 import { ReadStoreOAuthAdapter } from '../../app/identity/oauth-store.ts'
@@ -56,7 +57,11 @@ function safeFetch(policy: FetchPolicy) {
   }
 }
 
-export function createAuthorizationServer(services: Services, fetchPolicy: FetchPolicy): Provider {
+export function createAuthorizationServer(
+  services: Services,
+  fetchPolicy: FetchPolicy,
+  log: FastifyBaseLogger,
+): Provider {
   const { config } = services.ctx
   const { publicUrl } = config
   const lifetimes = config.authorizationServer
@@ -139,8 +144,14 @@ export function createAuthorizationServer(services: Services, fetchPolicy: Fetch
   // Replay of a spent code or refresh token (the library revokes the grant), or RFC 7009 revocation.
   provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => {
     const reason = ctx.oidc.route === 'revocation' ? 'revoked_by_client' : 'token_reused'
-    void disconnectApp(services, grantId, reason).catch((error) => ctx.app.emit('error', error, ctx))
+    void disconnectApp(services, grantId, reason).catch((error: unknown) =>
+      log.error({ err: error, grantId }, 'oauth: recording the end of a grant failed'),
+    )
   })
+  // The library answers `server_error` without details; the details go to the log.
+  provider.on('server_error', (_ctx: KoaContextWithOIDC, error: Error) =>
+    log.error({ err: error }, 'oauth: unexpected error in the authorization server'),
+  )
   return provider
 }
 

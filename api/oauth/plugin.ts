@@ -19,7 +19,7 @@ export function registerOAuth(options: OAuthOptions = {}) {
     const services: Services = app.services
     let provider: Provider | null = null
     const authorizationServer = () => {
-      provider ??= createAuthorizationServer(services, options.fetchPolicy ?? {})
+      provider ??= createAuthorizationServer(services, options.fetchPolicy ?? {}, app.log)
       return provider
     }
 
