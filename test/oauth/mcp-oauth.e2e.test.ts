@@ -85,9 +85,12 @@ describe.skipIf(!available)('an MCP client connecting by URL alone', () => {
     const shown = await consent(browser, client.authorizationUrl!, grace.consoleToken, redirect, {
       screenshot: screenshot && join(artifacts, screenshot),
     })
-    // The client's own check: the state it sent comes back untouched.
+    // The server returns the state untouched; the client's check refuses a forged one.
     expect(shown.query.get('state')).toBe(client.lastState)
-    await transport.finishAuth(shown.query.get('code')!)
+    expect(() =>
+      client.acceptRedirect(new URLSearchParams({ code: 'attacker-code', state: 'forged' })),
+    ).toThrow(/state this client did not send/)
+    await transport.finishAuth(client.acceptRedirect(shown.query))
     return shown
   }
 

@@ -96,6 +96,17 @@ export class MemoryOAuthClient implements OAuthClientProvider {
   saveTokens(tokens: OAuthTokens) {
     this.#tokens = tokens
   }
+  /**
+   * The client's own check of what arrives at its redirect URI (the SDK leaves it to the app): the
+   * state must be the one it sent, else the redirect is someone else's and its code is not used.
+   */
+  acceptRedirect(query: URLSearchParams): string {
+    if (this.lastState === null || query.get('state') !== this.lastState)
+      throw new Error('The redirect carries a state this client did not send; ignoring it.')
+    const code = query.get('code')
+    if (!code) throw new Error(`The authorization failed: ${query.get('error') ?? 'no code'}`)
+    return code
+  }
   redirectToAuthorization(url: URL) {
     this.authorizationUrl = url
   }
