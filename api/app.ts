@@ -11,7 +11,7 @@ import {
 } from 'fastify-type-provider-zod'
 import type { FetchPolicy } from '../app/jobs/stage-input.ts'
 import type { Services } from '../app/services.ts'
-import { authenticate, type Principal } from './auth.ts'
+import { authenticate, type Principal, requireScope, runScope } from './auth.ts'
 import { frameworkErrors, installErrorHandling } from './error-handler.ts'
 import { registerOps, requestId } from './ops/plugin.ts'
 import { registerRestResourceMetadata } from './protected-resource.ts'
@@ -99,6 +99,8 @@ export async function buildApp({
     authenticated.addHook('onRequest', async (request) => {
       request.principal = await authenticate(services, request.headers.authorization)
       limiter.take(request.principal.credentialId, services.ctx.now())
+      // Every /v1 change (jobs, uploads, cancel, delete) runs or spends: read-only tokens only read.
+      if (request.method !== 'GET' && request.method !== 'HEAD') requireScope(request.principal, runScope)
     })
     await authenticated.register(toolRoutes)
     await authenticated.register(jobRoutes(fetchPolicy))

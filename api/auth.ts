@@ -1,8 +1,11 @@
 // Who is calling: an API key, an operator's console token (a credential of its own kind), or an OAuth
-// access token (a JWT verified against the configured issuer, audience and JWKS). Secrets are looked
-// up by hash; the lookup is an indexed equality on a SHA-256 of a 256-bit secret, so response time
-// says nothing about the secret.
+// access token: one issued by this server's authorization server (opaque, looked up by hash, bound to
+// the resource it was issued for), or a JWT of a configured external issuer (verified against its
+// issuer, audience and JWKS). Secrets are looked up by hash; the lookup is an indexed equality on a
+// SHA-256 of a high-entropy secret, so response time says nothing about the secret.
 import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose'
+import { recordOAuthUse } from '../app/identity/oauth-connections.ts'
+import { findAccessToken } from '../app/identity/oauth-store.ts'
 import { hashSecret } from '../app/security/secrets.ts'
 import type { Services } from '../app/services.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -15,7 +18,13 @@ export interface Principal {
   accountId: string
   kind: 'key' | 'oauth' | 'console'
   credentialId: string
+  /** OAuth only: what the person consented to. Keys and console sessions may do everything. */
+  scopes?: readonly string[]
 }
+
+/** Running tools and spending credits; without it an OAuth token only reads. */
+export const runScope = 'jobs:run'
+export const readScope = 'read'
 
 const jwksCache = new Map<string, JWTVerifyGetKey>()
 
@@ -43,9 +52,52 @@ export function bearerToken(header: string | undefined): string {
   return match[1]!
 }
 
+/**
+ * An access token of this server's authorization server, or null when it issued no such token. The
+ * token must have been issued for `resource` or for a URL above it (a token for the whole service
+ * serves /mcp; one for /mcp/pdf serves nothing else).
+ */
+async function verifyOwnToken(
+  services: Services,
+  token: string,
+  resource: string,
+): Promise<Principal | null> {
+  const payload = await findAccessToken(services, token)
+  if (!payload) return null
+  const audiences = [payload.aud].flat().filter((aud): aud is string => typeof aud === 'string')
+  if (!audiences.some((aud) => resource === aud || resource.startsWith(`${aud}/`)))
+    throw new DomainError('unauthorized', `The access token was not issued for ${resource}.`)
+  const accountId = payload.accountId
+  const grantId = payload.grantId
+  if (typeof accountId !== 'string' || typeof grantId !== 'string')
+    throw new DomainError('unauthorized', 'The access token is invalid or expired.')
+  void recordOAuthUse(services, grantId).catch(() => {})
+  return {
+    accountId,
+    kind: 'oauth',
+    credentialId: `grant:${grantId}`,
+    scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
+  }
+}
+
+/** OAuth tokens granted read only may not start, cancel or delete work (403, naming the scope). */
+export function requireScope(principal: Principal, scope: string): void {
+  if (principal.scopes === undefined || principal.scopes.includes(scope)) return
+  throw new DomainError(
+    'forbidden',
+    `This access token was granted read-only access; running tools and spending credits needs the ${scope} scope.`,
+    { details: { requiredScope: scope } },
+  )
+}
+
+/**
+ * `resource`: the URL of what is being called (PUBLIC_URL for REST, its /mcp endpoint for MCP), for
+ * the RFC 8707 audience check of this server's own access tokens.
+ */
 export async function authenticate(
   services: Services,
   authorization: string | undefined,
+  resource: string = services.ctx.config.publicUrl,
 ): Promise<Principal> {
   const token = bearerToken(authorization)
   let principal: Principal
@@ -62,7 +114,7 @@ export async function authenticate(
     }
     void recordKeyUse(services.models, credential.id, new Date(services.ctx.now())).catch(() => {})
   } else {
-    principal = await verifyOAuth(services, token)
+    principal = (await verifyOwnToken(services, token, resource)) ?? (await verifyOAuth(services, token))
   }
   await requireAccount(services, principal.accountId)
   return principal

@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { DomainError, type ErrorCode, errorCatalog, isDomainError } from '../domain/errors.ts'
-import { bearerChallenge } from './protected-resource.ts'
+import { bearerChallenge, insufficientScopeChallenge } from './protected-resource.ts'
 
 function fromFastify(error: FastifyError): DomainError {
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -65,6 +65,12 @@ export function installErrorHandling(app: FastifyInstance): void {
       reply.header(
         'www-authenticate',
         bearerChallenge(app.services.ctx.config, request.url, request.headers.authorization !== undefined),
+      )
+    const requiredScope = domain.details?.requiredScope
+    if (domain.status === 403 && typeof requiredScope === 'string' && app.hasDecorator('services'))
+      reply.header(
+        'www-authenticate',
+        insufficientScopeChallenge(app.services.ctx.config, request.url, requiredScope),
       )
     return sendError(reply, domain)
   })

@@ -8,6 +8,7 @@ import { buildApp } from './app.ts'
 import { bootstrapOwner } from './bootstrap-owner.ts'
 import { registerConsole } from './console/plugin.ts'
 import { registerMcp } from './mcp/plugin.ts'
+import { registerOAuth } from './oauth/plugin.ts'
 
 const config = loadConfigOrExit(log)
 const services = await startServices(config)
@@ -15,7 +16,11 @@ const app = config.roles.includes('api')
   ? await buildApp({
       services,
       logger: log,
-      plugins: [registerConsole, (instance) => registerMcp(instance, services, { waitMs: config.mcpWaitMs })],
+      plugins: [
+        registerConsole,
+        registerOAuth(),
+        (instance) => registerMcp(instance, services, { waitMs: config.mcpWaitMs }),
+      ],
     })
   : null
 

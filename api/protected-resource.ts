@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../app/config.ts'
 import { toolsets } from '../domain/tools/catalog.ts'
+import { readScope, runScope } from './auth.ts'
 
 const wellKnown = '/.well-known/oauth-protected-resource'
 
@@ -57,11 +58,25 @@ export function checkMcpOrigin(
   return null
 }
 
+/** The URL of the resource a request path belongs to: an MCP endpoint, or the service (REST). */
+export function resourceOf(config: Config, path: string): string {
+  const mcp = /^\/mcp(\/[a-z0-9]+)?(?:[/?]|$)/.exec(path)
+  return mcp ? `${config.publicUrl}/mcp${mcp[1] ?? ''}` : config.publicUrl
+}
+
+/** RFC 6750 §3.1: a token that is fine but lacks the scope; clients may ask the person for more. */
+export function insufficientScopeChallenge(config: Config, path: string, scope: string): string {
+  return `Bearer realm="kiln", resource_metadata="${resourceMetadataUrl(config, path)}", error="insufficient_scope", scope="${scope}"`
+}
+
 function metadata(config: Config, resource: string, name: string) {
   return {
     resource,
     resource_name: name,
-    authorization_servers: config.oauth ? [config.oauth.issuer] : [],
+    // This server's own authorization server (issuer PUBLIC_URL, RFC 8414 metadata at its root),
+    // and an external issuer when one is configured.
+    authorization_servers: [config.publicUrl, ...(config.oauth ? [config.oauth.issuer] : [])],
+    scopes_supported: [runScope, readScope],
     bearer_methods_supported: ['header'],
     resource_documentation: `${config.publicUrl}/openapi.json`,
   }

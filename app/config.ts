@@ -60,6 +60,14 @@ export interface Config {
   consoleSession: { idleMs: number; absoluteMs: number }
   /** How long an operator's console token works after it is issued. */
   consoleTokenValidMs: number
+  /** This server's own OAuth 2.1 authorization server (api/oauth): token and code lifetimes. */
+  authorizationServer: {
+    accessTokenTtlSeconds: number
+    refreshTokenTtlSeconds: number
+    authorizationCodeTtlSeconds: number
+    /** How long a fetched Client ID Metadata Document is trusted, within what its Cache-Control says. */
+    clientMetadataCacheSeconds: { min: number; max: number }
+  }
   /** Who may open an account by signing in: anyone, holders of an invitation code, or nobody. */
   signup: SignUpMode
   /** New accounts per client address within the window; more get 429. */
@@ -446,6 +454,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       absoluteMs: read.int('CONSOLE_SESSION_MAX_SECONDS', 7 * 86_400, { min: 60 }) * 1000,
     },
     consoleTokenValidMs: read.int('CONSOLE_TOKEN_DAYS', 90, { min: 1, max: 3650 }) * day,
+    authorizationServer: {
+      accessTokenTtlSeconds: read.int('OAUTH_ACCESS_TOKEN_SECONDS', 900, { min: 60, max: 86_400 }),
+      refreshTokenTtlSeconds: read.int('OAUTH_REFRESH_TOKEN_DAYS', 30, { min: 1, max: 365 }) * 86_400,
+      authorizationCodeTtlSeconds: 60,
+      clientMetadataCacheSeconds: {
+        min: 60,
+        max: read.int('OAUTH_CLIENT_METADATA_CACHE_SECONDS', 3600, { min: 60, max: 86_400 }),
+      },
+    },
     signup: parseSignUpMode(read),
     signupRateLimit: {
       perAddress: read.int('SIGNUP_RATE_LIMIT', 5, { min: 1 }),

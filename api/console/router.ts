@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { createApiKey, revokeApiKey, revokeConsoleToken } from '../../app/accounts.ts'
 import { openPortal, startCheckout } from '../../app/billing/checkout.ts'
+import { listConnectedApps, revokeConnectedApp } from '../../app/identity/oauth-connections.ts'
 import { cancelJob, deleteJob } from '../../app/jobs/job-actions.ts'
 import type { Services } from '../../app/services.ts'
 import { type DomainError, isDomainError } from '../../domain/errors.ts'
@@ -128,6 +129,16 @@ export const consoleRouter = t.router({
       await ctx.services.waitForPosition(position)
       return { id: input.id, status: 'revoked' as const }
     }),
+  }),
+  /** OAuth clients the person let act for the account (client, scopes, last use); revoking ends every token at once. */
+  connectedApps: t.router({
+    list: consoleProcedure.query(({ ctx }) => listConnectedApps(ctx.services, ctx.principal.accountId)),
+    revoke: consoleProcedure
+      .input(z.object({ id: z.string().min(1).max(100) }))
+      .mutation(async ({ ctx, input }) => {
+        await revokeConnectedApp(ctx.services, ctx.principal.accountId, input.id)
+        return { id: input.id, status: 'revoked' as const }
+      }),
   }),
   jobs: t.router({
     list: consoleProcedure

@@ -4,6 +4,7 @@ import type { McpServer, ToolAnnotations } from '@modelcontextprotocol/server'
 import { createJob } from '../../app/jobs/create-job.ts'
 import { jobRequestFrom } from '../../app/jobs/job-request.ts'
 import type { ToolDefinition } from '../../domain/tools/catalog.ts'
+import { requireScope, runScope } from '../auth.ts'
 import { jobSchema, toolOutput } from './output-schemas.ts'
 import { jobResult } from './results.ts'
 import { failure, type ToolContext } from './tool-context.ts'
@@ -39,6 +40,7 @@ export function registerCatalogTool(server: McpServer, tool: ToolDefinition, con
     async (args, ctx) => {
       const started = Date.now()
       try {
+        requireScope(principal, runScope)
         const jobRequest = jobRequestFrom(
           tool,
           { kind: 'fields', fields: jobFieldsOf(args) },

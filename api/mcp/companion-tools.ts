@@ -8,6 +8,7 @@ import { createUpload } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { jobIdPattern } from '../../domain/ids.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
+import { requireScope, runScope } from '../auth.ts'
 import { renderOptions, signedUploadUrl } from '../signed-paths.ts'
 import {
   downloadLinksSchema,
@@ -60,6 +61,7 @@ function register<Input extends z.ZodObject>(
     },
     async (raw, ctx) => {
       try {
+        if (!companion.annotations.readOnlyHint) requireScope(context.principal, runScope)
         const parsed = companion.input.safeParse(raw)
         if (!parsed.success) {
           const issues = parsed.error.issues.map(

@@ -8,7 +8,12 @@ import type { Services } from '../../app/services.ts'
 import { type DomainError, isDomainError } from '../../domain/errors.ts'
 import { type Toolset, toolsets } from '../../domain/tools/catalog.ts'
 import { authenticate, type Principal } from '../auth.ts'
-import { bearerChallenge, checkMcpOrigin, registerMcpResourceMetadata } from '../protected-resource.ts'
+import {
+  bearerChallenge,
+  checkMcpOrigin,
+  registerMcpResourceMetadata,
+  resourceOf,
+} from '../protected-resource.ts'
 import { RateLimiter } from '../rate-limit.ts'
 import { createMcpServer } from './server.ts'
 
@@ -99,7 +104,11 @@ export async function registerMcp(
       if (checkMcpOrigin(services.ctx.config, request, reply)) return reply
       let principal: Principal
       try {
-        principal = await authenticate(services, request.headers.authorization)
+        principal = await authenticate(
+          services,
+          request.headers.authorization,
+          resourceOf(services.ctx.config, request.url),
+        )
         // The same per-credential bucket as REST: MCP is not a way around the rate limit.
         limiter.take(principal.credentialId, services.ctx.now())
       } catch (error) {

@@ -68,6 +68,51 @@ export async function fetchToBlob(
   }
 }
 
+/** A small document (JSON metadata) fetched into memory under the same rules, redirects not followed. */
+export interface FetchedDocument {
+  status: number
+  contentType: string | null
+  cacheControl: string | null
+  body: Buffer
+}
+
+export async function fetchDocument(url: string, options: FetchOptions): Promise<FetchedDocument> {
+  const deadline = new AbortController()
+  const timer = setTimeout(
+    () => deadline.abort(fetchFailed(`The document did not arrive within ${options.timeoutMs} ms.`)),
+    options.timeoutMs,
+  )
+  try {
+    const target = parseAllowedUrl(url, options)
+    const addresses = await vettedAddresses(target, options, deadline.signal)
+    const response = await connect(target, addresses, options, deadline.signal)
+    try {
+      const chunks: Buffer[] = []
+      let received = 0
+      for await (const chunk of response as AsyncIterable<Buffer>) {
+        received += chunk.length
+        if (received > options.maxBytes)
+          throw new DomainError('too_large', `The document is larger than ${options.maxBytes} bytes.`)
+        chunks.push(chunk)
+      }
+      return {
+        status: response.statusCode ?? 0,
+        contentType: response.headers['content-type'] ?? null,
+        cacheControl: response.headers['cache-control'] ?? null,
+        body: Buffer.concat(chunks),
+      }
+    } finally {
+      response.destroy()
+    }
+  } catch (error) {
+    if (deadline.signal.aborted) throw deadline.signal.reason
+    if (isDomainError(error)) throw error
+    throw fetchFailed(`The document could not be read (${errorCode(error)}).`)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 async function openFollowingRedirects(url: string, options: FetchOptions, signal: AbortSignal) {
   const maxRedirects = Math.min(options.maxRedirects ?? redirectLimit, redirectLimit)
   let target = parseAllowedUrl(url, options)

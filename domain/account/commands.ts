@@ -1,5 +1,5 @@
 import type { Command } from '../command.ts'
-import type { IdentityProvider, JobOutcome, LotKind, SignInMethod } from './events.ts'
+import type { IdentityProvider, JobOutcome, LotKind, OAuthRevocationReason, SignInMethod } from './events.ts'
 
 /** What admission needs to know of the tool (from the catalog and the account's plan). */
 export interface ToolPolicy {
@@ -97,6 +97,11 @@ export type AccountCommand =
       { credentialId: string; publicKey: string; counter: number; transports: string[] }
     >
   | Command<'UsePasskey', { credentialId: string; counter: number }>
+  | Command<
+      'ConnectOAuthApp',
+      { grantId: string; clientId: string; clientName: string; scopes: string[]; resource: string }
+    >
+  | Command<'DisconnectOAuthApp', { grantId: string; reason: OAuthRevocationReason }>
   | Command<
       'UpdateSubscription',
       { plan: string; status: string; renewsAt: string | null; endsAt: string | null }

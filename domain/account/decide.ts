@@ -363,6 +363,23 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       const { method, sessionRef } = command.data
       return [{ type: 'SignedIn', data: { accountId, method, sessionRef, at } }]
     }
+    case 'ConnectOAuthApp': {
+      requireActive(state)
+      const { grantId, clientId, clientName, scopes, resource } = command.data
+      if (state.oauthGrants.has(grantId)) return []
+      return [
+        {
+          type: 'OAuthAppConnected',
+          data: { accountId, grantId, clientId, clientName, scopes, resource, at },
+        },
+      ]
+    }
+    case 'DisconnectOAuthApp': {
+      const { grantId, reason } = command.data
+      // Unknown or already ended: nothing to record (revocation is idempotent, RFC 7009).
+      if (state.oauthGrants.get(grantId) !== false) return []
+      return [{ type: 'OAuthAppDisconnected', data: { accountId, grantId, reason, at } }]
+    }
     case 'LinkIdentity': {
       requireActive(state)
       const { provider, subject } = command.data

@@ -6,6 +6,8 @@ export type LotKind = 'signup' | 'pack' | 'subscription' | 'adjustment'
 export type LedgerKind = 'grant' | 'charge' | 'refund' | 'expire' | 'clawback'
 /** How a console session was opened: an operator's console token, a passkey or a provider. */
 export type SignInMethod = 'console_token' | 'passkey' | 'github' | `oidc:${string}`
+/** Why an OAuth grant ended: the owner in the console, the client (RFC 7009), or a replayed token. */
+export type OAuthRevocationReason = 'revoked_by_owner' | 'revoked_by_client' | 'token_reused'
 /** Who vouches for a person: GitHub, a configured OpenID provider (`oidc:<id>`), or a passkey. */
 export type IdentityProvider = 'passkey' | 'github' | `oidc:${string}`
 export type JobOutcome = 'succeeded' | 'failed' | 'canceled'
@@ -158,6 +160,24 @@ export type AccountEvent =
       /** A passkey signed in; its signature counter as the authenticator reported it. */
       type: 'PasskeyUsed'
       data: { accountId: string; credentialId: string; counter: number; at: string }
+    }
+  | {
+      /** The person consented: an OAuth client may act for the account under these scopes. */
+      type: 'OAuthAppConnected'
+      data: {
+        accountId: string
+        grantId: string
+        clientId: string
+        clientName: string
+        scopes: string[]
+        resource: string
+        at: string
+      }
+    }
+  | {
+      /** The grant ended: every token issued under it stops working. */
+      type: 'OAuthAppDisconnected'
+      data: { accountId: string; grantId: string; reason: OAuthRevocationReason; at: string }
     }
   | {
       type: 'SubscriptionUpdated'

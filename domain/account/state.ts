@@ -74,6 +74,8 @@ export interface AccountState {
   keys: Map<string, KeyRecord>
   /** Console tokens by id: whether each is revoked. */
   consoleTokens: Map<string, boolean>
+  /** OAuth grants by id: true once disconnected. */
+  oauthGrants: Map<string, boolean>
   subscription: { plan: string; status: string; renewsAt: string | null; endsAt: string | null } | null
   customerId: string | null
   /** Checkouts by the client's request id: the same id returns the same checkout. */
@@ -106,6 +108,7 @@ export const initialAccountState = (): AccountState => ({
   idempotency: new Map(),
   keys: new Map(),
   consoleTokens: new Map(),
+  oauthGrants: new Map(),
   subscription: null,
   customerId: null,
   checkouts: new Map(),
@@ -285,6 +288,12 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       break
     case 'ConsoleTokenRevoked':
       state.consoleTokens.set(event.data.tokenId, true)
+      break
+    case 'OAuthAppConnected':
+      state.oauthGrants.set(event.data.grantId, false)
+      break
+    case 'OAuthAppDisconnected':
+      state.oauthGrants.set(event.data.grantId, true)
       break
     case 'SubscriptionUpdated': {
       const { plan, status, renewsAt, endsAt } = event.data

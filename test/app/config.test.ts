@@ -43,6 +43,8 @@ describe('configuration from the environment', () => {
     [{ ROLES: 'api,cook' }, /ROLES: unknown role cook/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ OAUTH_ISSUER: 'https://issuer.example' }, /set all three or none/],
+    [{ OAUTH_ACCESS_TOKEN_SECONDS: '10' }, /OAUTH_ACCESS_TOKEN_SECONDS=10 must be between 60 and 86400/],
+    [{ OAUTH_REFRESH_TOKEN_DAYS: '0' }, /OAUTH_REFRESH_TOKEN_DAYS=0 must be between 1 and 365/],
     [{ BILLING_CATALOG: '{' }, /BILLING_CATALOG is not valid JSON/],
     [{ GENERATION_DAILY_CAPACITY: 'lots' }, /GENERATION_DAILY_CAPACITY=lots is not a whole number/],
     [{ FAL_BASE_URL: 'queue.fal.run' }, /FAL_BASE_URL=queue.fal.run is not a URL/],

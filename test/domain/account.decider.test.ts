@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { accountDecider } from '../../app/deciders.ts'
-import type { AccountEvent } from '../../domain/account/events.ts'
-import { genesisHash } from '../../domain/account/ledger-hash.ts'
+import type { AccountCommand } from '../../domain/account/commands.ts'
+import type { AccountEvent, LedgerEvent } from '../../domain/account/events.ts'
+import { genesisHash, ledgerHash } from '../../domain/account/ledger-hash.ts'
 import { balanceAt, foldAccount } from '../../domain/account/state.ts'
 import { specFor } from '../support/given-when-then.ts'
 import {
@@ -449,5 +450,62 @@ describe('account: checkouts', () => {
     given(history([open(), { type: 'Freeze', data: { disputeId: 'dp', now: t0 } }]))
       .when(start('r1', 'pack_500'))
       .thenError('account_frozen')
+  })
+})
+
+describe('account: OAuth apps', () => {
+  const connect = (grantId = 'g1'): AccountCommand => ({
+    type: 'ConnectOAuthApp',
+    data: {
+      grantId,
+      clientId: 'https://agent.example/client.json',
+      clientName: 'Agent',
+      scopes: ['jobs:run', 'read'],
+      resource: 'https://kiln.example/mcp',
+      now: t0 + hour,
+    },
+  })
+  const disconnect = (reason: 'revoked_by_owner' | 'token_reused' = 'revoked_by_owner'): AccountCommand => ({
+    type: 'DisconnectOAuthApp',
+    data: { grantId: 'g1', reason, now: t0 + 2 * hour },
+  })
+
+  it('records a consent once', () => {
+    given(history([open()]))
+      .when(connect())
+      .then([
+        {
+          type: 'OAuthAppConnected',
+          data: {
+            accountId,
+            grantId: 'g1',
+            clientId: 'https://agent.example/client.json',
+            clientName: 'Agent',
+            scopes: ['jobs:run', 'read'],
+            resource: 'https://kiln.example/mcp',
+            at: iso(t0 + hour),
+          },
+        },
+      ])
+    given(history([open(), connect()]))
+      .when(connect())
+      .thenNothing()
+  })
+
+  it('records the end of a grant once, with its reason; an unknown grant is nothing to record', () => {
+    given(history([open(), connect()]))
+      .when(disconnect('token_reused'))
+      .then([
+        {
+          type: 'OAuthAppDisconnected',
+          data: { accountId, grantId: 'g1', reason: 'token_reused', at: iso(t0 + 2 * hour) },
+        },
+      ])
+    given(history([open(), connect(), disconnect()]))
+      .when(disconnect())
+      .thenNothing()
+    given(history([open()]))
+      .when(disconnect())
+      .thenNothing()
   })
 })

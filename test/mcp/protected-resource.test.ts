@@ -40,7 +40,8 @@ describe('protected resource metadata', () => {
       resource: `${server.baseUrl}${resource}`,
       resource_name: name,
       bearer_methods_supported: ['header'],
-      authorization_servers: [],
+      authorization_servers: [server.baseUrl],
+      scopes_supported: ['jobs:run', 'read'],
     })
   })
 

@@ -51,6 +51,32 @@ async function renderKeys() {
   )
 }
 
+async function renderApps() {
+  const apps = await client.connectedApps.list.query()
+  $('#apps tbody').replaceChildren(
+    ...apps.map((a) => {
+      const disconnect = document.createElement('button')
+      disconnect.textContent = 'Disconnect'
+      disconnect.addEventListener('click', async () => {
+        await client.connectedApps.revoke.mutate({ id: a.id })
+        await renderApps()
+      })
+      const actions = document.createElement('td')
+      actions.append(disconnect)
+      const tr = row(
+        a.client_name,
+        a.redirect_host,
+        a.scopes.join(' '),
+        fmtDate(a.connected_at),
+        fmtDate(a.last_used_at),
+        actions,
+      )
+      tr.dataset.appId = a.id
+      return tr
+    }),
+  )
+}
+
 async function renderCatalog() {
   const catalog = await client.catalog.query()
   if (!catalog.available) {
@@ -124,7 +150,14 @@ async function showApp() {
   $('#app').hidden = false
   $('#sign-out').hidden = false
   $('#link-providers').replaceChildren(...providerLinks(methods, 'Link', { return_to: '/console' }))
-  await Promise.all([renderAccount(), renderKeys(), renderCatalog(), renderJobs(), renderPasskeys()])
+  await Promise.all([
+    renderAccount(),
+    renderKeys(),
+    renderApps(),
+    renderCatalog(),
+    renderJobs(),
+    renderPasskeys(),
+  ])
 }
 
 /** Where to go once signed in: a path on this origin only (never `//host`), else the console. */
