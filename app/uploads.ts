@@ -1,4 +1,5 @@
 // Uploads: a signed PUT URL valid one hour; the PUT streams into the blob store while hashing.
+import { randomUUID } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { DomainError } from '../domain/errors.ts'
 import { newUploadId } from '../domain/ids.ts'
@@ -7,7 +8,13 @@ import type { ServiceContext } from './context.ts'
 import { uploadDecider } from './deciders.ts'
 import { handleCommand, readState } from './handle-command.ts'
 
-export const uploadBlobKey = (uploadId: string) => `uploads/${uploadId}/file`
+/**
+ * Each PUT streams into a blob of its own; the one the upload's decider records is the upload's file.
+ * Two PUTs racing on one URL thus never write the same blob: the one refused with already_uploaded
+ * removes only its own, and the recorded file stays the one whose size and hash were recorded.
+ */
+const putFolder = (uploadId: string, putId: string) => `uploads/${uploadId}/${putId}`
+const putBlobKey = (uploadId: string, putId: string) => `${putFolder(uploadId, putId)}/file`
 
 export function cleanFilename(name: string): string {
   const base = name.split(/[\\/]/).at(-1)!.trim()
@@ -56,10 +63,13 @@ export async function receiveUpload(
     throw new DomainError('invalid_token', 'The upload URL has expired; create a new upload.')
   if (contentLength > state.maxBytes)
     throw new DomainError('too_large', `Uploads are limited to ${state.maxBytes} bytes.`)
-  const blobKey = uploadBlobKey(uploadId)
+  // Unique per PUT even where tests make ctx.random repeatable.
+  const putId = `put_${randomUUID()}`
+  const blobKey = putBlobKey(uploadId, putId)
+  const discard = () => ctx.blobs.deletePrefix(putFolder(uploadId, putId))
   const stored = await ctx.blobs.put(blobKey, body, { maxBytes: Math.min(contentLength, state.maxBytes) })
   if (stored.bytes !== contentLength) {
-    await ctx.blobs.deletePrefix(`uploads/${uploadId}`)
+    await discard()
     throw new DomainError(
       'invalid_request',
       `Received ${stored.bytes} bytes, but Content-Length said ${contentLength}.`,
@@ -77,9 +87,7 @@ export async function receiveUpload(
       },
     })
   } catch (error) {
-    // A concurrent PUT won the race; its file is the one that counts.
-    if (error instanceof DomainError && error.code === 'already_uploaded') throw error
-    await ctx.blobs.deletePrefix(`uploads/${uploadId}`)
+    await discard()
     throw error
   }
 }
