@@ -2,8 +2,8 @@
 // Retry-After on 429 and 503.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
-import { DomainError, type ErrorCode, errorCatalog, isDomainError } from '../domain/errors.ts'
 import { clientSafeText } from '../app/security/client-safe-text.ts'
+import { DomainError, type ErrorCode, errorCatalog, isDomainError } from '../domain/errors.ts'
 import { bearerChallenge } from './protected-resource.ts'
 
 /** What a client reads of an internal failure: a stable text and the id under which it was logged. */

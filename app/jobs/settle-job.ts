@@ -4,9 +4,9 @@ import { accountStream } from '../../domain/account/events.ts'
 import type { JobError } from '../../domain/errors.ts'
 import { jobStream } from '../../domain/job/events.ts'
 import type { ServiceContext } from '../context.ts'
-import { clientSafeText } from '../security/client-safe-text.ts'
 import { accountDecider, jobDecider } from '../deciders.ts'
 import { handleCommand } from '../handle-command.ts'
+import { clientSafeText } from '../security/client-safe-text.ts'
 
 export async function settleAccount(
   ctx: ServiceContext,
