@@ -35,6 +35,8 @@ export interface Config {
   maxQueuedJobs: number
   maxActiveJobsPerAccount: number
   uploadMaxBytes: number
+  /** Per account: upload URLs waiting for their PUT, and bytes kept (uploads, job inputs and outputs). */
+  storageLimits: { pendingUploads: number; storedBytes: number }
   uploadUrlValidMs: number
   outputRetentionMs: number
   signupCredits: number
@@ -248,6 +250,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxQueuedJobs: read.int('MAX_QUEUED_JOBS', 200),
     maxActiveJobsPerAccount: read.int('MAX_ACTIVE_JOBS', 1, { min: 1 }),
     uploadMaxBytes: read.int('UPLOAD_MAX_BYTES', 50 * 1024 * 1024, { min: 1 }),
+    storageLimits: {
+      pendingUploads: read.int('ACCOUNT_PENDING_UPLOADS_MAX', 10, { min: 1 }),
+      storedBytes: read.int('ACCOUNT_STORED_BYTES_MAX', 1024 * 1024 * 1024, { min: 1 }),
+    },
     uploadUrlValidMs: 3_600_000,
     outputRetentionMs: read.int('OUTPUT_RETENTION_MS', day, { min: 1000 }),
     signupCredits: read.int('SIGNUP_CREDITS', 100),

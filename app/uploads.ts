@@ -4,16 +4,19 @@ import type { Readable } from 'node:stream'
 import { DomainError } from '../domain/errors.ts'
 import { newUploadId } from '../domain/ids.ts'
 import { uploadStream } from '../domain/upload/events.ts'
+import { checkNewUpload, checkUploadBody, type StorageUsage } from '../domain/upload/storage-limits.ts'
 import type { ServiceContext } from './context.ts'
 import { uploadDecider } from './deciders.ts'
 import { handleCommand, readState } from './handle-command.ts'
 
+/** Everything one upload keeps; the housekeeper removes it when the upload expires. */
+export const uploadFolder = (uploadId: string) => `uploads/${uploadId}`
 /**
  * Each PUT streams into a blob of its own; the one the upload's decider records is the upload's file.
  * Two PUTs racing on one URL thus never write the same blob: the one refused with already_uploaded
  * removes only its own, and the recorded file stays the one whose size and hash were recorded.
  */
-const putFolder = (uploadId: string, putId: string) => `uploads/${uploadId}/${putId}`
+const putFolder = (uploadId: string, putId: string) => `${uploadFolder(uploadId)}/${putId}`
 const putBlobKey = (uploadId: string, putId: string) => `${putFolder(uploadId, putId)}/file`
 
 export function cleanFilename(name: string): string {
@@ -33,14 +36,25 @@ export function cleanFilename(name: string): string {
   return base
 }
 
-export async function createUpload(ctx: ServiceContext, accountId: string, filename: string) {
+/**
+ * A new upload URL, within the account's storage limits. `usage` is the account's use as the caller
+ * read it (the storage read model); callers serialise an account's creations so that each sees the last.
+ */
+export async function createUpload(
+  ctx: ServiceContext,
+  accountId: string,
+  filename: string,
+  usage: StorageUsage,
+) {
+  const name = cleanFilename(filename)
+  checkNewUpload(usage, ctx.config.storageLimits, ctx.now())
   const uploadId = newUploadId(ctx.random)
   const { state, position } = await handleCommand(ctx.store, uploadStream(uploadId), uploadDecider, {
     type: 'CreateUpload',
     data: {
       uploadId,
       accountId,
-      filename: cleanFilename(filename),
+      filename: name,
       maxBytes: ctx.config.uploadMaxBytes,
       urlValidMs: ctx.config.uploadUrlValidMs,
       now: ctx.now(),
@@ -55,6 +69,7 @@ export async function receiveUpload(
   uploadId: string,
   body: Readable,
   contentLength: number,
+  storedBytesOf: (accountId: string) => Promise<number>,
 ) {
   const { state } = await readState(ctx.store, uploadStream(uploadId), uploadDecider)
   if (!state.exists) throw new DomainError('invalid_token')
@@ -63,6 +78,7 @@ export async function receiveUpload(
     throw new DomainError('invalid_token', 'The upload URL has expired; create a new upload.')
   if (contentLength > state.maxBytes)
     throw new DomainError('too_large', `Uploads are limited to ${state.maxBytes} bytes.`)
+  checkUploadBody(await storedBytesOf(state.accountId), contentLength, ctx.config.storageLimits)
   // Unique per PUT even where tests make ctx.random repeatable.
   const putId = `put_${randomUUID()}`
   const blobKey = putBlobKey(uploadId, putId)

@@ -3,8 +3,14 @@ import { accountsProjector } from './accounts/projector.ts'
 import { jobsProjector } from './jobs/projector.ts'
 import { keysProjector } from './keys/projector.ts'
 import type { Projector } from './projector.ts'
+import { storageProjector } from './storage/projector.ts'
 
-export const projectors: readonly Projector[] = [jobsProjector, accountsProjector, keysProjector]
+export const projectors: readonly Projector[] = [
+  jobsProjector,
+  accountsProjector,
+  keysProjector,
+  storageProjector,
+]
 
 export function projectorNamed(model: string): Projector {
   const projector = projectors.find((p) => p.model === model)

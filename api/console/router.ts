@@ -88,6 +88,7 @@ export const consoleRouter = t.router({
     getMe(ctx.services.models, ctx.principal.accountId, {
       now: new Date(ctx.services.ctx.now()),
       auth: 'key',
+      storageLimits: ctx.services.ctx.config.storageLimits,
     }),
   ),
   billing: consoleProcedure.query(({ ctx }) =>

@@ -7,6 +7,7 @@ import { verifySignedPath } from '../../app/security/signed-url.ts'
 import { receiveUpload } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { getJobRecord } from '../../projections/jobs/queries.ts'
+import { storedBytesOf } from '../account-storage.ts'
 import { attachmentDisposition } from '../content-disposition.ts'
 import { errors } from '../schemas.ts'
 import { downloadPath, uploadPath } from '../signed-paths.ts'
@@ -70,7 +71,13 @@ export const signedRoutes: FastifyPluginAsyncZod = async (app) => {
           'invalid_request',
           'Send the file as the raw body (Content-Type application/octet-stream).',
         )
-      const { state } = await receiveUpload(app.services.ctx, request.params.id, body as never, declared)
+      const { state } = await receiveUpload(
+        app.services.ctx,
+        request.params.id,
+        body as never,
+        declared,
+        storedBytesOf(app.services),
+      )
       return { upload_id: request.params.id, bytes: state.received!.bytes, sha256: state.received!.sha256 }
     },
   )

@@ -11,6 +11,8 @@ import { uploadStream } from '../../domain/upload/events.ts'
 import { findVersitygw, type S3Server, startS3Server } from '../blobs/versitygw-server.ts'
 import { startTestService, type TestService } from '../support/service.ts'
 
+const nothingStored = { pendingUploads: 0, nextPendingExpiry: null, storedBytes: 0 }
+const noBytes = async () => 0
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 function raceOn(name: string, start: () => Promise<TestService>) {
@@ -24,15 +26,15 @@ function raceOn(name: string, start: () => Promise<TestService>) {
     it('keeps the first recorded file when a later-finishing PUT is refused', async () => {
       const { ctx } = service.services
       const { accountId } = await service.account({ login: 'racer' })
-      const { uploadId } = await createUpload(ctx, accountId, 'model.obj')
+      const { uploadId } = await createUpload(ctx, accountId, 'model.obj', nothingStored)
       const first = Buffer.from('v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n')
       const second = Buffer.from('# the losing body, of another size and hash\n'.repeat(4))
 
       // The losing PUT starts first and is still streaming when the winner is recorded.
       const slow = new PassThrough()
       slow.write(second.subarray(0, 10))
-      const losing = receiveUpload(ctx, uploadId, slow, second.length)
-      const won = await receiveUpload(ctx, uploadId, Readable.from([first]), first.length)
+      const losing = receiveUpload(ctx, uploadId, slow, second.length, noBytes)
+      const won = await receiveUpload(ctx, uploadId, Readable.from([first]), first.length, noBytes)
       expect(won.state.received?.sha256).toBe(sha256(first))
       slow.end(second.subarray(10))
       await expect(losing).rejects.toMatchObject({ code: 'already_uploaded' })
