@@ -55,6 +55,10 @@ export async function buildApp({
   const app = Fastify({
     ...(typeof logger === 'object' ? { loggerInstance: logger } : { logger }),
     bodyLimit: 1024 * 1024,
+    // Fastify leaves these at 0 (never): a slow or silent client would hold its connection forever.
+    requestTimeout: services.ctx.config.httpTimeouts.requestMs,
+    connectionTimeout: services.ctx.config.httpTimeouts.idleMs,
+    keepAliveTimeout: services.ctx.config.httpTimeouts.keepAliveMs,
     trustProxy: true,
     return503OnClosing: true,
     frameworkErrors,
