@@ -59,6 +59,13 @@ export async function buildApp({
     requestTimeout: services.ctx.config.httpTimeouts.requestMs,
     connectionTimeout: services.ctx.config.httpTimeouts.idleMs,
     keepAliveTimeout: services.ctx.config.httpTimeouts.keepAliveMs,
+    // Node checks the request timeout on this interval (30 s by default): a few checks per timeout.
+    http: {
+      connectionsCheckingInterval: Math.min(
+        30_000,
+        Math.max(250, Math.floor(services.ctx.config.httpTimeouts.requestMs / 4)),
+      ),
+    },
     trustProxy: true,
     return503OnClosing: true,
     frameworkErrors,
