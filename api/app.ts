@@ -59,8 +59,10 @@ export async function buildApp({
     requestTimeout: services.ctx.config.httpTimeouts.requestMs,
     connectionTimeout: services.ctx.config.httpTimeouts.idleMs,
     keepAliveTimeout: services.ctx.config.httpTimeouts.keepAliveMs,
-    // Node checks the request timeout on this interval (30 s by default): a few checks per timeout.
+    // Node reads the request timeout when the server is made (set later, it is never checked), and
+    // checks it on this interval (30 s by default): a few checks per timeout.
     http: {
+      requestTimeout: services.ctx.config.httpTimeouts.requestMs,
       connectionsCheckingInterval: Math.min(
         30_000,
         Math.max(250, Math.floor(services.ctx.config.httpTimeouts.requestMs / 4)),
