@@ -4,6 +4,7 @@
 //   npm run admin -- disable --account A | enable --account A
 //   npm run admin -- console-token --account A          (a new console token, valid CONSOLE_TOKEN_DAYS)
 //   npm run admin -- revoke-console-token --account A --token ID
+//   npm run admin -- invite [--count N]                 (single-use sign-up codes, valid INVITATION_DAYS)
 import { parseArgs } from 'node:util'
 import {
   createApiKey,
@@ -14,6 +15,7 @@ import {
   setAccountEnabled,
 } from '../app/accounts.ts'
 import { loadConfig } from '../app/config.ts'
+import { createInvitation } from '../app/identity/invitations.ts'
 import { startServices } from '../app/services.ts'
 import { isDomainError } from '../domain/errors.ts'
 
@@ -27,11 +29,12 @@ const { values } = parseArgs({
     account: { type: 'string' },
     days: { type: 'string' },
     token: { type: 'string' },
+    count: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 })
 
-const usage = `usage: npm run admin -- <create-account --email E [--credits N] | grant --account A --credits N [--days D] | disable --account A | enable --account A | console-token --account A | revoke-console-token --account A --token ID> [--json]`
+const usage = `usage: npm run admin -- <create-account --email E [--credits N] | grant --account A --credits N [--days D] | disable --account A | enable --account A | console-token --account A | revoke-console-token --account A --token ID | invite [--count N]> [--json]`
 const services = await startServices(loadConfig(), { consumeJobs: false, project: false })
 const print = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data) : human)
 
@@ -96,6 +99,18 @@ try {
         id: values.token,
         status: 'revoked',
       })
+      break
+    }
+    case 'invite': {
+      const count = Number(values.count ?? 1)
+      if (!Number.isInteger(count) || count < 1 || count > 100) throw new Error('--count is 1 to 100')
+      const invitations = []
+      for (let i = 0; i < count; i++)
+        invitations.push(await createInvitation(services.ctx, 'operator (admin CLI)'))
+      print(
+        invitations.map((i) => `invitation ${i.code} (valid until ${i.expiresAt})`).join('\n'),
+        invitations.map((i) => ({ id: i.invitationId, code: i.code, expires_at: i.expiresAt })),
+      )
       break
     }
     default:

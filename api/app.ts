@@ -9,10 +9,10 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod'
+import type { FetchPolicy } from '../app/jobs/stage-input.ts'
 import type { Services } from '../app/services.ts'
 import { authenticate, type Principal } from './auth.ts'
 import { frameworkErrors, installErrorHandling } from './error-handler.ts'
-import type { FetchPolicy } from './job-input.ts'
 import { registerOps, requestId } from './ops/plugin.ts'
 import { registerRestResourceMetadata } from './protected-resource.ts'
 import { RateLimiter } from './rate-limit.ts'

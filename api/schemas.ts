@@ -1,6 +1,8 @@
 // The spec's resources as zod schemas: request validation, response serialization (no field
 // leaks) and the OpenAPI document all come from these.
 import { z } from 'zod'
+import { jobIdPattern } from '../domain/ids.ts'
+import { jobStatuses } from '../domain/job/events.ts'
 
 export const errorBody = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
@@ -13,9 +15,9 @@ export const jobFile = z.object({ name: z.string(), bytes: z.int(), sha256: z.st
 
 export const job = z
   .object({
-    id: z.string().regex(/^j_[0-9a-z]{26}$/),
+    id: z.string().regex(jobIdPattern),
     tool: z.string(),
-    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled', 'expired']),
+    status: z.enum(jobStatuses),
     input: z.object({ name: z.string(), bytes: z.int(), source: z.enum(['upload', 'url', 'body']) }),
     options: z.record(z.string(), z.unknown()),
     error: z.object({ code: z.string(), message: z.string(), hint: z.string().nullable() }).nullable(),
@@ -30,22 +32,6 @@ export const job = z
   .meta({ id: 'Job' })
 
 export const jobList = z.object({ jobs: z.array(job), next_before: z.int().nullable() })
-
-export const createJobBody = z
-  .strictObject({
-    upload_id: z
-      .string()
-      .regex(/^up_[0-9a-z]{26}$/)
-      .optional(),
-    url: z.string().max(2048).optional(),
-    filename: z.string().min(1).max(255).optional(),
-    options: z.record(z.string(), z.unknown()).optional(),
-    idempotency_key: z.string().min(1).max(100).optional(),
-    job_file: z
-      .strictObject({ job_id: z.string().regex(/^j_[0-9a-z]{26}$/), name: z.string().min(1).max(1024) })
-      .optional(),
-  })
-  .meta({ id: 'CreateJob' })
 
 export const upload = z
   .object({

@@ -1,21 +1,6 @@
 // A catalog tool as clients see it: options as JSON Schema, the caller's limits, where to call it.
-import { z } from 'zod'
+import { optionsJsonSchema } from '../app/jobs/options.ts'
 import type { ToolDefinition } from '../domain/tools/catalog.ts'
-
-const optionSchemas = new Map<string, Record<string, unknown>>()
-
-export function optionsJsonSchema(tool: ToolDefinition): Record<string, unknown> {
-  let schema = optionSchemas.get(tool.id)
-  if (!schema) {
-    const { $schema: _dialect, ...rest } = z.toJSONSchema(tool.options, {
-      io: 'input',
-      unrepresentable: 'any',
-    }) as Record<string, unknown>
-    schema = rest
-    optionSchemas.set(tool.id, schema)
-  }
-  return schema
-}
 
 export function toolLimits(tool: ToolDefinition, purchased: boolean) {
   const unit = tool.pricing.kind === 'free' ? null : (tool.pricing.unit ?? null)

@@ -20,9 +20,13 @@ export const keyPolicy = { maxActiveKeys: 10, maxNewKeysPerDay: 20 }
 
 export async function openAccount(
   ctx: ServiceContext,
-  { login, email, credits }: { login: string; email: string | null; credits?: number },
+  {
+    login,
+    email,
+    credits,
+    accountId = newAccountId(ctx.random),
+  }: { login: string; email: string | null; credits?: number; accountId?: string },
 ) {
-  const accountId = newAccountId(ctx.random)
   const now = ctx.now()
   const { position } = await handleCommand(ctx.store, accountStream(accountId), accountDecider, {
     type: 'OpenAccount',

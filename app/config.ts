@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
+import { z } from 'zod'
 
 export const roles = ['api', 'worker', 'projector', 'housekeeper'] as const
 export type Role = (typeof roles)[number]
@@ -79,6 +80,99 @@ export interface Config {
   consoleSession: { idleMs: number; absoluteMs: number }
   /** How long an operator's console token works after it is issued. */
   consoleTokenValidMs: number
+  /** Who may open an account by signing in: anyone, holders of an invitation code, or nobody. */
+  signup: SignUpMode
+  /** New accounts per client address within the window; more get 429. */
+  signupRateLimit: { perAddress: number; windowMs: number }
+  /** How long an operator's invitation code can be redeemed. */
+  invitationValidMs: number
+  /** "Sign in with GitHub" (an OAuth app); the base URLs point elsewhere only in tests. */
+  github: { clientId: string; clientSecret: string; webUrl: string; apiUrl: string } | null
+  /** OpenID Connect providers people may sign in with, in the order the sign-in page lists them. */
+  oidcProviders: OidcProviderConfig[]
+}
+
+export const signUpModes = ['open', 'invite', 'closed'] as const
+export type SignUpMode = (typeof signUpModes)[number]
+
+export interface OidcProviderConfig {
+  /** Short name in URLs and in the `oidc:<id>` identity: lowercase letters, digits and dashes. */
+  id: string
+  /** What the sign-in button says. */
+  name: string
+  issuer: string
+  clientId: string
+  clientSecret: string
+}
+
+const oidcProvidersSchema = z
+  .array(
+    z.strictObject({
+      id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'lowercase letters, digits and dashes, up to 32'),
+      name: z.string().min(1).max(60).optional(),
+      issuer: z.url({ protocol: /^https?$/ }),
+      client_id: z.string().min(1).max(500),
+      client_secret: z.string().min(1).max(2000),
+    }),
+  )
+  .max(20)
+  .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'each id may appear once')
+  .refine(
+    (list) => list.every((p) => p.issuer.startsWith('https:') || isLoopbackUrl(p.issuer)),
+    'an issuer is https (plain http only on localhost, for development)',
+  )
+
+function isLoopbackUrl(url: string): boolean {
+  return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname)
+}
+
+/** OIDC_PROVIDERS: a JSON array of {id, name?, issuer, client_id, client_secret}. */
+function parseOidcProviders(read: EnvReader): OidcProviderConfig[] {
+  const value = read.text('OIDC_PROVIDERS')
+  if (value === null) return []
+  let json: unknown
+  try {
+    json = JSON.parse(value)
+  } catch {
+    read.problems.push('OIDC_PROVIDERS is not valid JSON')
+    return []
+  }
+  const parsed = oidcProvidersSchema.safeParse(json)
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues.slice(0, 5))
+      read.problems.push(
+        `OIDC_PROVIDERS${issue.path.map((p) => `[${String(p)}]`).join('')}: ${issue.message}`,
+      )
+    return []
+  }
+  return parsed.data.map((p) => ({
+    id: p.id,
+    name: p.name ?? p.id,
+    issuer: p.issuer.replace(/\/$/, ''),
+    clientId: p.client_id,
+    clientSecret: p.client_secret,
+  }))
+}
+
+function parseGitHub(read: EnvReader): Config['github'] {
+  const clientId = read.text('GITHUB_CLIENT_ID')
+  const clientSecret = read.text('GITHUB_CLIENT_SECRET')
+  read.check(
+    (clientId === null) === (clientSecret === null),
+    'GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together: set both or neither',
+  )
+  const webUrl = read.url('GITHUB_URL', ['https', 'http']) ?? 'https://github.com'
+  const apiUrl = read.url('GITHUB_API_URL', ['https', 'http']) ?? 'https://api.github.com'
+  return clientId && clientSecret
+    ? { clientId, clientSecret, webUrl: webUrl.replace(/\/$/, ''), apiUrl: apiUrl.replace(/\/$/, '') }
+    : null
+}
+
+function parseSignUpMode(read: EnvReader): SignUpMode {
+  const value = read.text('SIGNUP') ?? 'open'
+  if ((signUpModes as readonly string[]).includes(value)) return value as SignUpMode
+  read.problems.push(`SIGNUP must be one of ${signUpModes.join(', ')}; got ${value}`)
+  return 'open'
 }
 
 const day = 86_400_000
@@ -150,6 +244,89 @@ class EnvReader {
   }
 }
 
+export type GenerationToolId = 'create_image' | 'create_3d_model' | 'create_3d_model_from_image'
+
+/** The generation providers and their limits. */
+export interface GenerationConfig {
+  openai: { apiKey: string; model: string; baseUrl: string } | null
+  fal: { key: string; baseUrl: string; pollIntervalMs: number } | null
+  /** Which fal.ai model serves each tool; a tool without one is not offered through fal.ai. */
+  falModels: {
+    image: string | null
+    textTo3d: string | null
+    imageTo3d: string | null
+    /** The request field the image-to-3D model takes its image URL in. */
+    imageTo3dInputField: string
+  }
+  /** Generation jobs the whole service admits per UTC day; null: unlimited. */
+  dailyCapacity: number | null
+  /** Longest total wait for a provider's rate limits before a job gives up. */
+  rateLimitWaitMs: number
+  /** Where provider result files may be downloaded from: the public internet, plus test exemptions. */
+  download: {
+    maxBytes: number
+    timeoutMs: number
+    allowedPorts: number[]
+    allowAddresses: Set<string>
+    caFile: string | null
+  }
+}
+
+const list = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+
+function readGeneration(read: EnvReader): GenerationConfig {
+  const openAiKey = read.text('OPENAI_API_KEY')
+  const falKey = read.text('FAL_KEY')
+  const openAiBase = read.url('OPENAI_BASE_URL', ['https', 'http']) ?? 'https://api.openai.com/v1'
+  const falBase = read.url('FAL_BASE_URL', ['https', 'http']) ?? 'https://queue.fal.run'
+  const pollIntervalMs = read.int('FAL_POLL_INTERVAL_MS', 1000, { min: 1 })
+  const allowedPorts = list(read.text('GENERATION_DOWNLOAD_ALLOWED_PORTS'))
+  for (const port of allowedPorts)
+    read.check(
+      /^\d{1,5}$/.test(port) && Number(port) <= 65_535,
+      `GENERATION_DOWNLOAD_ALLOWED_PORTS: ${port} is not a port`,
+    )
+  const caFile = read.text('GENERATION_DOWNLOAD_CA_FILE')
+  read.check(caFile === null || existsSync(caFile), `GENERATION_DOWNLOAD_CA_FILE: no file at ${caFile}`)
+  return {
+    openai: openAiKey
+      ? {
+          apiKey: openAiKey,
+          model: read.text('OPENAI_IMAGE_MODEL') ?? 'gpt-image-1',
+          baseUrl: openAiBase.replace(/\/$/, ''),
+        }
+      : null,
+    fal: falKey ? { key: falKey, baseUrl: falBase.replace(/\/$/, ''), pollIntervalMs } : null,
+    falModels: {
+      image: read.text('FAL_IMAGE_MODEL'),
+      textTo3d: read.text('FAL_TEXT_TO_3D_MODEL'),
+      imageTo3d: read.text('FAL_IMAGE_TO_3D_MODEL'),
+      imageTo3dInputField: read.text('FAL_IMAGE_TO_3D_INPUT_FIELD') ?? 'image_url',
+    },
+    dailyCapacity:
+      read.text('GENERATION_DAILY_CAPACITY') === null ? null : read.int('GENERATION_DAILY_CAPACITY', 0),
+    rateLimitWaitMs: read.int('GENERATION_RATE_LIMIT_WAIT_S', 60) * 1000,
+    download: {
+      maxBytes: read.int('GENERATION_DOWNLOAD_MAX_BYTES', 200 * 1024 * 1024, { min: 1 }),
+      timeoutMs: read.int('GENERATION_DOWNLOAD_TIMEOUT_MS', 120_000, { min: 1 }),
+      allowedPorts: allowedPorts.map(Number),
+      allowAddresses: new Set(list(read.text('GENERATION_DOWNLOAD_ALLOW_ADDRESSES'))),
+      caFile,
+    },
+  }
+}
+
+/**
+ * The generation settings of the environment as it is now: job children read them, and tool
+ * availability follows them. loadConfig checked the same variables at start.
+ */
+export const generationConfig = (env: NodeJS.ProcessEnv = process.env): GenerationConfig =>
+  readGeneration(new EnvReader(env))
+
 function parseRoles(read: EnvReader): Role[] {
   const value = read.text('ROLES')
   // RUN_WORKERS=false, from before ROLES existed, still keeps jobs off an API process.
@@ -207,24 +384,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       read.problems.push('BILLING_CATALOG is not valid JSON')
     }
 
-  // Read where they are used (the generation tools' child processes, the native loaders), checked here
-  // so that a bad value stops start-up rather than failing the first job that meets it.
-  read.int('GENERATION_DAILY_CAPACITY', 0)
-  read.int('GENERATION_RATE_LIMIT_WAIT_S', 60)
-  read.int('GENERATION_DOWNLOAD_MAX_BYTES', 1, { min: 1 })
-  read.int('GENERATION_DOWNLOAD_TIMEOUT_MS', 1, { min: 1 })
-  read.int('FAL_POLL_INTERVAL_MS', 1000, { min: 1 })
-  read.url('FAL_BASE_URL', ['https', 'http'])
-  read.url('OPENAI_BASE_URL', ['https', 'http'])
-  for (const port of (read.text('GENERATION_DOWNLOAD_ALLOWED_PORTS') ?? '')
-    .split(',')
-    .filter((p) => p.trim()))
-    read.check(
-      /^\d{1,5}$/.test(port.trim()) && Number(port) <= 65_535,
-      `GENERATION_DOWNLOAD_ALLOWED_PORTS: ${port} is not a port`,
-    )
-  const caFile = read.text('GENERATION_DOWNLOAD_CA_FILE')
-  read.check(caFile === null || existsSync(caFile), `GENERATION_DOWNLOAD_CA_FILE: no file at ${caFile}`)
+  // Generation settings are read again where they are used (generationConfig: job children, and
+  // availability, which follows the environment), by the same code; a bad value stops start-up here.
+  readGeneration(read)
+  // The native loaders read their backend themselves; checked here so a typo stops start-up.
   for (const name of ['KILN_MESH_BACKEND', 'KILN_PDF_BACKEND']) {
     const backend = read.text(name)
     read.check(
@@ -319,6 +482,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       absoluteMs: read.int('CONSOLE_SESSION_MAX_SECONDS', 7 * 86_400, { min: 60 }) * 1000,
     },
     consoleTokenValidMs: read.int('CONSOLE_TOKEN_DAYS', 90, { min: 1, max: 3650 }) * day,
+    signup: parseSignUpMode(read),
+    signupRateLimit: {
+      perAddress: read.int('SIGNUP_RATE_LIMIT', 5, { min: 1 }),
+      windowMs: read.int('SIGNUP_RATE_WINDOW_MINUTES', 60, { min: 1, max: 7 * 24 * 60 }) * 60_000,
+    },
+    invitationValidMs: read.int('INVITATION_DAYS', 14, { min: 1, max: 365 }) * day,
+    github: parseGitHub(read),
+    oidcProviders: parseOidcProviders(read),
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return config

@@ -76,19 +76,7 @@ async function handleFromSnapshot<State, Command, Event extends { type: string; 
 ): Promise<CommandOutcome<State, Event>> {
   return snapshots.exclusive(streamId, async () => {
     for (let attempt = 0; ; attempt++) {
-      const entry = await snapshots.get(streamId, decider.initialState)
-      try {
-        for (const event of await store.readStream(streamId, entry.revision + 1)) {
-          entry.state = decider.evolve(entry.state, event as unknown as Event)
-          entry.revision = event.revision
-          entry.position = event.position
-        }
-      } catch (error) {
-        snapshots.drop(streamId)
-        throw error
-      }
-      // A long tail was just folded: keep the result, whatever this command decides.
-      await snapshots.maybePersist(streamId, entry)
+      const entry = await currentEntry(store, snapshots, streamId, decider)
       const events = decider.decide(command, entry.state)
       if (events.length === 0) return { events, state: entry.state, position: entry.position }
       try {
@@ -112,12 +100,44 @@ async function handleFromSnapshot<State, Command, Event extends { type: string; 
   })
 }
 
-/** The current state of a stream, folded; with the position of its last event. */
+/** The snapshot of a stream advanced by its tail; call it inside `snapshots.exclusive`. */
+async function currentEntry<State, Command, Event extends { type: string; data: unknown }>(
+  store: EventStore,
+  snapshots: StreamSnapshots,
+  streamId: string,
+  decider: Decider<State, Command, Event>,
+) {
+  const entry = await snapshots.get(streamId, decider.initialState)
+  try {
+    for (const event of await store.readStream(streamId, entry.revision + 1)) {
+      entry.state = decider.evolve(entry.state, event as unknown as Event)
+      entry.revision = event.revision
+      entry.position = event.position
+    }
+  } catch (error) {
+    snapshots.drop(streamId)
+    throw error
+  }
+  // A long tail was just folded: keep the result, whatever is decided on it.
+  await snapshots.maybePersist(streamId, entry)
+  return entry
+}
+
+/**
+ * The current state of a stream, folded (from its snapshot where the decider keeps them); with the
+ * position of its last event. The state is for reading only: a snapshotted one is the cached copy.
+ */
 export async function readState<State, Command, Event extends { type: string; data: unknown }>(
   store: EventStore,
   streamId: string,
   decider: Decider<State, Command, Event>,
 ): Promise<{ state: State; position: number }> {
+  const snapshots = decider.snapshots ? snapshotsOf(store) : undefined
+  if (snapshots)
+    return snapshots.exclusive(streamId, async () => {
+      const { state, position } = await currentEntry(store, snapshots, streamId, decider)
+      return { state, position }
+    })
   const recorded = await store.readStream(streamId)
   let state = decider.initialState()
   for (const event of recorded) state = decider.evolve(state, event as unknown as Event)

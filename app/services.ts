@@ -11,8 +11,8 @@ import type { CatalogItem } from '../domain/ports/payment-processor.ts'
 import { toolCatalog } from '../domain/tools/catalog.ts'
 import { activeGeneration, readCheckpoint } from '../projections/generations.ts'
 import { projectors } from '../projections/models.ts'
+import { type RunningProjections, startProjections } from '../projections/projections.ts'
 import { ReadModels } from '../projections/read-models.ts'
-import { ProjectionRunner } from '../projections/runner.ts'
 import { StoredPositionWatcher } from '../projections/stored-position.ts'
 import { readStoreSnapshots } from '../projections/stream-snapshot-store.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
@@ -108,7 +108,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
   const models = new ReadModels(readStore)
   // Each duty runs in one process at a time, under a lease in the shared read store.
   const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
-  let runners: ProjectionRunner[] = []
+  let projections: RunningProjections | null = null
   const duties: LeasedDuty[] = []
   if (project && config.roles.includes('projector'))
     duties.push(
@@ -117,23 +117,12 @@ export async function startServices(config: Config, options: StartOptions = {}):
         'projector',
         holder,
         async () => {
-          runners = projectors.map(
-            (projector) =>
-              new ProjectionRunner(store, readStore, projector, {
-                onError: (error) =>
-                  log.error(
-                    { model: projector.model, err: error },
-                    'projection: batch failed; resubscribing',
-                  ),
-              }),
-          )
-          for (const runner of runners) await runner.start()
-          const started = runners
-          return {
-            async stop() {
-              for (const runner of started) await runner.stop()
-            },
-          }
+          const started = await startProjections(store, readStore, {
+            onError: (error, model) =>
+              log.error({ model, err: error }, 'projection: batch failed; resubscribing'),
+          })
+          projections = started
+          return { stop: () => started.stop() }
         },
         { ttlMs: config.leaseTtlMs },
       ),
@@ -211,9 +200,8 @@ export async function startServices(config: Config, options: StartOptions = {}):
     duties,
     catalog: loadCatalog(config.billingCatalog),
     async waitForPosition(position, timeoutMs = 5000) {
-      if (!projectorDuty?.held) return storedPositions.wait(position, timeoutMs)
-      const results = await Promise.all(runners.map((runner) => runner.waitForPosition(position, timeoutMs)))
-      return results.every(Boolean)
+      if (!projectorDuty?.held || projections === null) return storedPositions.wait(position, timeoutMs)
+      return projections.waitForPosition(position, timeoutMs)
     },
     async readiness() {
       const eventStore = await store.headPosition().then(

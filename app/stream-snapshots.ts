@@ -62,7 +62,9 @@ export class StreamSnapshots {
       ? {
           revision: stored.revision,
           position: stored.position,
-          state: deserialize(stored.state) as State,
+          // A snapshot taken before the state gained a field lacks it; no event had set it then, so
+          // the field's initial value is exact.
+          state: Object.assign(initial() as object, deserialize(stored.state)) as State,
           persisted: stored.revision,
         }
       : { revision: -1, position: 0, state: initial(), persisted: -1 }

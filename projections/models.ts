@@ -2,6 +2,7 @@
 import { accountsProjector } from './accounts/projector.ts'
 import { jobsProjector } from './jobs/projector.ts'
 import { keysProjector } from './keys/projector.ts'
+import { passkeysProjector } from './passkeys/projector.ts'
 import type { Projector } from './projector.ts'
 import { storageProjector } from './storage/projector.ts'
 
@@ -9,6 +10,7 @@ export const projectors: readonly Projector[] = [
   jobsProjector,
   accountsProjector,
   keysProjector,
+  passkeysProjector,
   storageProjector,
 ]
 

@@ -15,13 +15,23 @@ export interface RunningProjections {
   stop(): Promise<void>
 }
 
+export interface ProjectionsOptions extends Omit<RunnerOptions, 'onError'> {
+  projectors?: readonly Projector[]
+  /** A failed batch of one model (its runner resubscribes after it). */
+  onError?(error: unknown, model: string): void
+}
+
 export async function startProjections(
   store: EventStore,
   reads: ReadStore,
-  options: RunnerOptions & { projectors?: readonly Projector[] } = {},
+  { projectors = allProjectors, onError, ...options }: ProjectionsOptions = {},
 ): Promise<RunningProjections> {
-  const runners = (options.projectors ?? allProjectors).map(
-    (projector) => new ProjectionRunner(store, reads, projector, options),
+  const runners = projectors.map(
+    (projector) =>
+      new ProjectionRunner(store, reads, projector, {
+        ...options,
+        ...(onError ? { onError: (error: unknown) => onError(error, projector.model) } : {}),
+      }),
   )
   for (const runner of runners) await runner.start()
   return {

@@ -14,19 +14,27 @@ import { handleCommand } from '../app/handle-command.ts'
 import { settleAccount } from '../app/jobs/settle-job.ts'
 import { log } from '../app/log.ts'
 import { uploadFolder } from '../app/uploads.ts'
-import { accountStream } from '../domain/account/events.ts'
-import { jobStream } from '../domain/job/events.ts'
+import { type AccountEvent, accountStream, type JobOutcome } from '../domain/account/events.ts'
+import { type JobEvent, type JobStatus, jobStream } from '../domain/job/events.ts'
 import type { RecordedEvent, Subscription } from '../domain/ports/event-store.ts'
 import { getTool, isToolId } from '../domain/tools/catalog.ts'
-import { uploadStream } from '../domain/upload/events.ts'
+import { type UploadEvent, uploadStream } from '../domain/upload/events.ts'
+
+type HousekeptEvent = JobEvent | AccountEvent | UploadEvent
+
+const outcomeOf: Record<'JobSucceeded' | 'JobFailed' | 'JobCanceled', JobOutcome> = {
+  JobSucceeded: 'succeeded',
+  JobFailed: 'failed',
+  JobCanceled: 'canceled',
+}
 
 export interface TrackedJob {
   accountId: string
   tool: string
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'expired' | 'deleted'
+  status: JobStatus | 'deleted'
   startedAt: number
   outputsExpireAt: number | null
-  outcome: 'succeeded' | 'failed' | 'canceled' | null
+  outcome: JobOutcome | null
   released: boolean
   publishedAt: number
   republishes: number
@@ -159,74 +167,81 @@ export class Housekeeper {
     return this.#position >= this.#caughtUpAt
   }
 
-  #apply(event: RecordedEvent): void {
-    this.#position = event.position
-    const data = event.data as Record<string, unknown> & { jobId?: string; accountId?: string; at?: string }
-    const at = typeof data.at === 'string' ? Date.parse(data.at) : 0
-    const job = data.jobId ? this.#jobs.get(data.jobId) : undefined
+  #apply(recorded: RecordedEvent): void {
+    this.#position = recorded.position
+    // Event types are unique across the aggregates, so the type names the data's shape; events of
+    // the other streams (capacity, payments) fall through the switch untouched.
+    const event = { type: recorded.type, data: recorded.data } as HousekeptEvent
     switch (event.type) {
       case 'JobAdmitted':
-        this.#admissions.set(data.jobId!, { accountId: data.accountId!, at })
+        this.#admissions.set(event.data.jobId, {
+          accountId: event.data.accountId,
+          at: Date.parse(event.data.at),
+        })
         break
-      case 'JobReleased':
-        this.#admissions.delete(data.jobId!)
+      case 'JobReleased': {
+        const job = this.#jobs.get(event.data.jobId)
+        this.#admissions.delete(event.data.jobId)
         if (job) job.released = true
-        else this.#releasedBeforeCreation.add(data.jobId!)
+        else this.#releasedBeforeCreation.add(event.data.jobId)
         break
+      }
       case 'JobCreated':
-        this.#admissions.delete(data.jobId!)
-        this.#jobs.set(data.jobId!, {
-          accountId: data.accountId!,
-          tool: data.tool as string,
+        this.#admissions.delete(event.data.jobId)
+        this.#jobs.set(event.data.jobId, {
+          accountId: event.data.accountId,
+          tool: event.data.tool,
           status: 'queued',
           startedAt: 0,
           outputsExpireAt: null,
           outcome: null,
-          released: this.#releasedBeforeCreation.delete(data.jobId!),
+          released: this.#releasedBeforeCreation.delete(event.data.jobId),
           publishedAt: 0,
           republishes: 0,
         })
         break
-      case 'JobStarted':
-        if (job) Object.assign(job, { status: 'running', startedAt: at })
+      case 'JobStarted': {
+        const job = this.#jobs.get(event.data.jobId)
+        if (job) Object.assign(job, { status: 'running', startedAt: Date.parse(event.data.at) })
         break
+      }
       case 'JobSucceeded':
       case 'JobFailed':
-      case 'JobCanceled':
+      case 'JobCanceled': {
+        const job = this.#jobs.get(event.data.jobId)
         if (job) {
-          job.status =
-            event.type === 'JobSucceeded' ? 'succeeded' : event.type === 'JobFailed' ? 'failed' : 'canceled'
-          job.outcome = job.status
-          job.outputsExpireAt = Date.parse(data.outputsExpireAt as string)
+          job.outcome = outcomeOf[event.type]
+          job.status = job.outcome
+          job.outputsExpireAt = Date.parse(event.data.outputsExpireAt)
         }
         break
+      }
       case 'JobExpired':
-      case 'JobDeleted':
+      case 'JobDeleted': {
+        const job = this.#jobs.get(event.data.jobId)
         if (job) job.status = event.type === 'JobExpired' ? 'expired' : 'deleted'
         break
+      }
       case 'UploadCreated':
-        this.#uploads.set(data.uploadId as string, {
-          endsAt: Date.parse(data.urlExpiresAt as string),
-          blobKey: null,
-        })
+        this.#uploads.set(event.data.uploadId, { endsAt: Date.parse(event.data.urlExpiresAt), blobKey: null })
         break
       case 'UploadReceived':
-        this.#uploads.set(data.uploadId as string, {
-          endsAt: Date.parse(data.retainUntil as string),
-          blobKey: data.blobKey as string,
+        this.#uploads.set(event.data.uploadId, {
+          endsAt: Date.parse(event.data.retainUntil),
+          blobKey: event.data.blobKey,
         })
         break
       case 'UploadExpired':
-        this.#uploads.delete(data.uploadId as string)
+        this.#uploads.delete(event.data.uploadId)
         break
       case 'CreditsGranted':
-        this.#lots.set(data.lotId as string, {
-          accountId: data.accountId!,
-          expiresAt: Date.parse(data.expiresAt as string),
+        this.#lots.set(event.data.lotId, {
+          accountId: event.data.accountId,
+          expiresAt: Date.parse(event.data.expiresAt),
         })
         break
       case 'LotExpired':
-        this.#lots.delete(data.lotId as string)
+        this.#lots.delete(event.data.lotId)
         break
     }
   }
@@ -243,7 +258,10 @@ export class Housekeeper {
         )
       for (const [jobId, admission] of this.#admissions) {
         if (now - admission.at < this.#options.orphanAdmissionMs) continue
-        await settleAccount(this.#ctx, admission.accountId, jobId, 'canceled').catch(() => {})
+        await handleCommand(this.#ctx.store, accountStream(admission.accountId), accountDecider, {
+          type: 'ReleaseOrphanedAdmission',
+          data: { jobId, now },
+        }).catch(() => {})
         this.#admissions.delete(jobId)
       }
       for (const [uploadId, upload] of this.#uploads) {

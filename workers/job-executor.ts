@@ -137,15 +137,25 @@ export async function executeJob(
           type: 'ChargeJob',
           data: { jobId: job.jobId, units, price, now: ctx.now() },
         })
-        const declined = charged.events.find((e) => e.type === 'JobChargeDeclined')
-        if (declined?.type === 'JobChargeDeclined') {
+        // What the account recorded decides, not what this call appended: a redelivery appends
+        // nothing, and a job is run only when its charge is on the ledger.
+        const admitted = charged.state.jobs.get(job.jobId)
+        const credits = admitted?.charged ?? null
+        if (credits === null) {
+          const declined = admitted?.declined
+          if (declined?.reason === 'insufficient_credits')
+            return {
+              code: 'insufficient_credits',
+              message: `This job costs ${price} credits (${units} ${tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'jobs')}); the available balance is ${declined.available}. Nothing was charged.`,
+              hint: 'Buy credits in the console, then start the job again.',
+            }
           return {
-            code: 'insufficient_credits',
-            message: `This job costs ${price} credits (${units} ${tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'jobs')}); the available balance is ${declined.data.available}. Nothing was charged.`,
-            hint: 'Buy credits in the console, then start the job again.',
+            code: 'internal',
+            message:
+              'The job was recorded after its admission had lapsed, so it did not run. Nothing was charged.',
+            hint: 'Start the job again; failed jobs cost nothing.',
           }
         }
-        const credits = charged.state.jobs.get(job.jobId)?.charged ?? price
         await handleCommand(ctx.store, stream, jobDecider, {
           type: 'RecordMeasurement',
           data: { units, credits, now: ctx.now() },

@@ -1,9 +1,13 @@
-// Stripe behind the payment processor port (the official `stripe` package). Checkouts carry the
-// account and catalog item in metadata so the confirmations that come back by webhook can be
-// credited without any other lookup.
+// Stripe behind the payment processor port (the official `stripe` package), on the API version the
+// SDK pins. Checkouts carry the account and catalog item in metadata, so the confirmations that come
+// back by webhook name whose they are. On that version an invoice no longer names a payment intent:
+// what paid it is a list of InvoicePayment objects (`invoice.payments`, `/v1/invoice_payments`),
+// each naming its payment intent, which is what disputes and refunds name too.
 import Stripe from 'stripe'
 import type {
   CheckoutRequest,
+  InvoiceOwner,
+  PaidPayment,
   PaymentProcessor,
   ProcessorEvent,
 } from '../../domain/ports/payment-processor.ts'
@@ -104,6 +108,23 @@ export class StripePaymentProcessor implements PaymentProcessor {
     const event = this.#stripe.webhooks.constructEvent(rawBody, signature, this.#webhookSecret)
     return toProcessorEvent(event)
   }
+
+  async invoicePayments(invoiceId: string): Promise<PaidPayment[]> {
+    const paid: PaidPayment[] = []
+    for await (const payment of this.#stripe.invoicePayments.list({
+      invoice: invoiceId,
+      status: 'paid',
+      limit: 100,
+    })) {
+      const counted = paidPayment(payment)
+      if (counted) paid.push(counted)
+    }
+    return paid
+  }
+
+  async invoiceOwner(invoiceId: string): Promise<InvoiceOwner | null> {
+    return ownerOfInvoice(await this.#stripe.invoices.retrieve(invoiceId))
+  }
 }
 
 type Metadata = Record<string, string> | null | undefined
@@ -112,6 +133,22 @@ function fromMetadata(metadata: Metadata): { accountId: string; itemId: string }
   return metadata?.account_id && metadata.item
     ? { accountId: metadata.account_id, itemId: metadata.item }
     : null
+}
+
+/** An InvoicePayment that collected money, named by what disputes and refunds will name. */
+function paidPayment(payment: Stripe.InvoicePayment): PaidPayment | null {
+  const paymentRef =
+    idOf(payment.payment.payment_intent) ??
+    idOf(payment.payment.charge) ??
+    idOf(payment.payment.payment_record)
+  const amountCents = payment.amount_paid ?? 0
+  return payment.status === 'paid' && paymentRef && amountCents > 0 ? { paymentRef, amountCents } : null
+}
+
+function ownerOfInvoice(invoice: Stripe.Invoice): InvoiceOwner | null {
+  const owner = fromMetadata(invoice.parent?.subscription_details?.metadata)
+  if (!owner) return null
+  return { ...owner, periodEnd: seconds(invoice.lines?.data?.[0]?.period?.end ?? invoice.period_end) }
 }
 
 /** Maps the Stripe events the ledger cares about; everything else is acknowledged and ignored. */
@@ -124,36 +161,27 @@ export function toProcessorEvent(event: Stripe.Event): ProcessorEvent {
       const session = event.data.object
       const owner = fromMetadata(session.metadata)
       const paymentRef = idOf(session.payment_intent)
+      // A session that collected nothing (a full discount: `no_payment_required`) buys nothing.
       if (session.mode !== 'payment' || session.payment_status !== 'paid' || !owner || !paymentRef)
         return ignored
       return {
         eventId,
         kind: 'payment_succeeded',
         ...owner,
-        paymentRef,
-        amountCents: session.amount_total ?? 0,
-        periodEnd: null,
+        payment: { paymentRef, amountCents: session.amount_total ?? 0 },
       }
     }
-    case 'invoice.paid': {
-      const invoice = event.data.object as Stripe.Invoice & {
-        subscription_details?: { metadata: Metadata }
-        payment_intent?: string | { id: string } | null
-      }
-      const owner = fromMetadata(
-        invoice.parent?.subscription_details?.metadata ?? invoice.subscription_details?.metadata,
-      )
-      if (!owner) return ignored
-      const paymentRef = idOf(invoice.payment_intent) ?? invoice.id
-      const periodEnd = seconds(invoice.lines?.data?.[0]?.period?.end ?? invoice.period_end)
-      return {
-        eventId,
-        kind: 'payment_succeeded',
-        ...owner,
-        paymentRef: paymentRef!,
-        amountCents: invoice.amount_paid,
-        periodEnd,
-      }
+    case 'invoice.paid':
+    case 'invoice.payment_succeeded': {
+      const invoice = event.data.object
+      const owner = ownerOfInvoice(invoice)
+      return owner && invoice.id ? { eventId, kind: 'invoice_paid', invoiceId: invoice.id, owner } : ignored
+    }
+    case 'invoice_payment.paid': {
+      const payment = event.data.object
+      const paid = paidPayment(payment)
+      const invoiceId = idOf(payment.invoice as string | { id: string })
+      return paid && invoiceId ? { eventId, kind: 'invoice_payment_paid', invoiceId, payment: paid } : ignored
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
@@ -179,33 +207,38 @@ export function toProcessorEvent(event: Stripe.Event): ProcessorEvent {
         endsAt,
       }
     }
-    case 'charge.dispute.created': {
-      const dispute = event.data.object
-      const paymentRef = idOf(dispute.payment_intent) ?? idOf(dispute.charge)
-      return paymentRef ? { eventId, kind: 'dispute_opened', disputeId: dispute.id, paymentRef } : ignored
-    }
+    case 'charge.dispute.created':
     case 'charge.dispute.closed': {
       const dispute = event.data.object
       const paymentRef = idOf(dispute.payment_intent) ?? idOf(dispute.charge)
-      return paymentRef
-        ? {
-            eventId,
-            kind: 'dispute_closed',
-            disputeId: dispute.id,
-            paymentRef,
-            outcome: dispute.status === 'lost' ? 'lost' : 'won',
-          }
-        : ignored
+      if (!paymentRef) return ignored
+      // A closed dispute that was not lost was won (or closed as a warning): the hold ends.
+      const status =
+        event.type === 'charge.dispute.created' ? 'open' : dispute.status === 'lost' ? 'lost' : 'won'
+      return { eventId, kind: 'dispute', disputeId: dispute.id, paymentRef, status }
     }
     case 'charge.refunded': {
       const charge = event.data.object
-      const paymentRef = idOf(charge.payment_intent) ?? charge.id
+      return {
+        eventId,
+        kind: 'refunded',
+        paymentRef: idOf(charge.payment_intent) ?? charge.id,
+        chargeId: charge.id,
+        refundId: null,
+        cents: charge.amount_refunded,
+      }
+    }
+    case 'refund.created': {
+      const refund = event.data.object
+      const paymentRef = idOf(refund.payment_intent) ?? idOf(refund.charge)
+      if (!paymentRef || refund.status === 'failed' || refund.status === 'canceled') return ignored
       return {
         eventId,
         kind: 'refunded',
         paymentRef,
-        amountCents: charge.amount,
-        amountRefundedCents: charge.amount_refunded,
+        chargeId: null,
+        refundId: refund.id,
+        cents: refund.amount,
       }
     }
     default:

@@ -9,7 +9,9 @@ import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { DomainError, isDomainError } from '../../domain/errors.ts'
+import { contentTypeOf } from '../../domain/media-types.ts'
 import { authenticate, requireConsole } from '../auth.ts'
+import { registerSignIn } from '../sign-in/plugin.ts'
 import { consoleRouter } from './router.ts'
 import { endConsoleSessionOf, requireSameOrigin, safeReturnTo, startConsoleSession } from './session.ts'
 
@@ -20,15 +22,11 @@ const packageDist = (name: string) => join(dirname(require.resolve(`${name}/pack
 const vendorRoots: Record<string, string> = {
   'trpc-client': packageDist('@trpc/client'),
   'trpc-server': packageDist('@trpc/server'),
+  // The browser half of passkeys: its ES modules as published (relative imports, `.js` names).
+  // (its exports map hides package.json; the CommonJS entry sits in script/, beside esm/)
+  'simplewebauthn-browser': join(dirname(require.resolve('@simplewebauthn/browser')), '..', 'esm'),
 }
 const publicDir = join(import.meta.dirname, 'public')
-const types: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-}
-
 /**
  * The console page's Content-Security-Policy: scripts only from this origin, plus the page's one
  * inline import map, allowed by its hash; no framing; nothing sent to other origins.
@@ -95,9 +93,7 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
 
   const page =
     (file: string) => async (_request: unknown, reply: { type(t: string): { send(b: Buffer): unknown } }) =>
-      reply
-        .type(types[extname(file)] ?? 'application/octet-stream')
-        .send(await readFile(join(publicDir, file)))
+      reply.type(contentTypeOf(file)).send(await readFile(join(publicDir, file)))
   app.get('/console', { schema: { hide: true } }, page('index.html'))
   // The sign-in page is the console page itself; its script reads `return_to` and goes there after.
   app.get('/console/sign-in', { schema: { hide: true } }, page('index.html'))
@@ -116,6 +112,7 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
     await endConsoleSessionOf(app.services, request, reply)
     return { signed_out: true }
   })
+  await registerSignIn(app)
   app.get('/console/console.js', { schema: { hide: true } }, page('console.js'))
   app.get('/console/console.css', { schema: { hide: true } }, page('console.css'))
 
@@ -125,13 +122,16 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const root = vendorRoots[request.params.pkg]
       const path = root ? normalize(join(root, request.params['*'])) : ''
-      if (!root || !path.startsWith(root + sep) || extname(path) !== '.mjs')
+      if (!root || !path.startsWith(root + sep) || !['.mjs', '.js'].includes(extname(path)))
         return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
       // Read before the reply is typed as JavaScript: a JSON 404 sent under that type fails to serialize.
       const file = await readFile(path).catch(() => null)
       if (file === null)
         return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
-      return reply.type(types['.mjs']!).header('cache-control', 'public, max-age=3600').send(file)
+      return reply
+        .type(contentTypeOf('module.mjs'))
+        .header('cache-control', 'public, max-age=3600')
+        .send(file)
     },
   )
 }

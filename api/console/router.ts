@@ -13,6 +13,7 @@ import { getBilling } from '../../projections/accounts/billing.ts'
 import { getMe } from '../../projections/accounts/me.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { listConsoleTokens, listKeys } from '../../projections/keys/queries.ts'
+import { listPasskeys } from '../../projections/passkeys/queries.ts'
 import type { Principal } from '../auth.ts'
 import { internalMessage } from '../error-handler.ts'
 import { renderOptions } from '../signed-paths.ts'
@@ -94,6 +95,7 @@ export const consoleRouter = t.router({
   billing: consoleProcedure.query(({ ctx }) =>
     getBilling(ctx.services.models, ctx.principal.accountId, { now: new Date(ctx.services.ctx.now()) }),
   ),
+  passkeys: consoleProcedure.query(({ ctx }) => listPasskeys(ctx.services.models, ctx.principal.accountId)),
   catalog: consoleProcedure.query(({ ctx }) => ({
     available: ctx.services.ctx.payments !== null,
     items: ctx.services.catalog,

@@ -22,10 +22,12 @@ function cookieIsSecure(publicUrl: string): boolean {
 }
 
 /** `__Host-` binds a Secure cookie to this exact host and path `/`; plain http cannot use the prefix. */
-const cookieName = (services: Services) =>
-  cookieIsSecure(services.ctx.config.publicUrl) ? '__Host-kiln_session' : 'kiln_session'
+export const hostCookieName = (services: Services, base: string) =>
+  cookieIsSecure(services.ctx.config.publicUrl) ? `__Host-${base}` : base
 
-function readCookie(request: FastifyRequest, name: string): string | null {
+const cookieName = (services: Services) => hostCookieName(services, 'kiln_session')
+
+export function readCookie(request: FastifyRequest, name: string): string | null {
   const header = request.headers.cookie
   if (!header) return null
   for (const part of header.split(';')) {
@@ -46,14 +48,9 @@ export async function readConsoleSession(
   return session && { accountId: session.accountId, sessionId: session.sessionId }
 }
 
-function cookie(services: Services, value: string, maxAgeSeconds: number): string {
-  const parts = [
-    `${cookieName(services)}=${value}`,
-    'Path=/',
-    'HttpOnly',
-    'SameSite=Lax',
-    `Max-Age=${maxAgeSeconds}`,
-  ]
+/** An HttpOnly, SameSite=Lax cookie for the whole site; Secure but on plain-http localhost. */
+export function cookieHeader(services: Services, name: string, value: string, maxAgeSeconds: number): string {
+  const parts = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`]
   if (cookieIsSecure(services.ctx.config.publicUrl)) parts.push('Secure')
   return parts.join('; ')
 }
@@ -68,7 +65,7 @@ export async function startConsoleSession(
   await requireAccount(services, accountId)
   const { secret, sessionId } = await openConsoleSession(services, accountId, method)
   const maxAge = Math.floor(services.ctx.config.consoleSession.absoluteMs / 1000)
-  reply.header('set-cookie', cookie(services, secret, maxAge))
+  reply.header('set-cookie', cookieHeader(services, cookieName(services), secret, maxAge))
   return { sessionId }
 }
 
@@ -80,7 +77,7 @@ export async function endConsoleSessionOf(
 ): Promise<void> {
   const secret = readCookie(request, cookieName(services))
   if (secret) await endConsoleSession(services, secret)
-  reply.header('set-cookie', cookie(services, '', 0))
+  reply.header('set-cookie', cookieHeader(services, cookieName(services), '', 0))
 }
 
 /**

@@ -2,12 +2,12 @@
 // bounded time for it, and returns the Job, finished or with a note on how to follow it.
 import type { McpServer, ToolAnnotations } from '@modelcontextprotocol/server'
 import { createJob } from '../../app/jobs/create-job.ts'
+import { jobRequestFrom } from '../../app/jobs/job-request.ts'
 import type { ToolDefinition } from '../../domain/tools/catalog.ts'
-import { jobRequestFromArguments } from './job-request.ts'
 import { jobSchema, toolOutput } from './output-schemas.ts'
 import { jobResult } from './results.ts'
 import { failure, type ToolContext } from './tool-context.ts'
-import { catalogToolInput } from './tool-input.ts'
+import { catalogToolInput, jobFieldsOf } from './tool-input.ts'
 import { waitForJob } from './wait-for-job.ts'
 
 /**
@@ -39,21 +39,19 @@ export function registerCatalogTool(server: McpServer, tool: ToolDefinition, con
     async (args, ctx) => {
       const started = Date.now()
       try {
-        const request = await jobRequestFromArguments(services, tool, args)
-        try {
-          const { jobId, position } = await createJob(services.ctx, {
-            accountId: principal.accountId,
-            tool: tool.id,
-            options: request.options,
-            input: request.input,
-            idempotencyKey: request.idempotencyKey,
-          })
-          await services.waitForPosition(position)
-          const job = await waitForJob(services, principal.accountId, jobId, waitMs, ctx)
-          return jobResult(job, Math.round((Date.now() - started) / 1000))
-        } finally {
-          if (request.stagingPrefix) await services.ctx.blobs.deletePrefix(request.stagingPrefix)
-        }
+        const jobRequest = jobRequestFrom(
+          tool,
+          { kind: 'fields', fields: jobFieldsOf(args) },
+          services.ctx.config,
+        )
+        const { jobId, position } = await createJob(services.ctx, {
+          accountId: principal.accountId,
+          tool: tool.id,
+          ...jobRequest,
+        })
+        await services.waitForPosition(position)
+        const job = await waitForJob(services, principal.accountId, jobId, waitMs, ctx)
+        return jobResult(job, Math.round((Date.now() - started) / 1000))
       } catch (error) {
         return failure(context, error)
       }

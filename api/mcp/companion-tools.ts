@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { cancelJob } from '../../app/jobs/job-actions.ts'
 import { readFileChunk } from '../../app/jobs/read-file-chunk.ts'
 import { DomainError } from '../../domain/errors.ts'
+import { jobIdPattern } from '../../domain/ids.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { createUploadWithinLimits } from '../account-storage.ts'
 import { renderOptions, signedUploadUrl } from '../signed-paths.ts'
@@ -28,10 +29,7 @@ const reading: ToolAnnotations = {
   idempotentHint: true,
   openWorldHint: false,
 }
-const jobId = z
-  .string()
-  .regex(/^j_[0-9a-z]{26}$/)
-  .describe('The job id, j_ followed by 26 characters.')
+const jobId = z.string().regex(jobIdPattern).describe('The job id, j_ followed by 26 characters.')
 
 interface Companion<Input extends z.ZodObject> {
   name: string

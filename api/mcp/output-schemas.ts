@@ -2,6 +2,7 @@
 // outputSchema and checks every result against them, so a drift from the REST shapes fails loudly.
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server'
 import { z } from 'zod'
+import { jobStatuses } from '../../domain/job/events.ts'
 
 /**
  * Spells nullable fields as anyOf and free-form objects as `additionalProperties: true`: zod's
@@ -65,7 +66,7 @@ const jobFileSchema = z.object({
 export const jobSchema = z.object({
   id: z.string(),
   tool: z.string(),
-  status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled', 'expired']),
+  status: z.enum(jobStatuses),
   input: z.object({ name: z.string(), bytes: z.int(), source: z.string() }),
   options: z.looseObject({}).describe('The options as they run: defaults applied, clamped to the plan.'),
   error: jobError.nullable(),

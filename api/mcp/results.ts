@@ -4,8 +4,8 @@ import type { CallToolResult } from '@modelcontextprotocol/server'
 import { clientSafeText } from '../../app/security/client-safe-text.ts'
 import { DomainError, isDomainError } from '../../domain/errors.ts'
 import { finalStatuses } from '../../domain/job/events.ts'
+import { mediaTypeOf } from '../../domain/media-types.ts'
 import type { JobResource } from '../../projections/jobs/render.ts'
-import { mimeTypeOf } from './mime-types.ts'
 
 export type StructuredResult = CallToolResult & { structuredContent: Record<string, unknown> }
 
@@ -35,7 +35,7 @@ function followNote(job: JobResource, waitedSeconds: number): string {
 export function jobResult(job: JobResource, waitedSeconds: number): StructuredResult {
   const result = structured(job, followNote(job, waitedSeconds))
   for (const file of job.result?.files ?? []) {
-    const mimeType = mimeTypeOf(file.name)
+    const mimeType = mediaTypeOf(file.name)
     result.content.push({
       type: 'resource_link',
       uri: file.url,

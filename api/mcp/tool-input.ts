@@ -3,7 +3,8 @@
 // options are validated by createJob itself, so a bad option is the same invalid_options tool error,
 // with the same message, as over REST.
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server'
-import { z } from 'zod'
+import { optionsJsonSchema } from '../../app/jobs/options.ts'
+import { uploadIdPattern } from '../../domain/ids.ts'
 import type { ToolDefinition } from '../../domain/tools/catalog.ts'
 
 const idempotencyKey = {
@@ -16,7 +17,7 @@ const idempotencyKey = {
 const fileFields = (tool: ToolDefinition): Record<string, Record<string, unknown>> => ({
   upload_id: {
     type: 'string',
-    pattern: '^up_[0-9a-z]{26}$',
+    pattern: uploadIdPattern.source,
     description:
       'An upload made with create_upload whose file was PUT to its URL. Give exactly one of upload_id, url' +
       (tool.input.sources.includes('job_file') ? ', job_file.' : '.'),
@@ -46,8 +47,23 @@ const fileFields = (tool: ToolDefinition): Record<string, Record<string, unknown
 
 export const inputFieldNames = new Set(['upload_id', 'url', 'filename', 'job_file', 'idempotency_key'])
 
+/**
+ * A catalog tool's arguments as the fields of REST's JSON form: the input fields as they are, every
+ * other argument an option. jobRequestFrom then judges both surfaces alike. An input field sent as
+ * null counts as not sent, as agents often fill every advertised field.
+ */
+export function jobFieldsOf(args: Record<string, unknown>): Record<string, unknown> {
+  const fields: Record<string, unknown> = {}
+  const options: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(args)) {
+    if (!inputFieldNames.has(name)) options[name] = value
+    else if (value !== null && value !== undefined) fields[name] = value
+  }
+  return { ...fields, options }
+}
+
 function toolArgumentsSchema(tool: ToolDefinition): Record<string, unknown> {
-  const options = z.toJSONSchema(tool.options, { io: 'input', unrepresentable: 'any' }) as {
+  const options = optionsJsonSchema(tool) as {
     properties?: Record<string, unknown>
     required?: string[]
   }

@@ -6,14 +6,16 @@ import { validatorCompiler } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { createJob, requireTool } from '../../app/jobs/create-job.ts'
 import { cancelJob, deleteJob } from '../../app/jobs/job-actions.ts'
-import { coerceQueryOptions } from '../../app/jobs/options.ts'
+import { createJobFields, jobRequestFrom, maxIdempotencyKeyLength } from '../../app/jobs/job-request.ts'
+import type { FetchPolicy } from '../../app/jobs/stage-input.ts'
 import { DomainError } from '../../domain/errors.ts'
+import { jobStatuses } from '../../domain/job/events.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
-import { type FetchPolicy, isRawBody, type StagedInput, stageRawBody, stageUrl } from '../job-input.ts'
 import { asApiJob, asApiPage } from '../job-view.ts'
-import { createJobBody, errors, job, jobIdParam, jobList } from '../schemas.ts'
+import { errors, job, jobIdParam, jobList } from '../schemas.ts'
 import { renderOptions } from '../signed-paths.ts'
-import { optionsJsonSchema } from '../tool-view.ts'
+
+const isRawBody = (body: unknown): body is Readable => body instanceof Readable
 
 /** What job creation reads of a request, whichever route it came by. */
 interface CreateRequest {
@@ -43,98 +45,53 @@ export const jobRoutes =
     const create = async (toolId: string, request: CreateRequest) => {
       const tool = requireTool(toolId)
       const headerKey = request.headers['idempotency-key']
-      if (Array.isArray(headerKey))
-        throw new DomainError('invalid_request', 'Send one Idempotency-Key header.')
-      let staged: StagedInput = { input: { kind: 'none' }, stagingPrefix: null }
-      let options: unknown = {}
-      let idempotencyKey = headerKey ?? null
       try {
-        if (isRawBody(request.body)) {
-          if (tool.input.kind === 'parameters')
-            throw new DomainError('invalid_request', `${tool.id} takes only options as JSON, no file body.`)
-          const { filename, idempotency_key: queryKey, ...rest } = request.query
-          if (queryKey !== undefined)
-            throw new DomainError(
-              'invalid_request',
-              'Send the idempotency key as the Idempotency-Key header with a file body.',
-            )
-          options = coerceQueryOptions(rest, optionsJsonSchema(tool))
-          staged = await stageRawBody(
-            app.services,
-            tool,
-            request.body,
-            request.headers['content-length'] as string | undefined,
-            filename,
-          )
-        } else {
-          const parsed = createJobBody.safeParse(request.body ?? {})
-          if (!parsed.success) {
-            const issue = parsed.error.issues[0]!
-            const what =
-              issue.code === 'unrecognized_keys'
-                ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
-                : `${issue.path.join('.') || 'body'}: ${issue.message}`
-            throw new DomainError('invalid_request', `Invalid job request: ${what}.`)
-          }
-          const body = parsed.data
-          if (body.idempotency_key !== undefined) {
-            if (idempotencyKey !== null && idempotencyKey !== body.idempotency_key)
-              throw new DomainError(
-                'invalid_request',
-                'The Idempotency-Key header and idempotency_key differ.',
-              )
-            idempotencyKey = body.idempotency_key
-          }
-          options = body.options ?? {}
-          const sources = [body.upload_id, body.url, body.job_file].filter((s) => s !== undefined).length
-          if (sources > 1)
-            throw new DomainError('invalid_request', 'Give exactly one of upload_id, url or job_file.')
-          if (body.upload_id) staged.input = { kind: 'upload', uploadId: body.upload_id }
-          else if (body.job_file)
-            staged.input = { kind: 'job_file', jobId: body.job_file.job_id, name: body.job_file.name }
-          else if (body.url) {
-            if (tool.input.kind === 'parameters')
-              throw new DomainError('invalid_request', `${tool.id} takes only options, no file.`)
-            staged = await stageUrl(app.services, tool, body.url, body.filename, fetchPolicy)
-          }
-        }
-        if (idempotencyKey !== null && (idempotencyKey.length === 0 || idempotencyKey.length > 100)) {
-          throw new DomainError('invalid_request', 'An idempotency key has 1 to 100 characters.')
-        }
-        const result = await createJob(app.services.ctx, {
-          accountId: request.principal.accountId,
-          tool: tool.id,
-          options,
-          input: staged.input,
-          idempotencyKey,
-        })
+        const jobRequest = jobRequestFrom(
+          tool,
+          isRawBody(request.body)
+            ? {
+                kind: 'file',
+                body: request.body,
+                contentLength: request.headers['content-length'] as string | undefined,
+                query: request.query,
+                headerKey,
+              }
+            : { kind: 'fields', fields: request.body, headerKey },
+          app.services.ctx.config,
+        )
+        const result = await createJob(
+          app.services.ctx,
+          { accountId: request.principal.accountId, tool: tool.id, ...jobRequest },
+          { fetchPolicy },
+        )
         return {
           created: result.created,
           job: await readJob(request.principal.accountId, result.jobId, result.position),
         }
       } finally {
-        if (staged.stagingPrefix) await app.services.ctx.blobs.deletePrefix(staged.stagingPrefix)
-        if (request.body instanceof Readable && !request.body.readableEnded) request.body.resume()
+        // A body the job never read (refused, or a replay) is drained and dropped, never stored.
+        if (isRawBody(request.body) && !request.body.readableEnded) request.body.resume()
       }
     }
 
     const createSchema = {
       tags: ['jobs'],
-      headers: z.looseObject({ 'idempotency-key': z.string().max(100).optional() }),
+      headers: z.looseObject({ 'idempotency-key': z.string().max(maxIdempotencyKeyLength).optional() }),
       // With a raw file body: the file's name and the tool's options, each a single string value.
       querystring: z.object({ filename: z.string().min(1).max(255).optional() }).catchall(z.string()),
-      body: createJobBody,
+      body: createJobFields,
       response: {
         200: job,
         202: job,
         ...errors(400, 401, 402, 403, 404, 409, 410, 411, 413, 415, 422, 429, 503),
       },
     }
-    // The body schema documents the JSON form; a raw file body passes through untouched.
+    // The body and key schemas document the request; jobRequestFrom judges it, so REST and MCP
+    // answer the same mistake alike.
     const bodyOrStream = ((routeSchema: Parameters<typeof validatorCompiler>[0]) => {
       const validate = validatorCompiler(routeSchema)
-      return routeSchema.httpPart === 'body'
-        ? (data: unknown) => (isRawBody(data) ? { value: data } : validate(data))
+      return routeSchema.httpPart === 'body' || routeSchema.httpPart === 'headers'
+        ? (data: unknown) => ({ value: data })
         : validate
     }) as typeof validatorCompiler
 
@@ -175,7 +132,7 @@ export const jobRoutes =
             limit: z.coerce.number().int().min(1).max(100).default(20),
             before: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
             tool: z.string().max(64).optional(),
-            status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled', 'expired']).optional(),
+            status: z.enum(jobStatuses).optional(),
           }),
           response: { 200: jobList, ...errors(400, 401, 403, 429) },
         },

@@ -1,5 +1,4 @@
 // Routes authorised by their signed URL instead of a Bearer token: the upload PUT and downloads.
-import { extname } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -7,6 +6,7 @@ import { jobOutputKey } from '../../app/context.ts'
 import { verifySignedPath } from '../../app/security/signed-url.ts'
 import { receiveUpload } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
+import { contentTypeOf } from '../../domain/media-types.ts'
 import { getJobRecord } from '../../projections/jobs/queries.ts'
 import { storedBytesOf } from '../account-storage.ts'
 import { attachmentDisposition } from '../content-disposition.ts'
@@ -14,22 +14,6 @@ import { minimumBodyRate } from '../minimum-body-rate.ts'
 import { errors } from '../schemas.ts'
 import { downloadPath, uploadPath } from '../signed-paths.ts'
 import { SignedPutGate } from '../signed-put-gate.ts'
-
-const contentTypes: Record<string, string> = {
-  '.json': 'application/json',
-  '.txt': 'text/plain; charset=utf-8',
-  '.md': 'text/markdown; charset=utf-8',
-  '.csv': 'text/csv; charset=utf-8',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.glb': 'model/gltf-binary',
-  '.gltf': 'model/gltf+json',
-  '.obj': 'model/obj',
-  '.ply': 'application/octet-stream',
-  '.stl': 'model/stl',
-  '.zip': 'application/zip',
-  '.pdf': 'application/pdf',
-}
 
 const signedQuery = z.looseObject({ expires: z.string().optional(), sig: z.string().optional() })
 
@@ -134,7 +118,7 @@ export const signedRoutes: FastifyPluginAsyncZod = async (app) => {
       const key = jobOutputKey(request.params.jobId, name)
       if ((await app.services.ctx.blobs.size(key)) === null)
         throw new DomainError('not_found', 'No such file (outputs expire).')
-      reply.header('content-type', contentTypes[extname(name).toLowerCase()] ?? 'application/octet-stream')
+      reply.header('content-type', contentTypeOf(name))
       reply.header('content-length', String(file.bytes))
       reply.header('content-disposition', attachmentDisposition(name))
       return reply.send(app.services.ctx.blobs.read(key) as never)

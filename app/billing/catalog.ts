@@ -38,3 +38,15 @@ export function lotExpiry(item: CatalogItem, now: number, periodEnd: number | nu
   )
   return from.getTime()
 }
+
+/**
+ * The credits a payment buys: the item's credits in the proportion the payment collected of the
+ * item's price, rounded down, never more than the item. A discount buys proportionally fewer, a
+ * payment that collected nothing buys nothing, and the parts of a split payment add up to no more
+ * than the whole would have bought.
+ */
+export function creditsPaidFor(item: CatalogItem, amountCents: number): number {
+  const priceCents = Math.round(item.priceUsd * 100)
+  if (!(amountCents > 0) || priceCents <= 0) return 0
+  return Math.min(item.credits, Math.floor((item.credits * amountCents) / priceCents))
+}

@@ -11,6 +11,7 @@ import { DomainError, isDomainError } from '../../domain/errors.ts'
 import type { JobEvent } from '../../domain/job/events.ts'
 import { jobStream } from '../../domain/job/events.ts'
 import type { ToolDefinition } from '../../domain/tools/catalog.ts'
+import { generationConfig } from '../config.ts'
 import type { ServiceContext } from '../context.ts'
 import { accountDecider } from '../deciders.ts'
 import { type Decider, handleCommand, readState } from '../handle-command.ts'
@@ -29,11 +30,6 @@ export interface Reservation {
 const nothingReserved: Reservation = { release: async () => {} }
 
 type Env = Record<string, string | undefined>
-
-export function dailyCapacity(env: Env): number | null {
-  const value = env.GENERATION_DAILY_CAPACITY
-  return value === undefined || value.trim() === '' ? null : Math.max(0, Number.parseInt(value, 10))
-}
 
 /**
  * A job that failed because the provider kept limiting requests tells, with its finishing time
@@ -84,7 +80,12 @@ export async function reserveGeneration(
     await refuseWhileThrottled(ctx, state.latestJobByTool.get(tool.id))
     await handleCommand(ctx.store, stream, capacityDecider, {
       type: 'ReserveCapacity',
-      data: { jobId: request.jobId, tool: tool.id, dailyLimit: dailyCapacity(env), now: ctx.now() },
+      data: {
+        jobId: request.jobId,
+        tool: tool.id,
+        dailyLimit: generationConfig(env).dailyCapacity,
+        now: ctx.now(),
+      },
     })
   } catch (error) {
     if (isDomainError(error) && (await keyIsKnown(ctx, request.accountId, request.idempotencyKey)))

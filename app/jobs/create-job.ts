@@ -1,7 +1,15 @@
-// Starting a job: check the tool, options and input, admit it on the account stream (one decision:
-// credits, active jobs, quota, idempotency), create the job stream, and dispatch it.
+// Starting a job, in the order that keeps work from happening before it is owed:
+// 1. a known idempotency key answers with the earlier job, before anything else (no backpressure
+//    check, no download, no copy, no capacity reservation);
+// 2. what the account's state decides without the input (disabled or frozen, balance below the tool's
+//    smallest price, active jobs, quota) refuses the job before a byte of it is read or fetched;
+// 3. the input is staged, then the job is admitted on the account stream (one decision, which asks
+//    1 and 2 again against the revision it appends to, so racing requests stay exact), the job
+//    stream is created, and the job is dispatched.
 import { createHash } from 'node:crypto'
 import { extname } from 'node:path'
+import { earlierJobFor, requireAdmissible } from '../../domain/account/admission.ts'
+import type { AdmissionPolicy, ToolPolicy } from '../../domain/account/commands.ts'
 import { accountStream } from '../../domain/account/events.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { newJobId } from '../../domain/ids.ts'
@@ -15,28 +23,27 @@ import { requireAvailableTool } from '../generation/availability.ts'
 import { reserveGeneration } from '../generation/capacity.ts'
 import { handleCommand, readState } from '../handle-command.ts'
 import { log } from '../log.ts'
+import type { RequestedInput } from './job-request.ts'
 import { resolveOptions } from './options.ts'
+import {
+  type FetchPolicy,
+  maxInputBytes,
+  type StagedFile,
+  sha256OfBody,
+  stageBody,
+  stageUrl,
+} from './stage-input.ts'
 
-/** The input of a job as the surface received it. Files arrive already stored under a staging key. */
-export type InputSpec =
-  | { kind: 'none' }
-  | { kind: 'upload'; uploadId: string }
-  | { kind: 'job_file'; jobId: string; name: string }
-  | {
-      kind: 'staged'
-      source: 'url' | 'body'
-      name: string
-      bytes: number
-      sha256: string
-      blobKey: string
-      origin: string
-    }
+/** The input once read: URL and body inputs are staged files; the others are references. */
+type ReadyInput =
+  | Exclude<RequestedInput, { kind: 'url' } | { kind: 'body' }>
+  | ({ kind: 'staged' } & StagedFile)
 
 export interface CreateJobRequest {
   accountId: string
   tool: string
   options: unknown
-  input: InputSpec
+  input: RequestedInput
   idempotencyKey: string | null
 }
 
@@ -55,7 +62,8 @@ export function requireTool(id: string): ToolDefinition {
   return getTool(id as ToolId)
 }
 
-function checkInputShape(tool: ToolDefinition, input: InputSpec): void {
+/** The request's input against the tool's input kind (jobRequestFrom already did this for surfaces). */
+function checkInputShape(tool: ToolDefinition, input: RequestedInput): void {
   if (tool.input.kind === 'parameters') {
     if (input.kind !== 'none')
       throw new DomainError('invalid_request', `${tool.id} takes only options, no file.`)
@@ -88,7 +96,7 @@ async function stageInput(
   tool: ToolDefinition,
   jobId: string,
   accountId: string,
-  input: InputSpec,
+  input: ReadyInput,
 ): Promise<JobInput> {
   switch (input.kind) {
     case 'none':
@@ -149,21 +157,90 @@ async function stageInput(
   }
 }
 
+/** The identity of a request's input for idempotency, in the form recorded with its key. */
+function inputIdentity(input: ReadyInput | Exclude<RequestedInput, { kind: 'body' }>): string {
+  switch (input.kind) {
+    case 'staged':
+      return `${input.source}:${input.origin}`
+    case 'url':
+      return `url:${input.url}`
+    case 'upload':
+      return `upload:${input.uploadId}`
+    case 'job_file':
+      return `job_file:${input.jobId}/${input.name}`
+    case 'none':
+      return 'none'
+  }
+}
+
 /** What makes two requests "the same" for idempotency: tool, input identity and options. */
-function requestHashOf(tool: string, input: InputSpec, options: Record<string, unknown>): string {
-  const identity =
-    input.kind === 'staged'
-      ? `${input.source}:${input.origin}`
-      : input.kind === 'upload'
-        ? `upload:${input.uploadId}`
-        : input.kind === 'job_file'
-          ? `job_file:${input.jobId}/${input.name}`
-          : 'none'
+function requestHashOf(tool: string, identity: string, options: Record<string, unknown>): string {
   const sortedOptions = JSON.stringify(options, Object.keys(options).sort())
   return sha256(`${tool}\n${identity}\n${sortedOptions}`)
 }
 
-export async function createJob(ctx: ServiceContext, request: CreateJobRequest): Promise<CreateJobResult> {
+const toolPolicyOf = (tool: ToolDefinition): ToolPolicy => ({
+  id: tool.id,
+  minPrice: smallestPrice(tool.pricing),
+  jobsPerDay: tool.limits.jobsPerDay,
+  jobsPerDayBeforePurchase: tool.limits.jobsPerDayBeforePurchase,
+})
+
+const admissionPolicyOf = (ctx: ServiceContext): AdmissionPolicy => ({
+  maxActiveJobs: ctx.config.maxActiveJobsPerAccount,
+  forgottenKeyMs: ctx.config.forgottenKeyMs,
+})
+
+/**
+ * Steps 1 and 2: the earlier job when the key is a replay; otherwise returns null, or refuses a job
+ * the account could not start. A raw body is only hashed (never stored) when its key is live.
+ */
+async function replayOrRefusal(
+  ctx: ServiceContext,
+  accountId: string,
+  tool: ToolDefinition,
+  input: RequestedInput,
+  options: Record<string, unknown>,
+  idempotencyKey: string | null,
+): Promise<string | null> {
+  const { state } = await readState(ctx.store, accountStream(accountId), accountDecider)
+  const policy = admissionPolicyOf(ctx)
+  const now = ctx.now()
+  const seen = idempotencyKey === null ? undefined : state.idempotency.get(idempotencyKey)
+  if (seen) {
+    // A forgotten key never compares requests, so only a live key makes a body worth hashing.
+    const identity =
+      input.kind !== 'body'
+        ? inputIdentity(input)
+        : seen.forgottenAt === null
+          ? `body:${await sha256OfBody(input.body, input.declaredBytes)}`
+          : 'body'
+    const requestHash = requestHashOf(tool.id, identity, options)
+    const earlier = earlierJobFor(state, { toolId: tool.id, idempotencyKey, requestHash, policy, now })
+    if (earlier !== null) return earlier
+  }
+  requireAdmissible(state, { tool: toolPolicyOf(tool), policy, now })
+  return null
+}
+
+async function readInput(
+  ctx: ServiceContext,
+  tool: ToolDefinition,
+  input: RequestedInput,
+  fetchPolicy: FetchPolicy,
+): Promise<ReadyInput> {
+  if (input.kind === 'url')
+    return { kind: 'staged', ...(await stageUrl(ctx, tool, input.url, input.filename, fetchPolicy)) }
+  if (input.kind === 'body')
+    return { kind: 'staged', ...(await stageBody(ctx, input.body, input.declaredBytes, input.filename)) }
+  return input
+}
+
+export async function createJob(
+  ctx: ServiceContext,
+  request: CreateJobRequest,
+  { fetchPolicy = {} }: { fetchPolicy?: FetchPolicy } = {},
+): Promise<CreateJobResult> {
   const tool = requireTool(request.tool)
   requireAvailableTool(tool.id)
   const options = resolveOptions(tool, request.options)
@@ -174,13 +251,16 @@ export async function createJob(ctx: ServiceContext, request: CreateJobRequest):
       `${tool.id} requires an idempotency key (Idempotency-Key header or idempotency_key); reuse it when you retry.`,
     )
   }
-  if (
-    request.input.kind === 'staged' &&
-    tool.limits.maxBytes !== null &&
-    request.input.bytes > tool.limits.maxBytes
-  ) {
-    throw new DomainError('too_large', `${tool.id} takes files up to ${tool.limits.maxBytes} bytes.`)
-  }
+  const earlier = await replayOrRefusal(
+    ctx,
+    request.accountId,
+    tool,
+    request.input,
+    options,
+    request.idempotencyKey,
+  )
+  if (earlier !== null) return replayed(ctx, earlier)
+
   // While the bus cannot say how full it is, the job is still accepted: it is durable in the event
   // store and the housekeeper publishes it once the bus answers again.
   const pending = await ctx.dispatcher.pending().catch(() => 0)
@@ -188,11 +268,38 @@ export async function createJob(ctx: ServiceContext, request: CreateJobRequest):
     throw new DomainError('busy', 'The service is at capacity.', { retryAfterSeconds: 10 })
   }
 
+  const ready = await readInput(ctx, tool, request.input, fetchPolicy)
+  try {
+    return await admitAndCreate(ctx, request, tool, options, ready)
+  } finally {
+    if (ready.kind === 'staged') await ctx.blobs.deletePrefix(ready.stagingPrefix)
+  }
+}
+
+async function replayed(ctx: ServiceContext, jobId: string): Promise<CreateJobResult> {
+  const { position } = await readState(ctx.store, jobStream(jobId), jobDecider)
+  return { jobId, created: false, position }
+}
+
+/** Step 3, once the input is read: copy it into the job, reserve, admit, create, dispatch. */
+async function admitAndCreate(
+  ctx: ServiceContext,
+  request: CreateJobRequest,
+  tool: ToolDefinition,
+  options: Record<string, unknown>,
+  ready: ReadyInput,
+): Promise<CreateJobResult> {
+  if (ready.kind === 'staged' && ready.bytes > maxInputBytes(ctx.config, tool)) {
+    throw new DomainError(
+      'too_large',
+      `${tool.id} takes files up to ${maxInputBytes(ctx.config, tool)} bytes.`,
+    )
+  }
   const jobId = newJobId(ctx.random)
-  const requestHash = requestHashOf(tool.id, request.input, options)
+  const requestHash = requestHashOf(tool.id, inputIdentity(ready), options)
   let input: JobInput
   try {
-    input = await stageInput(ctx, tool, jobId, request.accountId, request.input)
+    input = await stageInput(ctx, tool, jobId, request.accountId, ready)
   } catch (error) {
     await ctx.blobs.deletePrefix(jobBlobPrefix(jobId))
     throw error
@@ -213,18 +320,18 @@ export async function createJob(ctx: ServiceContext, request: CreateJobRequest):
     throw error
   }
   if (admitted.events.length === 0) {
+    // A request with the same key won the race since step 1: answer with its job.
     await reservation.release()
     await ctx.blobs.deletePrefix(jobBlobPrefix(jobId))
     const earlier =
       request.idempotencyKey === null ? undefined : admitted.state.idempotency.get(request.idempotencyKey)
     if (!earlier) throw new DomainError('internal', 'Admission changed nothing.')
-    const { position } = await readState(ctx.store, jobStream(earlier.jobId), jobDecider)
-    return { jobId: earlier.jobId, created: false, position }
+    return replayed(ctx, earlier.jobId)
   }
 
   const now = ctx.now()
-  if (request.input.kind === 'upload') {
-    await handleCommand(ctx.store, uploadStream(request.input.uploadId), uploadDecider, {
+  if (ready.kind === 'upload') {
+    await handleCommand(ctx.store, uploadStream(ready.uploadId), uploadDecider, {
       type: 'UseUpload',
       data: { jobId, accountId: request.accountId, now },
     })
@@ -259,18 +366,10 @@ function admit(
     type: 'AdmitJob',
     data: {
       jobId,
-      tool: {
-        id: tool.id,
-        minPrice: smallestPrice(tool.pricing),
-        jobsPerDay: tool.limits.jobsPerDay,
-        jobsPerDayBeforePurchase: tool.limits.jobsPerDayBeforePurchase,
-      },
+      tool: toolPolicyOf(tool),
       idempotencyKey: request.idempotencyKey,
       requestHash,
-      policy: {
-        maxActiveJobs: ctx.config.maxActiveJobsPerAccount,
-        forgottenKeyMs: ctx.config.forgottenKeyMs,
-      },
+      policy: admissionPolicyOf(ctx),
       now: ctx.now(),
     },
   })

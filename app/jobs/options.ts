@@ -1,6 +1,6 @@
 // Options as they run: parsed by the tool's schema (defaults applied), clamped to the plan, or
 // refused with invalid_options and a message that says what to fix.
-import type { z } from 'zod'
+import { z } from 'zod'
 import { DomainError } from '../../domain/errors.ts'
 import type { ToolDefinition } from '../../domain/tools/catalog.ts'
 
@@ -66,4 +66,20 @@ export function coerceQueryOptions(
     else out[key] = value
   }
   return out
+}
+
+const optionSchemas = new Map<string, Record<string, unknown>>()
+
+/** A tool's options as JSON Schema (the input side: defaults are optional), computed once per tool. */
+export function optionsJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  let schema = optionSchemas.get(tool.id)
+  if (!schema) {
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(tool.options, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Record<string, unknown>
+    schema = rest
+    optionSchemas.set(tool.id, schema)
+  }
+  return schema
 }

@@ -1,5 +1,5 @@
 import type { Command } from '../command.ts'
-import type { JobOutcome, LotKind, SignInMethod } from './events.ts'
+import type { IdentityProvider, JobOutcome, LotKind, SignInMethod } from './events.ts'
 
 /** What admission needs to know of the tool (from the catalog and the account's plan). */
 export interface ToolPolicy {
@@ -18,6 +18,24 @@ export interface AdmissionPolicy {
 export interface KeyPolicy {
   maxActiveKeys: number
   maxNewKeysPerDay: number
+}
+
+/** What the account must reflect of one payment of the processor (domain/payment/settlement.ts). */
+export interface PaymentSettlement {
+  paymentRef: string
+  /** The lot the payment bought; kind, expiry and reason are null on links from before they were kept. */
+  lot: {
+    lotId: string
+    kind: LotKind | null
+    credits: number
+    expiresAt: number | null
+    reason: string | null
+  }
+  /** The credits of this payment that must have been clawed back, in total, once this is applied. */
+  clawBackTarget: number
+  clawBackReason: string
+  /** The payment's disputes: an open one holds the account; a closed one no longer does, ever. */
+  disputes: { disputeId: string; open: boolean }[]
 }
 
 export type AccountCommand =
@@ -55,9 +73,12 @@ export type AccountCommand =
     >
   | Command<'ChargeJob', { jobId: string; units: number; price: number }>
   | Command<'FinishJob', { jobId: string; outcome: JobOutcome }>
+  /** The housekeeper gives up an admission whose job was never recorded (see decide.ts). */
+  | Command<'ReleaseOrphanedAdmission', { jobId: string }>
   | Command<'ForgetJob', { jobId: string }>
   | Command<'ExpireLots', Record<never, never>>
   | Command<'ClawBack', { paymentRef: string; amount: number | null; reason: string }>
+  | Command<'SettlePayment', PaymentSettlement>
   | Command<'Freeze', { disputeId: string }>
   | Command<'Unfreeze', { disputeId: string }>
   | Command<'Disable', { reason: string }>
@@ -70,6 +91,12 @@ export type AccountCommand =
   | Command<'IssueConsoleToken', { tokenId: string; prefix: string; secretHash: string; expiresAt: number }>
   | Command<'RevokeConsoleToken', { tokenId: string }>
   | Command<'RecordSignIn', { method: SignInMethod; sessionRef: string }>
+  | Command<'LinkIdentity', { provider: IdentityProvider; subject: string }>
+  | Command<
+      'RegisterPasskey',
+      { credentialId: string; publicKey: string; counter: number; transports: string[] }
+    >
+  | Command<'UsePasskey', { credentialId: string; counter: number }>
   | Command<
       'UpdateSubscription',
       { plan: string; status: string; renewsAt: string | null; endsAt: string | null }

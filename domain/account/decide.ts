@@ -1,45 +1,23 @@
 // The account's rules. Each command is decided against the folded state and yields the events to
 // append, or throws a DomainError. Time comes with the command (`data.now`).
 import { DomainError } from '../errors.ts'
+import { earlierJobFor, requireActive, requireAdmissible, requireOpen } from './admission.ts'
 import type { AccountCommand, AdmissionPolicy, KeyPolicy, ToolPolicy } from './commands.ts'
-import type { AccountEvent, Allocation, JobOutcome, LedgerEvent } from './events.ts'
-import { ledgerHash } from './ledger-hash.ts'
+import type { AccountEvent, Allocation, JobOutcome } from './events.ts'
+import { chain, unsealed } from './ledger-chain.ts'
+import { settlePayment } from './settle-payment.ts'
 import {
   type AccountState,
   balanceAt,
   dayMs,
   evolveAccount,
   heldCredits,
+  identityKey,
   initialAccountState,
-  isFrozen,
   liveLots,
 } from './state.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()
-
-/** Seals ledger events into the hash chain, in order, starting from the state's last hash. */
-function chain(state: AccountState, events: AccountEvent[]): AccountEvent[] {
-  let prevHash = state.lastLedgerHash
-  return events.map((event) => {
-    if (!('prevHash' in event.data)) return event
-    const data = { ...event.data, prevHash, hash: '' }
-    data.hash = ledgerHash(event.type, { ...data, hash: undefined })
-    prevHash = data.hash
-    return { ...event, data } as LedgerEvent
-  })
-}
-
-const unsealed = { prevHash: '', hash: '' }
-
-function requireOpen(state: AccountState): void {
-  if (!state.exists) throw new DomainError('not_found', 'No such account.')
-}
-
-function requireActive(state: AccountState): void {
-  requireOpen(state)
-  if (state.disabled) throw new DomainError('account_disabled')
-  if (isFrozen(state)) throw new DomainError('account_frozen')
-}
 
 function admitJob(
   state: AccountState,
@@ -52,51 +30,10 @@ function admitJob(
     now: number
   },
 ): AccountEvent[] {
-  requireActive(state)
-  if (state.jobs.has(d.jobId)) return []
-  if (d.idempotencyKey !== null) {
-    const seen = state.idempotency.get(d.idempotencyKey)
-    if (seen) {
-      if (seen.forgottenAt !== null) {
-        if (d.now - seen.forgottenAt < d.policy.forgottenKeyMs) throw new DomainError('job_deleted')
-      } else if (seen.tool !== d.tool.id || seen.requestHash !== d.requestHash) {
-        throw new DomainError(
-          'idempotency_conflict',
-          `The idempotency key was used for a ${seen.tool === d.tool.id ? 'different request' : `${seen.tool} job`}; use a new key for a new request.`,
-        )
-      } else {
-        return []
-      }
-    }
-  }
-  const available = balanceAt(state, d.now) - heldCredits(state)
-  if (available < d.tool.minPrice) {
-    throw new DomainError(
-      'insufficient_credits',
-      `A ${d.tool.id} job costs at least ${d.tool.minPrice} credits; the available balance is ${Math.max(0, available)}.`,
-    )
-  }
-  if (state.activeJobIds.size >= d.policy.maxActiveJobs) {
-    throw new DomainError(
-      'too_many_active_jobs',
-      `At most ${d.policy.maxActiveJobs} active job${d.policy.maxActiveJobs === 1 ? '' : 's'} at a time; wait for the running job to finish.`,
-      { retryAfterSeconds: 5 },
-    )
-  }
-  const windowStart = d.now - dayMs
-  const recent = state.recentAdmissions.filter((a) => a.tool === d.tool.id && a.at > windowStart)
-  const cap = state.purchased ? d.tool.jobsPerDay : d.tool.jobsPerDayBeforePurchase
-  if (recent.length >= cap) {
-    const retryAfterSeconds = Math.max(1, Math.ceil((recent[0]!.at + dayMs - d.now) / 1000))
-    const lift = state.purchased
-      ? ''
-      : ` A credit purchase (any pack or monthly bundle) lifts it to ${d.tool.jobsPerDay} per day from the next request.`
-    throw new DomainError(
-      'quota_exceeded',
-      `The limit of ${cap} ${d.tool.id} jobs per rolling 24 hours is reached; retry in ${retryAfterSeconds} s.${lift}`,
-      { retryAfterSeconds },
-    )
-  }
+  requireOpen(state)
+  // A replay is answered before the account's state is judged: the job it names already exists.
+  if (state.jobs.has(d.jobId) || earlierJobFor(state, { ...d, toolId: d.tool.id }) !== null) return []
+  requireAdmissible(state, d)
   return [
     {
       type: 'JobAdmitted',
@@ -135,14 +72,28 @@ function chargeJob(
   requireOpen(state)
   const job = state.jobs.get(d.jobId)
   if (!job) throw new DomainError('not_found', `Job ${d.jobId} was not admitted on this account.`)
-  if (job.charged !== null || job.released) return []
+  if (job.charged !== null || job.declined) return []
   if (!Number.isSafeInteger(d.price) || d.price < 0)
     throw new DomainError('invalid_request', 'A price is a whole number of credits.')
   const base = { accountId: state.accountId, jobId: d.jobId, tool: job.tool, at: iso(d.now) }
+  // Released before it was charged: the housekeeper gave the admission up as orphaned (its job was
+  // recorded too late), so its slot and hold are gone. Charging now would bypass the active-job limit
+  // and the balance check it was admitted under; not charging would run it free. It never runs.
+  if (job.released) {
+    return [
+      {
+        type: 'JobChargeDeclined',
+        data: { ...base, price: d.price, available: 0, reason: 'admission_released' },
+      },
+    ]
+  }
   const available = balanceAt(state, d.now) - heldCredits(state, d.jobId)
   if (d.price > available) {
     return [
-      { type: 'JobChargeDeclined', data: { ...base, price: d.price, available: Math.max(0, available) } },
+      {
+        type: 'JobChargeDeclined',
+        data: { ...base, price: d.price, available: Math.max(0, available), reason: 'insufficient_credits' },
+      },
       {
         type: 'JobReleased',
         data: { accountId: state.accountId, jobId: d.jobId, outcome: 'failed', at: base.at },
@@ -185,6 +136,24 @@ function finishJob(
     })
   }
   return chain(state, events)
+}
+
+/**
+ * Frees the slot and hold of an admission whose job stream never appeared. Only an admission that was
+ * never charged: a charge happens after the job is recorded, so a charged job is not an orphan, only
+ * one the housekeeper has not seen yet, and releasing it would refund work that is running. A job
+ * recorded after this release is declined at its charge and never runs.
+ */
+function releaseOrphanedAdmission(state: AccountState, d: { jobId: string; now: number }): AccountEvent[] {
+  requireOpen(state)
+  const job = state.jobs.get(d.jobId)
+  if (!job || job.released || job.charged !== null) return []
+  return [
+    {
+      type: 'JobReleased',
+      data: { accountId: state.accountId, jobId: d.jobId, outcome: 'canceled', at: iso(d.now) },
+    },
+  ]
 }
 
 function forgetJob(state: AccountState, d: { jobId: string; now: number }): AccountEvent[] {
@@ -335,15 +304,20 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       return chargeJob(state, command.data)
     case 'FinishJob':
       return finishJob(state, command.data)
+    case 'ReleaseOrphanedAdmission':
+      return releaseOrphanedAdmission(state, command.data)
     case 'ForgetJob':
       return forgetJob(state, command.data)
     case 'ExpireLots':
       return expireLots(state, now)
     case 'ClawBack':
       return clawBack(state, command.data)
+    case 'SettlePayment':
+      return settlePayment(state, command.data)
     case 'Freeze':
       requireOpen(state)
-      if (state.openDisputes.has(command.data.disputeId)) return []
+      if (state.openDisputes.has(command.data.disputeId) || state.closedDisputes.has(command.data.disputeId))
+        return []
       return [{ type: 'AccountFrozen', data: { accountId, disputeId: command.data.disputeId, at } }]
     case 'Unfreeze':
       requireOpen(state)
@@ -388,6 +362,30 @@ export function decideAccount(command: AccountCommand, state: AccountState): Acc
       requireActive(state)
       const { method, sessionRef } = command.data
       return [{ type: 'SignedIn', data: { accountId, method, sessionRef, at } }]
+    }
+    case 'LinkIdentity': {
+      requireActive(state)
+      const { provider, subject } = command.data
+      if (state.identities.has(identityKey(provider, subject))) return []
+      return [{ type: 'IdentityLinked', data: { accountId, provider, subject, at } }]
+    }
+    case 'RegisterPasskey': {
+      requireActive(state)
+      const { credentialId, publicKey, counter, transports } = command.data
+      if (state.passkeys.has(credentialId)) return []
+      return [
+        { type: 'PasskeyRegistered', data: { accountId, credentialId, publicKey, counter, transports, at } },
+      ]
+    }
+    case 'UsePasskey': {
+      requireActive(state)
+      const { credentialId, counter } = command.data
+      const passkey = state.passkeys.get(credentialId)
+      if (!passkey) throw new DomainError('unauthorized', 'This passkey is not registered to the account.')
+      // A counter that does not move forward (when the authenticator keeps one) means a cloned key.
+      if ((counter !== 0 || passkey.counter !== 0) && counter <= passkey.counter)
+        throw new DomainError('unauthorized', 'This passkey reported a signature counter that went back.')
+      return [{ type: 'PasskeyUsed', data: { accountId, credentialId, counter, at } }]
     }
     case 'UpdateSubscription': {
       requireOpen(state)

@@ -6,7 +6,15 @@ export type LotKind = 'signup' | 'pack' | 'subscription' | 'adjustment'
 export type LedgerKind = 'grant' | 'charge' | 'refund' | 'expire' | 'clawback'
 /** How a console session was opened: an operator's console token, a passkey or a provider. */
 export type SignInMethod = 'console_token' | 'passkey' | 'github' | `oidc:${string}`
+/** Who vouches for a person: GitHub, a configured OpenID provider (`oidc:<id>`), or a passkey. */
+export type IdentityProvider = 'passkey' | 'github' | `oidc:${string}`
 export type JobOutcome = 'succeeded' | 'failed' | 'canceled'
+/**
+ * Why a job's charge was refused: the balance could not pay the measured price, or the admission had
+ * already been released (the housekeeper gave up on it as orphaned before its job was recorded), so
+ * the job has no slot and no hold left and must not run.
+ */
+export type ChargeDeclineReason = 'insufficient_credits' | 'admission_released'
 
 export interface Allocation {
   lotId: string
@@ -61,7 +69,16 @@ export type AccountEvent =
     }
   | {
       type: 'JobChargeDeclined'
-      data: { accountId: string; jobId: string; tool: string; price: number; available: number; at: string }
+      data: {
+        accountId: string
+        jobId: string
+        tool: string
+        price: number
+        available: number
+        /** Absent on declines recorded before admissions could be released first (all insufficient_credits). */
+        reason?: ChargeDeclineReason
+        at: string
+      }
     }
   | {
       type: 'JobRefunded'
@@ -118,6 +135,29 @@ export type AccountEvent =
       /** A person signed in to the console; the session itself lives in the read store. */
       type: 'SignedIn'
       data: { accountId: string; method: SignInMethod; sessionRef: string; at: string }
+    }
+  | {
+      /** A provider's account (by its stable subject id) now signs in to this account. */
+      type: 'IdentityLinked'
+      data: { accountId: string; provider: IdentityProvider; subject: string; at: string }
+    }
+  | {
+      /** A passkey now signs in to this account: what verifying its later assertions needs. */
+      type: 'PasskeyRegistered'
+      data: {
+        accountId: string
+        credentialId: string
+        /** The COSE public key, base64url. */
+        publicKey: string
+        counter: number
+        transports: string[]
+        at: string
+      }
+    }
+  | {
+      /** A passkey signed in; its signature counter as the authenticator reported it. */
+      type: 'PasskeyUsed'
+      data: { accountId: string; credentialId: string; counter: number; at: string }
     }
   | {
       type: 'SubscriptionUpdated'

@@ -1,5 +1,5 @@
 // The account's state, folded from its events. Times are epoch milliseconds.
-import type { AccountEvent, Allocation, LotKind } from './events.ts'
+import type { AccountEvent, Allocation, ChargeDeclineReason, LotKind } from './events.ts'
 import { genesisHash } from './ledger-hash.ts'
 import { bySpendingOrder } from './spending-order.ts'
 
@@ -27,6 +27,8 @@ export interface AdmittedJob {
   refunded: boolean
   released: boolean
   forgotten: boolean
+  /** Set when its charge was refused; such a job never runs. Absent in snapshots from before. */
+  declined?: { reason: ChargeDeclineReason; available: number } | null
 }
 
 export interface IdempotencyRecord {
@@ -58,6 +60,8 @@ export interface AccountState {
   email: string | null
   disabled: boolean
   openDisputes: Set<string>
+  /** Disputes that ended: a late report of one as open (events cross) must not hold the account again. */
+  closedDisputes: Set<string>
   lots: Map<string, Lot>
   lastLedgerHash: string
   /** Bought at least once: lifts the pre-purchase quotas and opens the customer portal. */
@@ -74,7 +78,14 @@ export interface AccountState {
   customerId: string | null
   /** Checkouts by the client's request id: the same id returns the same checkout. */
   checkouts: Map<string, { item: string; sessionId: string; url: string }>
+  /** Linked sign-in identities, as `provider subject` (passkeys by credential id). */
+  identities: Set<string>
+  /** Passkeys by credential id: the last signature counter each reported. */
+  passkeys: Map<string, { counter: number }>
 }
+
+/** One key per (provider, subject): how the account's state remembers a linked identity. */
+export const identityKey = (provider: string, subject: string) => `${provider} ${subject}`
 
 export const dayMs = 24 * 60 * 60 * 1000
 
@@ -85,6 +96,7 @@ export const initialAccountState = (): AccountState => ({
   email: null,
   disabled: false,
   openDisputes: new Set(),
+  closedDisputes: new Set(),
   lots: new Map(),
   lastLedgerHash: genesisHash,
   purchased: false,
@@ -97,6 +109,8 @@ export const initialAccountState = (): AccountState => ({
   subscription: null,
   customerId: null,
   checkouts: new Map(),
+  identities: new Set(),
+  passkeys: new Map(),
 })
 
 const ms = (iso: string) => Date.parse(iso)
@@ -165,6 +179,7 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
         refunded: false,
         released: false,
         forgotten: false,
+        declined: null,
       })
       state.activeJobIds.add(d.jobId)
       state.recentAdmissions = state.recentAdmissions.filter((a) => a.at > at - dayMs)
@@ -192,8 +207,15 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       state.lastLedgerHash = event.data.hash
       break
     }
-    case 'JobChargeDeclined':
+    case 'JobChargeDeclined': {
+      const job = state.jobs.get(event.data.jobId)
+      if (job)
+        job.declined = {
+          reason: event.data.reason ?? 'insufficient_credits',
+          available: event.data.available,
+        }
       break
+    }
     case 'JobRefunded': {
       const job = state.jobs.get(event.data.jobId)
       if (job) job.refunded = true
@@ -238,6 +260,7 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
       break
     case 'AccountUnfrozen':
       state.openDisputes.delete(event.data.disputeId)
+      state.closedDisputes.add(event.data.disputeId)
       break
     case 'AccountDisabled':
       state.disabled = true
@@ -274,6 +297,18 @@ export function evolveAccount(state: AccountState, event: AccountEvent): Account
     case 'CheckoutStarted': {
       const { requestId, item, sessionId, url } = event.data
       state.checkouts.set(requestId, { item, sessionId, url })
+      break
+    }
+    case 'IdentityLinked':
+      state.identities.add(identityKey(event.data.provider, event.data.subject))
+      break
+    case 'PasskeyRegistered':
+      state.identities.add(identityKey('passkey', event.data.credentialId))
+      state.passkeys.set(event.data.credentialId, { counter: event.data.counter })
+      break
+    case 'PasskeyUsed': {
+      const passkey = state.passkeys.get(event.data.credentialId)
+      if (passkey) passkey.counter = Math.max(passkey.counter, event.data.counter)
       break
     }
   }

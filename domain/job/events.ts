@@ -2,12 +2,14 @@
 // succeeded | failed; queued → canceled; finished → expired (outputs gone) → deleted.
 import type { JobError } from '../errors.ts'
 
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'expired'
+export const jobStatuses = ['queued', 'running', 'succeeded', 'failed', 'canceled', 'expired'] as const
+export type JobStatus = (typeof jobStatuses)[number]
 
 export interface JobInput {
   name: string
   bytes: number
-  source: 'upload' | 'url' | 'body' | 'job_file' | 'none'
+  /** An earlier job's output (job_file) arrives as an upload would: the spec knows no other source. */
+  source: 'upload' | 'url' | 'body' | 'none'
   /** Where the worker finds the input in the blob store; null for parameter tools. */
   blobKey: string | null
   sha256: string | null
@@ -54,4 +56,5 @@ export type JobEvent =
 
 export const jobStream = (jobId: string) => `job-${jobId}`
 
+/** The statuses a job never leaves (but for expiry of its outputs): a client stops polling there. */
 export const finalStatuses: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'canceled', 'expired'])

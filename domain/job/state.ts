@@ -1,5 +1,5 @@
 import type { JobError } from '../errors.ts'
-import type { JobEvent, JobInput, JobResult, JobStatus } from './events.ts'
+import { finalStatuses, type JobEvent, type JobInput, type JobResult, type JobStatus } from './events.ts'
 
 export interface JobState {
   exists: boolean
@@ -80,6 +80,4 @@ export function evolveJob(state: JobState, event: JobEvent): JobState {
   }
 }
 
-export const foldJob = (events: JobEvent[]): JobState => events.reduce(evolveJob, initialJobState())
-
-export const isFinished = (state: JobState) => state.status !== 'queued' && state.status !== 'running'
+export const isFinished = (state: JobState) => finalStatuses.has(state.status)

@@ -21,16 +21,40 @@ export interface CheckoutRequest {
   cancelUrl: string
 }
 
+/** One payment that went through: the processor's id for it, and what it actually collected. */
+export interface PaidPayment {
+  /** The payment intent (or, without one, the charge or payment record): what disputes and refunds name. */
+  paymentRef: string
+  amountCents: number
+}
+
+/** Whose an invoice is: the account and catalog item it bills, and the end of its paid period (ms). */
+export interface InvoiceOwner {
+  accountId: string
+  itemId: string
+  periodEnd: number | null
+}
+
 /** A processor event, verified and reduced to what the ledger needs. */
 export type ProcessorEvent = { eventId: string } & (
   | {
+      /** A one-off purchase (a pack's checkout): one payment. */
       kind: 'payment_succeeded'
       accountId: string
       itemId: string
-      paymentRef: string
-      amountCents: number
-      /** For a bundle: the end of the paid period (ms); its credits last one more month. */
-      periodEnd: number | null
+      payment: PaidPayment
+    }
+  | {
+      /** A bundle's invoice is paid; what paid it is looked up (invoicePayments). */
+      kind: 'invoice_paid'
+      invoiceId: string
+      owner: InvoiceOwner
+    }
+  | {
+      /** One payment towards an invoice; whose invoice it is is looked up (invoiceOwner). */
+      kind: 'invoice_payment_paid'
+      invoiceId: string
+      payment: PaidPayment
     }
   | {
       kind: 'subscription_changed'
@@ -40,9 +64,15 @@ export type ProcessorEvent = { eventId: string } & (
       renewsAt: number | null
       endsAt: number | null
     }
-  | { kind: 'dispute_opened'; disputeId: string; paymentRef: string }
-  | { kind: 'dispute_closed'; disputeId: string; paymentRef: string; outcome: 'won' | 'lost' }
-  | { kind: 'refunded'; paymentRef: string; amountCents: number; amountRefundedCents: number }
+  | { kind: 'dispute'; disputeId: string; paymentRef: string; status: 'open' | 'won' | 'lost' }
+  | {
+      /** Money returned: a charge's running total (chargeId) or one refund (refundId); see domain/payment. */
+      kind: 'refunded'
+      paymentRef: string
+      chargeId: string | null
+      refundId: string | null
+      cents: number
+    }
   | { kind: 'ignored'; type: string }
 )
 
@@ -53,4 +83,8 @@ export interface PaymentProcessor {
   createPortal(customerId: string, returnUrl: string): Promise<{ url: string }>
   /** Verifies the signature over the raw body; throws on a bad one. */
   parseWebhook(rawBody: Buffer, signature: string): ProcessorEvent
+  /** The payments that paid an invoice, each with what it collected (none for a $0 invoice). */
+  invoicePayments(invoiceId: string): Promise<PaidPayment[]>
+  /** Whose an invoice is; null when it bills nothing of this service's catalog. */
+  invoiceOwner(invoiceId: string): Promise<InvoiceOwner | null>
 }

@@ -48,6 +48,3 @@ export function evolveUpload(state: UploadState, event: UploadEvent): UploadStat
       return { ...state, expired: true }
   }
 }
-
-export const foldUpload = (events: UploadEvent[]): UploadState =>
-  events.reduce(evolveUpload, initialUploadState())

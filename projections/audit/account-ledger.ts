@@ -27,6 +27,7 @@ interface AuditedLot {
 }
 
 interface AuditedJob {
+  released: boolean
   charged: number | null
   allocations: Allocation[]
   refunded: number
@@ -39,6 +40,8 @@ export class AccountLedger {
   readonly #report: Report
   readonly #lots = new Map<string, AuditedLot>()
   readonly #jobs = new Map<string, AuditedJob>()
+  /** Payments that have granted a lot: a payment buys one lot, whichever events reported it. */
+  readonly #paidLots = new Map<string, string>()
   #lastHash = genesisHash
   /** The domain's own fold, kept beside ours: the two must agree. */
   #state: AccountState = initialAccountState()
@@ -67,6 +70,13 @@ export class AccountLedger {
       case 'CreditsGranted': {
         const d = event.data
         if (this.#lots.has(d.lotId)) fail('lot-conservation', `lot ${d.lotId} granted twice`)
+        const paidBefore = d.paymentRef === null ? undefined : this.#paidLots.get(d.paymentRef)
+        if (paidBefore !== undefined)
+          fail(
+            'single-grant-per-payment',
+            `payment ${d.paymentRef} granted lot ${d.lotId} after lot ${paidBefore}`,
+          )
+        else if (d.paymentRef !== null) this.#paidLots.set(d.paymentRef, d.lotId)
         if (!(d.credits > 0)) fail('non-negative', `lot ${d.lotId} granted ${d.credits} credits`)
         this.#lots.set(d.lotId, {
           id: d.lotId,
@@ -83,8 +93,13 @@ export class AccountLedger {
         break
       }
       case 'JobAdmitted':
-        this.#jobs.set(event.data.jobId, { charged: null, allocations: [], refunded: 0 })
+        this.#jobs.set(event.data.jobId, { released: false, charged: null, allocations: [], refunded: 0 })
         break
+      case 'JobReleased': {
+        const job = this.#jobs.get(event.data.jobId)
+        if (job) job.released = true
+        break
+      }
       case 'JobCharged':
         this.#charge(event.data, fail)
         break
@@ -166,6 +181,8 @@ export class AccountLedger {
     const job = this.#jobs.get(d.jobId)
     if (!job) fail('charge-has-admission', `charge for job ${d.jobId}, which was not admitted before`)
     else if (job.charged !== null) fail('single-charge', `job ${d.jobId} charged a second time`)
+    else if (job.released)
+      fail('charge-has-admission', `job ${d.jobId} charged after its admission was released`)
     const total = d.allocations.reduce((sum, a) => sum + a.amount, 0)
     if (d.amount < 0 || total !== d.amount)
       fail('lot-conservation', `charge of ${d.amount} for job ${d.jobId} allocates ${total}`)

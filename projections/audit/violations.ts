@@ -14,6 +14,7 @@ export type Check =
   | 'single-charge'
   | 'refund-within-charge'
   | 'clawback'
+  | 'single-grant-per-payment'
   | 'read-model'
 
 export interface Violation {

@@ -6,10 +6,12 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../app/config.ts'
-import { accountDecider } from '../../app/deciders.ts'
+import { accountDecider, invitationDecider } from '../../app/deciders.ts'
 import { readState } from '../../app/handle-command.ts'
+import { hashSecret } from '../../app/security/secrets.ts'
 import { openEventStore } from '../../app/stores.ts'
 import { accountStream } from '../../domain/account/events.ts'
+import { invitationProblem, invitationStream } from '../../domain/account/invitation.ts'
 import { balanceAt } from '../../domain/account/state.ts'
 
 const run = promisify(execFile)
@@ -76,5 +78,24 @@ describe('admin CLI', () => {
       stderr: expect.stringMatching(/not_found/),
     })
     await expect(admin('explode')).rejects.toMatchObject({ code: 2 })
+  })
+
+  it('creates single-use invitation codes as events', async () => {
+    const invitations = JSON.parse(await admin('invite', '--count', '2', '--json')) as {
+      code: string
+      expires_at: string
+    }[]
+    expect(invitations).toHaveLength(2)
+    expect(invitations[0]!.code).toMatch(/^kiln_iv_[0-9A-Za-z]{43}$/)
+    expect(invitations[0]!.code).not.toBe(invitations[1]!.code)
+    const store = await openEventStore(loadConfig({ DATA_DIR: dataDir }))
+    try {
+      const stream = invitationStream(hashSecret(invitations[0]!.code))
+      const { state } = await readState(store, stream, invitationDecider)
+      expect(invitationProblem(state, Date.now())).toBeNull()
+      expect(state.expiresAt).toBe(Date.parse(invitations[0]!.expires_at))
+    } finally {
+      await store.close()
+    }
   })
 })

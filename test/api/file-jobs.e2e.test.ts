@@ -1,8 +1,9 @@
 // File tools through the whole lifecycle over REST: upload + PUT, raw body and job_file inputs,
 // measured pricing, chunked text reads that never split a character, signed downloads.
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { corpusMissing, peerReady } from '../support/peers.ts'
 import {
   corpusDir,
   startTestService,
@@ -11,9 +12,7 @@ import {
   waitForJob,
 } from '../support/service.ts'
 
-const hasCorpus = existsSync(join(corpusDir, 'pdf'))
-if (!hasCorpus) console.warn(`[file-jobs] SKIPPED: the shared corpus is not at ${corpusDir}`)
-const hasPdfRunner = existsSync(join(import.meta.dirname, '..', '..', 'workers', 'tools', 'extract_pdf.ts'))
+const hasCorpus = peerReady('file-jobs', corpusMissing('pdf'))
 
 interface Job {
   id: string
@@ -28,7 +27,7 @@ interface Job {
   input: { name: string; bytes: number; source: string }
 }
 
-describe.skipIf(!hasCorpus || !hasPdfRunner)('extract_pdf through the lifecycle', () => {
+describe.skipIf(!hasCorpus)('extract_pdf through the lifecycle', () => {
   let service: TestService
   let ann: TestAccount
 

@@ -1,10 +1,11 @@
 // The four mesh tools through the whole lifecycle over REST: raw bodies and uploads in, measured
 // face pricing, outputs chained with job_file, the parts zip downloaded from its signed URL, every
 // GLB valid under the Khronos validator, a damaged model failed and refunded.
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import validator from 'gltf-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { corpusMissing, peerReady } from '../support/peers.ts'
 import {
   corpusDir,
   startTestService,
@@ -13,8 +14,7 @@ import {
   waitForJob,
 } from '../support/service.ts'
 
-const hasCorpus = existsSync(join(corpusDir, 'glb'))
-if (!hasCorpus) console.warn(`[mesh-jobs] SKIPPED: the shared corpus is not at ${corpusDir}`)
+const hasCorpus = peerReady('mesh-jobs', corpusMissing('glb'))
 
 interface Job {
   id: string

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../../app/config.ts'
+import { ConfigError, generationConfig, loadConfig } from '../../app/config.ts'
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
@@ -48,10 +48,75 @@ describe('configuration from the environment', () => {
     [{ FAL_BASE_URL: 'queue.fal.run' }, /FAL_BASE_URL=queue.fal.run is not a URL/],
     [{ GENERATION_DOWNLOAD_CA_FILE: '/nonexistent/ca.pem' }, /no file at \/nonexistent\/ca.pem/],
     [{ KILN_MESH_BACKEND: 'gpu' }, /KILN_MESH_BACKEND must be native or wasm/],
+    [{ SIGNUP: 'sometimes' }, /SIGNUP must be one of open, invite, closed/],
+    [{ SIGNUP_RATE_LIMIT: '0' }, /SIGNUP_RATE_LIMIT=0 must be between 1/],
+    [{ GITHUB_CLIENT_ID: 'Iv1.abc' }, /GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together/],
+    [{ OIDC_PROVIDERS: '[{' }, /OIDC_PROVIDERS is not valid JSON/],
+    [
+      {
+        OIDC_PROVIDERS: JSON.stringify([
+          { id: 'Google!', issuer: 'https://accounts.google.com', client_id: 'a', client_secret: 'b' },
+        ]),
+      },
+      /OIDC_PROVIDERS\[0\]\[id\]: lowercase letters/,
+    ],
+    [
+      {
+        OIDC_PROVIDERS: JSON.stringify([
+          { id: 'g', issuer: 'http://idp.example', client_id: 'a', client_secret: 'b' },
+        ]),
+      },
+      /an issuer is https/,
+    ],
+    [
+      { OIDC_PROVIDERS: JSON.stringify([{ id: 'g', issuer: 'https://idp.example', client_id: 'a' }]) },
+      /OIDC_PROVIDERS\[0\]\[client_secret\]/,
+    ],
   ])('%o is refused with a message naming it', (env, message) => {
     const problems = problemsOf(env)
     expect(problems).toHaveLength(1)
     expect(problems[0]).toMatch(message)
+  })
+
+  it('reads the sign-in settings: SIGNUP, GitHub, OpenID providers and the sign-up limit', () => {
+    const config = loadConfig({
+      DATA_DIR: '/tmp/kiln-config-test',
+      SIGNUP: 'invite',
+      SIGNUP_RATE_LIMIT: '3',
+      SIGNUP_RATE_WINDOW_MINUTES: '30',
+      GITHUB_CLIENT_ID: 'Iv1.abc',
+      GITHUB_CLIENT_SECRET: 'secret',
+      OIDC_PROVIDERS: JSON.stringify([
+        {
+          id: 'google',
+          name: 'Google',
+          issuer: 'https://accounts.google.com/',
+          client_id: 'a',
+          client_secret: 'b',
+        },
+        { id: 'dev', issuer: 'http://localhost:9000', client_id: 'c', client_secret: 'd' },
+      ]),
+    })
+    expect(config.signup).toBe('invite')
+    expect(config.signupRateLimit).toEqual({ perAddress: 3, windowMs: 30 * 60_000 })
+    expect(config.github).toEqual({
+      clientId: 'Iv1.abc',
+      clientSecret: 'secret',
+      webUrl: 'https://github.com',
+      apiUrl: 'https://api.github.com',
+    })
+    expect(config.oidcProviders).toEqual([
+      {
+        id: 'google',
+        name: 'Google',
+        issuer: 'https://accounts.google.com',
+        clientId: 'a',
+        clientSecret: 'b',
+      },
+      { id: 'dev', name: 'dev', issuer: 'http://localhost:9000', clientId: 'c', clientSecret: 'd' },
+    ])
+    const defaults = loadConfig({ DATA_DIR: '/tmp/kiln-config-test' })
+    expect(defaults).toMatchObject({ signup: 'open', github: null, oidcProviders: [] })
   })
 
   it('names every bad variable at once', () => {
@@ -82,5 +147,40 @@ describe('configuration from the environment', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('generation providers from the environment', () => {
+  it('are read in app/config.ts: keys, models, base URLs, capacity and download exemptions', () => {
+    expect(
+      generationConfig({
+        OPENAI_API_KEY: 'sk-1',
+        FAL_KEY: 'fal-1',
+        FAL_BASE_URL: 'https://fal.example/',
+        FAL_TEXT_TO_3D_MODEL: 'tripo',
+        GENERATION_DAILY_CAPACITY: '5',
+        GENERATION_RATE_LIMIT_WAIT_S: '2',
+        GENERATION_DOWNLOAD_ALLOWED_PORTS: '8443, 9443',
+        GENERATION_DOWNLOAD_ALLOW_ADDRESSES: '127.0.0.1',
+      }),
+    ).toEqual({
+      openai: { apiKey: 'sk-1', model: 'gpt-image-1', baseUrl: 'https://api.openai.com/v1' },
+      fal: { key: 'fal-1', baseUrl: 'https://fal.example', pollIntervalMs: 1000 },
+      falModels: { image: null, textTo3d: 'tripo', imageTo3d: null, imageTo3dInputField: 'image_url' },
+      dailyCapacity: 5,
+      rateLimitWaitMs: 2000,
+      download: {
+        maxBytes: 200 * 1024 * 1024,
+        timeoutMs: 120_000,
+        allowedPorts: [8443, 9443],
+        allowAddresses: new Set(['127.0.0.1']),
+        caFile: null,
+      },
+    })
+  })
+
+  it('unset means no provider and unlimited capacity', () => {
+    const none = generationConfig({})
+    expect([none.openai, none.fal, none.dailyCapacity]).toEqual([null, null, null])
   })
 })

@@ -2,7 +2,7 @@
 // whether it comes from this process's cache, another process's appends, or a persisted snapshot
 // read cold; a cold start reads the snapshot and the tail, not the history; and the state holds a
 // window of jobs, not every job the account ever ran.
-import { serialize } from 'node:v8'
+import { deserialize, serialize } from 'node:v8'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { SqliteEventStore } from '../../adapters/eventstore/sqlite.ts'
 import { accountDecider } from '../../app/deciders.ts'
@@ -133,6 +133,29 @@ describe('account decisions from snapshots', () => {
       'JobAdmitted',
     )
     expect(serialize(state).length).toBeLessThan(20_000)
+    await store.close()
+  })
+
+  it('a snapshot taken before the state gained a field decides with that field at its initial value', async () => {
+    const store = new SqliteEventStore(path)
+    const persisted = memorySnapshots()
+    keepSnapshots(store, new StreamSnapshots(persisted, { every: 1 }))
+    await run(store, open(0))
+    // The snapshot as an older version wrote it: no linked identities, no passkeys.
+    const saved = persisted.saved.get(stream)!
+    const old = deserialize(saved.state) as Partial<AccountState>
+    delete old.identities
+    delete old.passkeys
+    persisted.saved.set(stream, { ...saved, state: serialize(old) })
+    const cold = new SqliteEventStore(path)
+    keepSnapshots(cold, new StreamSnapshots(persisted, { every: 1 }))
+    const linked = await run(cold, {
+      type: 'LinkIdentity',
+      data: { provider: 'github', subject: '1', now: t0 + day },
+    })
+    expect(linked.events.map((e) => e.type)).toEqual(['IdentityLinked'])
+    expect(linked.state.identities.has('github 1')).toBe(true)
+    await cold.close()
     await store.close()
   })
 })

@@ -1,46 +1,48 @@
-// Billing through Stripe: checkout and portal against stripe-mock, payment webhooks signed with the
-// SDK's test-header helper. Credits come only from confirmations; replays grant nothing twice; a
-// dispute freezes, a lost one claws back, and the auditor still passes.
-import Stripe from 'stripe'
+// Billing through Stripe: checkout and portal against stripe-mock, payment webhooks built from
+// stripe-mock's fixtures of the pinned API version and signed as Stripe signs them. Credits come
+// only from confirmations; replays grant nothing twice; a dispute freezes, a lost one claws back,
+// and the auditor still passes. (The payment edge cases are in payments.e2e.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { audit } from '../../projections/audit.ts'
+import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
+import {
+  type StripeApi,
+  StripeFixtures,
+  type StripeObject,
+  startStripeApi,
+} from '../support/stripe-fixtures.ts'
 import { startStripeMock } from '../support/stripe-mock.ts'
 
 const webhookSecret = 'whsec_test_secret_for_kiln'
-const stripe = new Stripe('sk_test_123')
 const mock = await startStripeMock()
-if (!mock)
-  console.warn(
-    '[billing] SKIPPED: stripe-mock is not installed (go install github.com/stripe/stripe-mock@latest)',
-  )
+peerReady(
+  'billing',
+  !mock && 'stripe-mock is not installed (go install github.com/stripe/stripe-mock@latest)',
+)
 
 let sequence = 0
-function stripeEvent(type: string, object: Record<string, unknown>, id = `evt_test_${++sequence}`) {
-  return {
-    id,
-    object: 'event',
-    type,
-    api_version: '2025-01-01',
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    pending_webhooks: 0,
-    request: null,
-    data: { object },
-  }
-}
+const stripeEvent = (type: string, object: StripeObject, id = `evt_test_${++sequence}`) => ({
+  type,
+  object,
+  id,
+})
 
 describe.skipIf(!mock)('billing with Stripe', () => {
   let service: TestService
   let ada: TestAccount
   const request_id = () => crypto.randomUUID()
 
+  let api: StripeApi
+  let stripe: StripeFixtures
   const deliver = async (event: ReturnType<typeof stripeEvent>, secret = webhookSecret) => {
-    const payload = JSON.stringify(event)
-    const header = stripe.webhooks.generateTestHeaderString({ payload, secret })
+    const { payload, signature } = stripe.signed(
+      await stripe.event(event.type, event.object, event.id),
+      secret,
+    )
     return fetch(`${service.baseUrl}/v1/billing/webhook`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'stripe-signature': header },
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
       body: payload,
     })
   }
@@ -66,13 +68,16 @@ describe.skipIf(!mock)('billing with Stripe', () => {
     })
 
   beforeAll(async () => {
+    api = await startStripeApi(mock!.url)
+    stripe = new StripeFixtures(mock!.url, webhookSecret)
     service = await startTestService({
-      stripe: { secretKey: 'sk_test_123', webhookSecret, apiBase: mock!.url },
+      stripe: { secretKey: 'sk_test_123', webhookSecret, apiBase: api.url },
     })
     ada = await service.account({ credits: 10, login: 'ada' })
   })
   afterAll(async () => {
     await service?.close()
+    await api?.stop()
     await mock?.stop()
   })
 
@@ -155,16 +160,36 @@ describe.skipIf(!mock)('billing with Stripe', () => {
         items: { data: [{ current_period_end: periodEnd }] },
       }),
     )
-    await deliver(
-      stripeEvent('invoice.paid', {
-        id: 'in_1',
-        object: 'invoice',
+    // On the pinned API version an invoice names no payment intent; its InvoicePayment does.
+    const invoice = await stripe.invoice({
+      id: 'in_1',
+      status: 'paid',
+      amount_paid: 1200,
+      parent: {
+        type: 'subscription_details',
+        quote_details: null,
+        subscription_details: { metadata, subscription: 'sub_1' },
+      },
+      lines: {
+        object: 'list',
+        has_more: false,
+        url: '/v1/invoices/in_1/lines',
+        data: [{ period: { start: periodEnd - 30 * 86_400, end: periodEnd } }],
+      },
+    })
+    api.invoices.set('in_1', invoice)
+    api.invoicePayments.set('in_1', [
+      await stripe.invoicePayment({
+        id: 'inpay_1',
+        invoice: 'in_1',
+        status: 'paid',
         amount_paid: 1200,
-        payment_intent: 'pi_bundle_1',
-        parent: { subscription_details: { metadata } },
-        lines: { data: [{ period: { end: periodEnd } }] },
+        amount_requested: 1200,
+        currency: 'usd',
+        payment: { type: 'payment_intent', payment_intent: 'pi_bundle_1' },
       }),
-    )
+    ])
+    await deliver(stripeEvent('invoice.paid', invoice))
     const after = await billing()
     expect(after.balance).toBe(2010)
     expect(after.subscription).toMatchObject({ plan: 'bundle_monthly_1500', status: 'active', ends_at: null })

@@ -6,11 +6,14 @@ import { join } from 'node:path'
 import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
+import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const available = existsSync(chromiumPath)
-if (!available) console.warn(`[console] SKIPPED: no Chromium at ${chromiumPath} (apt-get install chromium)`)
+const available = peerReady(
+  'console',
+  !existsSync(chromiumPath) && `no Chromium at ${chromiumPath} (apt-get install chromium)`,
+)
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts')
 
 describe.skipIf(!available)('console page', () => {
@@ -42,6 +45,7 @@ describe.skipIf(!available)('console page', () => {
   it('refuses an API key at sign-in', async () => {
     const page = await browser.newPage()
     await page.goto(`${service.baseUrl}/console`)
+    await page.click('summary')
     await page.fill('#token', grace.apiKey)
     await page.click('#sign-in')
     await expect.poll(() => page.textContent('#signin-error')).toMatch(/console token/)
@@ -58,6 +62,7 @@ describe.skipIf(!available)('console page', () => {
         problems.push(message.text())
     })
     await page.goto(`${service.baseUrl}/console`)
+    await page.click('summary')
     await page.fill('#token', grace.consoleToken)
     await page.click('#sign-in')
     await expect.poll(() => page.textContent('#balance')).toBe('250')

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { NatsDispatcher } from '../../workers/dispatch/nats.ts'
+import { peerReady } from '../support/peers.ts'
 import { dispatcherContract } from './contract.ts'
 import { type NatsServer, natsUnavailableReason, startNatsServer } from './nats-server.ts'
 import { deleteTestStreams, uniqueTopology } from './nats-test-topology.ts'
 
 const unavailable = natsUnavailableReason()
 
-if (unavailable) {
+if (!peerReady('NATS dispatcher contract', unavailable)) {
   describe('dispatcher contract: NATS JetStream', () => {
     it.skip(`SKIPPED: ${unavailable}`, () => {})
   })
-  console.warn(`[nats] dispatcher contract SKIPPED: ${unavailable}`)
 } else {
   let server: NatsServer
   beforeAll(async () => {

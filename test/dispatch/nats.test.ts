@@ -9,15 +9,16 @@ import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { NatsDispatcher, type NatsDispatcherOptions } from '../../workers/dispatch/nats.ts'
+import { peerReady } from '../support/peers.ts'
 import { contractSettings, newJob, recorder } from './contract.ts'
 import { type NatsServer, natsUnavailableReason, startNatsServer } from './nats-server.ts'
 import { deleteTestStreams, uniqueTopology } from './nats-test-topology.ts'
 
-const unavailable = natsUnavailableReason()
+const ready = peerReady('NATS dispatcher', natsUnavailableReason())
 const stallingWorker = fileURLToPath(new URL('./fixtures/stalling-worker.ts', import.meta.url))
 const eventually = { timeout: 10_000, interval: 20 }
 
-describe.skipIf(unavailable)('NATS dispatcher', () => {
+describe.runIf(ready)('NATS dispatcher', () => {
   let server: NatsServer
   const dispatchers: NatsDispatcher[] = []
   const dispatcher = (options: NatsDispatcherOptions) => {
@@ -144,5 +145,3 @@ describe.skipIf(unavailable)('NATS dispatcher', () => {
     await expect(d.publish({ jobId: 'j2', tool: 'kiln.>' })).rejects.toThrow(RangeError)
   })
 })
-
-if (unavailable) console.warn(`[nats] NATS dispatcher tests SKIPPED: ${unavailable}`)

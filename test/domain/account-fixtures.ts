@@ -1,14 +1,28 @@
 // Builders for account events and commands used across the domain tests.
 import type { AccountCommand, ToolPolicy } from '../../domain/account/commands.ts'
 import { decideAccount } from '../../domain/account/decide.ts'
-import type { AccountEvent } from '../../domain/account/events.ts'
-import { evolveAccount, initialAccountState } from '../../domain/account/state.ts'
+import type { AccountEvent, LedgerEvent } from '../../domain/account/events.ts'
+import { ledgerHash } from '../../domain/account/ledger-hash.ts'
+import { evolveAccount, foldAccount, initialAccountState } from '../../domain/account/state.ts'
 
 export const t0 = Date.parse('2026-01-01T00:00:00Z')
 export const hour = 3_600_000
 export const day = 24 * hour
 
 export const accountId = 'acct_test'
+export const iso = (ms: number) => new Date(ms).toISOString()
+
+/** A ledger event as the decider seals it: chained to the last ledger hash of `past`. */
+export function sealed(
+  past: AccountEvent[],
+  type: LedgerEvent['type'],
+  data: Record<string, unknown>,
+): AccountEvent {
+  const prevHash = foldAccount(past).lastLedgerHash
+  const full = { ...data, prevHash, hash: '' }
+  full.hash = ledgerHash(type, { ...full, hash: undefined })
+  return { type, data: full } as unknown as AccountEvent
+}
 
 /** Runs commands through decide/evolve, returning every event appended (like the store would). */
 export function history(commands: AccountCommand[]): AccountEvent[] {

@@ -1,25 +1,62 @@
 import { describe, expect, it } from 'vitest'
 import { accountDecider } from '../../app/deciders.ts'
 import type { AccountEvent } from '../../domain/account/events.ts'
-import { genesisHash, ledgerHash } from '../../domain/account/ledger-hash.ts'
+import { genesisHash } from '../../domain/account/ledger-hash.ts'
 import { balanceAt, foldAccount } from '../../domain/account/state.ts'
 import { specFor } from '../support/given-when-then.ts'
-import { admit, charge, day, finish, grant, history, hour, imageTool, open, t0 } from './account-fixtures.ts'
+import {
+  accountId,
+  admit,
+  charge,
+  day,
+  finish,
+  grant,
+  history,
+  hour,
+  imageTool,
+  iso,
+  open,
+  sealed,
+  t0,
+} from './account-fixtures.ts'
 
 const given = specFor(accountDecider)
+/** The JobAdmitted a split_3d_model admission decides (hold: the tool's smallest price). */
+const admitted = (
+  jobId: string,
+  now: number,
+  { tool = 'split_3d_model', hold = 2, key = null as string | null, hash = null as string | null } = {},
+): AccountEvent => ({
+  type: 'JobAdmitted',
+  data: { accountId, jobId, tool, idempotencyKey: key, requestHash: hash, hold, at: iso(now) },
+})
+const released = (
+  jobId: string,
+  outcome: 'succeeded' | 'failed' | 'canceled',
+  now: number,
+): AccountEvent => ({
+  type: 'JobReleased',
+  data: { accountId, jobId, outcome, at: iso(now) },
+})
 
 describe('account: opening and grants', () => {
   it('opens with a signup lot on the hash chain', () => {
-    given([])
+    const [, granted] = given([])
       .when(open(100))
-      .then((events) => {
-        expect(events.map((e) => e.type)).toEqual(['AccountOpened', 'CreditsGranted'])
-        const grantEvent = events[1] as Extract<AccountEvent, { type: 'CreditsGranted' }>
-        expect(grantEvent.data).toMatchObject({ lotKind: 'signup', credits: 100, prevHash: genesisHash })
-        expect(grantEvent.data.hash).toBe(
-          ledgerHash('CreditsGranted', { ...grantEvent.data, hash: undefined }),
-        )
-      })
+      .then([
+        { type: 'AccountOpened', data: { accountId, login: 'ada', email: 'ada@example.com', at: iso(t0) } },
+        sealed([], 'CreditsGranted', {
+          accountId,
+          lotId: 'lot_signup',
+          lotKind: 'signup',
+          credits: 100,
+          expiresAt: iso(t0 + 30 * day),
+          reason: 'signup',
+          paymentRef: null,
+          at: iso(t0),
+        }),
+      ])
+    expect((granted!.data as { prevHash: string }).prevHash).toBe(genesisHash)
   })
 
   it('opening twice changes nothing', () => {
@@ -63,7 +100,7 @@ describe('account: admission is one decision', () => {
   it('admits a job and holds its smallest price', () => {
     given(funded)
       .when(admit('j1', t0))
-      .then([{ type: 'JobAdmitted', data: { jobId: 'j1', hold: 2 } }])
+      .then([admitted('j1', t0)])
   })
 
   it('refuses with insufficient_credits when the balance is below the smallest price', () => {
@@ -97,7 +134,7 @@ describe('account: admission is one decision', () => {
     // The window rolls: a day after the first job, one slot is free again.
     given(past)
       .when(admit('j3', t0 + day + 1, { tool: imageTool }))
-      .then([{ type: 'JobAdmitted' }])
+      .then([admitted('j3', t0 + day + 1, { tool: 'create_image', hold: 8 })])
   })
 
   it('lifts the quota to 20 from the first purchase on', () => {
@@ -107,7 +144,7 @@ describe('account: admission is one decision', () => {
     ])
     given(history([open(100), ...jobs, grant('lot_pack', 100, t0, t0 + 365 * day)]))
       .when(admit('j3', t0 + hour, { tool: imageTool }))
-      .then([{ type: 'JobAdmitted' }])
+      .then([admitted('j3', t0 + hour, { tool: 'create_image', hold: 8 })])
   })
 
   it('returns nothing for a repeated idempotency key of the same request (the first job stands)', () => {
@@ -115,6 +152,19 @@ describe('account: admission is one decision', () => {
     given(past)
       .when(admit('j2', t0, { key: 'k', hash: 'h1' }))
       .thenNothing()
+  })
+
+  it('answers a replay before judging the account: frozen, or with its credits spent, the first job stands', () => {
+    const past = history([
+      open(2),
+      admit('j1', t0, { key: 'k', hash: 'h1' }),
+      charge('j1', 2, t0),
+      { type: 'Freeze', data: { disputeId: 'dp_1', now: t0 } },
+    ])
+    given(past)
+      .when(admit('j2', t0, { key: 'k', hash: 'h1' }))
+      .thenNothing()
+    given(past).when(admit('j2', t0)).thenError('account_frozen')
   })
 
   it('refuses the same key for another tool or a different request', () => {
@@ -145,7 +195,7 @@ describe('account: admission is one decision', () => {
     if (later.type === 'AdmitJob') later.data.policy.forgottenKeyMs = 7 * day
     given(past)
       .when(later)
-      .then([{ type: 'JobAdmitted' }])
+      .then([admitted('j2', t0 + 29 * day, { key: 'k', hash: 'h1' })])
   })
 
   it('refuses a disabled or frozen account', () => {
@@ -171,18 +221,20 @@ describe('account: charge, refund, release', () => {
     given(past)
       .when(charge('j1', 9, t0 + hour))
       .then([
-        {
-          type: 'JobCharged',
-          data: {
-            amount: 9,
-            allocations: [
-              { lotId: 'lot_a', amount: 3 },
-              { lotId: 'lot_b', amount: 3 },
-              { lotId: 'lot_early', amount: 2 },
-              { lotId: 'lot_late', amount: 1 },
-            ],
-          },
-        },
+        sealed(past, 'JobCharged', {
+          accountId,
+          jobId: 'j1',
+          tool: 'split_3d_model',
+          at: iso(t0 + hour),
+          units: 1000,
+          amount: 9,
+          allocations: [
+            { lotId: 'lot_a', amount: 3 },
+            { lotId: 'lot_b', amount: 3 },
+            { lotId: 'lot_early', amount: 2 },
+            { lotId: 'lot_late', amount: 1 },
+          ],
+        }),
       ])
   })
 
@@ -196,8 +248,19 @@ describe('account: charge, refund, release', () => {
     given(history([open(5), admit('j1', t0)]))
       .when(charge('j1', 6, t0))
       .then([
-        { type: 'JobChargeDeclined', data: { price: 6, available: 5 } },
-        { type: 'JobReleased', data: { outcome: 'failed' } },
+        {
+          type: 'JobChargeDeclined',
+          data: {
+            accountId,
+            jobId: 'j1',
+            tool: 'split_3d_model',
+            at: iso(t0),
+            price: 6,
+            available: 5,
+            reason: 'insufficient_credits',
+          },
+        },
+        released('j1', 'failed', t0),
       ])
   })
 
@@ -206,8 +269,15 @@ describe('account: charge, refund, release', () => {
     const events = given(past)
       .when(finish('j1', 'failed', t0 + 1))
       .then([
-        { type: 'JobRefunded', data: { amount: 4, allocations: [{ lotId: 'lot_signup', amount: 4 }] } },
-        { type: 'JobReleased' },
+        sealed(past, 'JobRefunded', {
+          accountId,
+          jobId: 'j1',
+          tool: 'split_3d_model',
+          amount: 4,
+          allocations: [{ lotId: 'lot_signup', amount: 4 }],
+          at: iso(t0 + 1),
+        }),
+        released('j1', 'failed', t0 + 1),
       ])
     expect(balanceAt(foldAccount([...past, ...events]), t0 + 2)).toBe(10)
   })
@@ -216,7 +286,7 @@ describe('account: charge, refund, release', () => {
     const charged = history([open(10), admit('j1', t0), charge('j1', 4, t0)])
     given(charged)
       .when(finish('j1', 'succeeded', t0))
-      .then([{ type: 'JobReleased' }])
+      .then([released('j1', 'succeeded', t0)])
     given(history([open(10), admit('j1', t0), charge('j1', 4, t0), finish('j1', 'failed', t0)]))
       .when(finish('j1', 'failed', t0))
       .thenNothing()
@@ -225,7 +295,7 @@ describe('account: charge, refund, release', () => {
   it('a canceled job that was never charged is only released', () => {
     given(history([open(10), admit('j1', t0)]))
       .when(finish('j1', 'canceled', t0))
-      .then([{ type: 'JobReleased', data: { outcome: 'canceled' } }])
+      .then([released('j1', 'canceled', t0)])
   })
 
   it('charging or finishing an unknown job is refused', () => {
@@ -240,7 +310,9 @@ describe('account: expiry, disputes, clawbacks', () => {
     const past = history([open(10), admit('j1', t0), charge('j1', 4, t0), finish('j1', 'succeeded', t0)])
     const events = given(past)
       .when({ type: 'ExpireLots', data: { now: t0 + 30 * day } })
-      .then([{ type: 'LotExpired', data: { lotId: 'lot_signup', amount: 6 } }])
+      .then([
+        sealed(past, 'LotExpired', { accountId, lotId: 'lot_signup', amount: 6, at: iso(t0 + 30 * day) }),
+      ])
     given([...past, ...events])
       .when({ type: 'ExpireLots', data: { now: t0 + 40 * day } })
       .thenNothing()
@@ -257,7 +329,7 @@ describe('account: expiry, disputes, clawbacks', () => {
     expect(foldAccount(frozen).openDisputes.size).toBe(1)
     given(frozen)
       .when({ type: 'Unfreeze', data: { disputeId: 'dp_1', now: t0 } })
-      .then([{ type: 'AccountUnfrozen' }])
+      .then([{ type: 'AccountUnfrozen', data: { accountId, disputeId: 'dp_1', at: iso(t0) } }])
   })
 
   it('claws back at most what remains of the disputed payment, naming it', () => {
@@ -269,7 +341,16 @@ describe('account: expiry, disputes, clawbacks', () => {
     ])
     given(past)
       .when({ type: 'ClawBack', data: { paymentRef: 'pi_1', amount: null, reason: 'dispute_lost', now: t0 } })
-      .then([{ type: 'CreditsClawedBack', data: { lotId: 'lot_pack', amount: 3, reverses: 'pi_1' } }])
+      .then([
+        sealed(past, 'CreditsClawedBack', {
+          accountId,
+          lotId: 'lot_pack',
+          amount: 3,
+          reverses: 'pi_1',
+          reason: 'dispute_lost',
+          at: iso(t0),
+        }),
+      ])
   })
 
   it('claws back nothing twice', () => {
@@ -316,7 +397,19 @@ describe('account: API keys', () => {
       .thenError('key_limit', /20 new keys/)
     given(past)
       .when(createKey('k20', t0 + day + 1))
-      .then([{ type: 'ApiKeyCreated' }])
+      .then([
+        {
+          type: 'ApiKeyCreated',
+          data: {
+            accountId,
+            keyId: 'k20',
+            name: 'default',
+            prefix: 'kiln_sk_abcdef',
+            secretHash: 'h_k20',
+            at: iso(t0 + day + 1),
+          },
+        },
+      ])
   })
 
   it('revokes once; an unknown key is not found', () => {

@@ -1,6 +1,7 @@
-// Random histories of grants, admissions, charges, refunds, expiries, disputes and clawbacks at
-// random times. After every step the account must satisfy the money invariants, checked against
-// the events themselves rather than the decider's own bookkeeping.
+// Random histories of grants, admissions, charges, refunds, expiries, disputes, clawbacks, payment
+// settlements and orphaned admissions released, at random times. After every step the account must
+// satisfy the money invariants, checked against the events themselves rather than the decider's own
+// bookkeeping.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { AccountCommand } from '../../domain/account/commands.ts'
@@ -24,6 +25,8 @@ type Step =
   | { kind: 'freeze' }
   | { kind: 'unfreeze' }
   | { kind: 'clawback'; amount: number | null }
+  | { kind: 'release' }
+  | { kind: 'settle'; payment: number; target: number; dispute: 'open' | 'won' | 'lost' | null }
 
 const stepArb: fc.Arbitrary<{ step: Step; advanceMs: number }> = fc.record({
   advanceMs: fc.oneof(
@@ -49,6 +52,13 @@ const stepArb: fc.Arbitrary<{ step: Step; advanceMs: number }> = fc.record({
     fc.record({
       kind: fc.constant('clawback' as const),
       amount: fc.option(fc.integer({ min: 1, max: 30 }), { nil: null }),
+    }),
+    fc.constant({ kind: 'release' as const }),
+    fc.record({
+      kind: fc.constant('settle' as const),
+      payment: fc.integer({ min: 0, max: 2 }),
+      target: fc.integer({ min: 0, max: 40 }),
+      dispute: fc.constantFrom('open' as const, 'won' as const, 'lost' as const, null),
     }),
   ),
 })
@@ -119,6 +129,26 @@ function commandFor(step: Step, state: AccountState, now: number, counter: numbe
             },
           }
         : null
+    case 'release':
+      return active[0] ? { type: 'ReleaseOrphanedAdmission', data: { jobId: active[0], now } } : null
+    case 'settle':
+      return {
+        type: 'SettlePayment',
+        data: {
+          paymentRef: `pay_s${step.payment}`,
+          lot: {
+            lotId: `lot_s${step.payment}`,
+            kind: 'pack',
+            credits: 30,
+            expiresAt: now + 30 * day,
+            reason: 'pack',
+          },
+          clawBackTarget: step.target,
+          clawBackReason: 'payment refunded',
+          disputes: step.dispute ? [{ disputeId: `dp_s${step.payment}`, open: step.dispute === 'open' }] : [],
+          now,
+        },
+      }
   }
 }
 
@@ -160,6 +190,8 @@ function apply(ledger: Ledger, event: AccountEvent, now: number): void {
       break
     case 'JobCharged':
       expect(ledger.charged.has(event.data.jobId)).toBe(false)
+      // A released admission is never charged (issue 20 item 8).
+      expect(ledger.outcomes.has(event.data.jobId)).toBe(false)
       checkSpendingOrder(ledger, event, now)
       for (const a of event.data.allocations) {
         expect(ledger.expiresAt.get(a.lotId)!).toBeGreaterThan(now)

@@ -36,10 +36,21 @@ describe('job lifecycle', () => {
   it('queued → running → succeeded, with outputs expiring after the retention', () => {
     given([created])
       .when({ type: 'StartJob', data: { attempt: 1, worker: 'w', now: t0 } })
-      .then([{ type: 'JobStarted' }])
+      .then([started])
     given([created, started])
       .when({ type: 'CompleteJob', data: { result: { files: [] }, computeMs: 5, retentionMs, now: t0 } })
-      .then([{ type: 'JobSucceeded', data: { outputsExpireAt: '2026-01-02T00:00:00.000Z' } }])
+      .then([
+        {
+          type: 'JobSucceeded',
+          data: {
+            jobId: 'j1',
+            result: { files: [] },
+            computeMs: 5,
+            outputsExpireAt: '2026-01-02T00:00:00.000Z',
+            at,
+          },
+        },
+      ])
   })
 
   it('creating twice is a no-op; a redelivered start of the same attempt is a no-op; a higher attempt restarts', () => {
@@ -51,7 +62,7 @@ describe('job lifecycle', () => {
       .thenNothing()
     given([created, started])
       .when({ type: 'StartJob', data: { attempt: 2, worker: 'w2', now: t0 } })
-      .then([{ type: 'JobStarted', data: { attempt: 2 } }])
+      .then([{ type: 'JobStarted', data: { jobId: 'j1', attempt: 2, worker: 'w2', at } }])
   })
 
   it('records the measurement once', () => {
@@ -67,7 +78,9 @@ describe('job lifecycle', () => {
   it('cancels only a queued job; canceling again is safe; a running job answers job_running', () => {
     given([created])
       .when({ type: 'CancelJob', data: { retentionMs, now: t0 } })
-      .then([{ type: 'JobCanceled' }])
+      .then([
+        { type: 'JobCanceled', data: { jobId: 'j1', outputsExpireAt: succeeded.data.outputsExpireAt, at } },
+      ])
     given([created, { type: 'JobCanceled', data: { jobId: 'j1', outputsExpireAt: at, at } }])
       .when({ type: 'CancelJob', data: { retentionMs, now: t0 } })
       .thenNothing()
@@ -82,7 +95,7 @@ describe('job lifecycle', () => {
   it('deletes only a finished job; a deleted job is gone', () => {
     given([created, started, succeeded])
       .when({ type: 'DeleteJob', data: { now: t0 } })
-      .then([{ type: 'JobDeleted' }])
+      .then([{ type: 'JobDeleted', data: { jobId: 'j1', at } }])
     given([created, started])
       .when({ type: 'DeleteJob', data: { now: t0 } })
       .thenError('job_running')
@@ -106,7 +119,7 @@ describe('job lifecycle', () => {
       .thenNothing()
     given([created, started, succeeded])
       .when({ type: 'ExpireJob', data: { now: t0 + retentionMs } })
-      .then([{ type: 'JobExpired' }])
+      .then([{ type: 'JobExpired', data: { jobId: 'j1', at: new Date(t0 + retentionMs).toISOString() } }])
   })
 })
 
@@ -141,9 +154,7 @@ describe('upload lifecycle', () => {
   }
 
   it('receives once within the hour, then already_uploaded', () => {
-    u([createdUpload])
-      .when(receive(t0))
-      .then([{ type: 'UploadReceived' }])
+    u([createdUpload]).when(receive(t0)).then([received])
     u([createdUpload, received]).when(receive(t0)).thenError('already_uploaded')
   })
 
@@ -164,13 +175,15 @@ describe('upload lifecycle', () => {
     u([createdUpload, received]).when(use('a2', t0)).thenError('upload_not_found')
     u([createdUpload, received])
       .when(use('a1', t0))
-      .then([{ type: 'UploadUsed' }])
+      .then([{ type: 'UploadUsed', data: { uploadId: 'up_1', jobId: 'j1', at } }])
     u([createdUpload, received])
       .when(use('a1', t0 + retentionMs))
       .thenError('upload_not_found')
     u([createdUpload, received])
       .when({ type: 'ExpireUpload', data: { now: t0 + retentionMs } })
-      .then([{ type: 'UploadExpired' }])
+      .then([
+        { type: 'UploadExpired', data: { uploadId: 'up_1', at: new Date(t0 + retentionMs).toISOString() } },
+      ])
   })
 
   it('measures nothing twice', () => {
@@ -213,6 +226,6 @@ describe('job: stale runs', () => {
         type: 'CompleteJob',
         data: { result: { files: [] }, computeMs: 1, retentionMs, attempt: 2, now: t0 },
       })
-      .then([{ type: 'JobSucceeded' }])
+      .then([{ type: 'JobSucceeded', data: { ...succeeded.data, computeMs: 1 } }])
   })
 })

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32, deflateSync } from 'node:zlib'
-import { type HttpsFixture, startHttpsFixture } from '../security/https-fixture.ts'
+import { type HttpsFixture, startHttpsFixture } from '../support/https-fixture.ts'
 
 export interface Received {
   method: string

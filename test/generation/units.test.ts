@@ -17,10 +17,11 @@ import { png } from './fakes.ts'
 
 const noon = Date.parse('2030-01-01T12:00:00Z')
 const capacity = specFor(capacityDecider)
-const reserved = (jobId: string) => ({
+const reserved = (jobId: string, at = '2030-01-01T11:00:00.000Z') => ({
   type: 'CapacityReserved' as const,
-  data: { jobId, tool: 'create_image', at: '2030-01-01T11:00:00.000Z' },
+  data: { jobId, tool: 'create_image', at },
 })
+const atNoon = new Date(noon).toISOString()
 
 describe('daily generation capacity', () => {
   it('reserves while below the limit, refuses at it until midnight UTC, and ignores a repeated reservation', () => {
@@ -29,7 +30,7 @@ describe('daily generation capacity', () => {
         type: 'ReserveCapacity',
         data: { jobId: 'j2', tool: 'create_image', dailyLimit: 2, now: noon },
       })
-      .then([{ type: 'CapacityReserved', data: { jobId: 'j2' } }])
+      .then([reserved('j2', atNoon)])
     const error = capacity([reserved('j1'), reserved('j2')])
       .when({
         type: 'ReserveCapacity',
@@ -48,7 +49,7 @@ describe('daily generation capacity', () => {
         type: 'ReserveCapacity',
         data: { jobId: 'j3', tool: 'create_image', dailyLimit: null, now: noon },
       })
-      .then([{ type: 'CapacityReserved' }])
+      .then([reserved('j3', atNoon)])
   })
 
   it('a released reservation frees its unit; releasing twice or releasing the unknown changes nothing', () => {
@@ -58,7 +59,7 @@ describe('daily generation capacity', () => {
     }
     capacity([reserved('j1')])
       .when({ type: 'ReleaseCapacity', data: { jobId: 'j1', now: noon } })
-      .then([{ type: 'CapacityReleased', data: { jobId: 'j1' } }])
+      .then([{ type: 'CapacityReleased', data: { jobId: 'j1', at: atNoon } }])
     capacity([reserved('j1'), released])
       .when({ type: 'ReleaseCapacity', data: { jobId: 'j1', now: noon } })
       .thenNothing()
@@ -70,7 +71,7 @@ describe('daily generation capacity', () => {
         type: 'ReserveCapacity',
         data: { jobId: 'j2', tool: 'create_image', dailyLimit: 1, now: noon },
       })
-      .then([{ type: 'CapacityReserved' }])
+      .then([reserved('j2', atNoon)])
   })
 
   it('a throttled job error carries its Retry-After for admission; other errors carry none', () => {

@@ -10,6 +10,7 @@ import { jobStream } from '../../domain/job/events.ts'
 import { getTool } from '../../domain/tools/catalog.ts'
 import { audit } from '../../projections/audit.ts'
 import { executeJob } from '../../workers/job-executor.ts'
+import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestAccount, type TestService, waitForJob } from '../support/service.ts'
 import { behaviours } from './fixtures/misbehaving-runner.ts'
 import { adapters } from './support/adapters.ts'
@@ -24,7 +25,8 @@ let keys = 0
 const key = () => `k${++keys}`
 
 for (const adapter of adapters) {
-  describe.skipIf(adapter.unavailable)(`job lifecycle over the ${adapter.name} dispatcher`, () => {
+  const ready = peerReady(`lifecycle over ${adapter.name}`, adapter.unavailable)
+  describe.runIf(ready)(`job lifecycle over the ${adapter.name} dispatcher`, () => {
     let stopAdapter: () => Promise<void>
     let service: TestService
     let account: TestAccount

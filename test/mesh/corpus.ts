@@ -1,15 +1,14 @@
 // Shared test helpers: where the corpus is, a ToolContext on a fresh folder, and the GLB validator.
-import { existsSync, readdirSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { extname, join, resolve } from 'node:path'
+import { extname, join } from 'node:path'
 import { validateBytes } from 'gltf-validator'
 import type { ToolContext, ToolInputFile } from '../../domain/ports/tool-runner.ts'
+import { corpusDir, corpusMissing, peerReady } from '../support/peers.ts'
 
-const repoRoot = resolve(import.meta.dirname, '../..')
-export const corpusDir = resolve(repoRoot, '../shared/corpus')
-export const hasCorpus = existsSync(corpusDir)
-if (!hasCorpus) console.log(`SKIPPED mesh corpus tests: no corpus at ${corpusDir}`)
+export { corpusDir }
+export const hasCorpus = peerReady('mesh corpus tests', corpusMissing())
 
 /** Corpus models by path, with the triangles stored in each. */
 export const corpusModels: Array<[string, number]> = [

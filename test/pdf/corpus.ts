@@ -1,14 +1,14 @@
 // Where the shared corpus and the hand-written fixtures live, and which corpus PDFs are well formed.
 import { existsSync, readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { corpusDir, corpusMissing, peerReady } from '../support/peers.ts'
 
 export const repoRoot = resolve(import.meta.dirname, '../..')
-export const corpusDir = resolve(repoRoot, '../shared/corpus')
+export { corpusDir }
 export const pdfCorpusDir = join(corpusDir, 'pdf')
 export const fixturesDir = join(repoRoot, 'native/pdf-core/tests/fixtures')
 
-export const corpusPresent = existsSync(pdfCorpusDir)
-if (!corpusPresent) console.log(`SKIPPED corpus suites: no shared corpus at ${pdfCorpusDir}`)
+export const corpusPresent = peerReady('PDF corpus suites', corpusMissing('pdf'))
 
 /** Files that need a user password; everything else outside malformed/ must extract. */
 export const passwordProtected = new Set(['saslprep-r6.pdf', 'libreoffice-writer-password.pdf'])

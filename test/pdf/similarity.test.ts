@@ -4,12 +4,15 @@ import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { extractPdfText } from '../../native/pdf.ts'
+import { peerReady } from '../support/peers.ts'
 import { corpusPdfs, corpusPresent, passwordProtected, wellFormedFolders } from './corpus.ts'
 import { peerInstalled, peerPages } from './peers.ts'
 import { pageSimilarity, type Similarity } from './text-similarity.ts'
 
-const havePdftotext = peerInstalled('pdftotext')
-if (!havePdftotext) console.log('SKIPPED similarity suite: pdftotext (Debian poppler-utils) is not installed')
+const havePdftotext = peerReady(
+  'similarity suite',
+  !peerInstalled('pdftotext') && 'pdftotext (Debian poppler-utils) is not installed',
+)
 
 /** Files whose reference text is itself wrong or needs data we do not ship, each explained in bench/pdf/README.md. */
 const explained = new Set([

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { LocalBlobStore } from '../../adapters/blobs/local.ts'
 import { type FetchOptions, fetchToBlob, type Resolver } from '../../app/security/fetch-url.ts'
 import { DomainError } from '../../domain/errors.ts'
-import { type HttpsFixture, startHttpsFixture } from './https-fixture.ts'
+import { type HttpsFixture, startHttpsFixture } from '../support/https-fixture.ts'
 
 let server: HttpsFixture
 let root: string

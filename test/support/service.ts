@@ -96,4 +96,4 @@ export async function waitForJob(
   }
 }
 
-export const corpusDir = join(import.meta.dirname, '..', '..', '..', 'shared', 'corpus')
+export { corpusDir } from './peers.ts'

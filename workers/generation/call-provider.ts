@@ -14,9 +14,6 @@ export interface CallOptions {
   fraction: number
 }
 
-export const rateLimitBudgetMs = (env: Record<string, string | undefined>) =>
-  Number.parseInt(env.GENERATION_RATE_LIMIT_WAIT_S || '60', 10) * 1000
-
 export async function callProvider<T>(
   context: ToolContext,
   options: CallOptions,

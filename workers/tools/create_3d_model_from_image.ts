@@ -1,12 +1,14 @@
 // create_3d_model_from_image: a model from one picture (PNG, JPEG or WebP up to 20 MB and 25
 // megapixels, checked from the file's own header) at the configured image-to-3D provider, finished
 // like create_3d_model.
+
 import { readFile } from 'node:fs/promises'
+import { generationConfig } from '../../app/config.ts'
 import { DomainError } from '../../domain/errors.ts'
 import type { ToolInputFile, ToolRunner } from '../../domain/ports/tool-runner.ts'
 import { getTool } from '../../domain/tools/catalog.ts'
 import type { Create3dModelFromImageOptions } from '../../domain/tools/options/create_3d_model_from_image.ts'
-import { callProvider, rateLimitBudgetMs } from '../generation/call-provider.ts'
+import { callProvider } from '../generation/call-provider.ts'
 import { modelOutput } from '../generation/glb-output.ts'
 import { type ImageInfo, imageInfo } from '../generation/image-size.ts'
 import { imageTo3dProvider } from '../providers/config.ts'
@@ -15,7 +17,7 @@ const maxBytes = getTool('create_3d_model_from_image').limits.maxBytes!
 const maxPixels = 25_000_000
 
 function provider() {
-  const configured = imageTo3dProvider(process.env)
+  const configured = imageTo3dProvider(generationConfig())
   if (!configured)
     throw new DomainError('not_found', 'No image-to-3D provider is configured on this worker.', {
       hint: 'Retry later; failed jobs cost nothing.',
@@ -61,7 +63,7 @@ export const runner: ToolRunner<Create3dModelFromImageOptions> = {
     context.progress(0.05, 'sending the image to the provider')
     const generation = await callProvider(
       context,
-      { rateLimitBudgetMs: rateLimitBudgetMs(process.env), fraction: 0.4 },
+      { rateLimitBudgetMs: generationConfig().rateLimitWaitMs, fraction: 0.4 },
       (call) =>
         configured.generateFromImage({ image: bytes, mimeType: info.mimeType, seed: options.seed }, call),
     )

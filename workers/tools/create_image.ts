@@ -1,17 +1,19 @@
 // create_image: one image from a prompt at the first configured provider that can draw it (a
 // transparent background needs one that supports it), delivered as image.png.
+
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { generationConfig } from '../../app/config.ts'
 import { DomainError } from '../../domain/errors.ts'
 import type { ToolRunner } from '../../domain/ports/tool-runner.ts'
 import type { CreateImageOptions } from '../../domain/tools/options/create_image.ts'
-import { callProvider, rateLimitBudgetMs } from '../generation/call-provider.ts'
+import { callProvider } from '../generation/call-provider.ts'
 import { imageInfo } from '../generation/image-size.ts'
 import { imageProviders } from '../providers/config.ts'
 import type { ImageProvider } from '../providers/port.ts'
 
 function providerFor(options: CreateImageOptions): ImageProvider {
-  const providers = imageProviders(process.env)
+  const providers = imageProviders(generationConfig())
   if (providers.length === 0)
     throw new DomainError('not_found', 'No image provider is configured on this worker.', {
       hint: 'Retry later; failed jobs cost nothing.',
@@ -41,7 +43,7 @@ export const runner: ToolRunner<CreateImageOptions> = {
     context.progress(0.05, 'sending the prompt to the provider')
     const generation = await callProvider(
       context,
-      { rateLimitBudgetMs: rateLimitBudgetMs(process.env), fraction: 0.5 },
+      { rateLimitBudgetMs: generationConfig().rateLimitWaitMs, fraction: 0.5 },
       (call) =>
         provider.generateImage(
           {

@@ -1,5 +1,6 @@
 // The console page: the server-side session's HttpOnly cookie (nothing secret in the page or its
 // storage), and every read and action through the console's tRPC router.
+import { startAuthentication, startRegistration } from '@simplewebauthn/browser'
 import { createTRPCClient, httpBatchLink } from '@trpc/client'
 
 const $ = (selector) => document.querySelector(selector)
@@ -93,11 +94,37 @@ async function renderJobs() {
   )
 }
 
+async function renderPasskeys() {
+  const passkeys = await client.passkeys.query()
+  $('#passkeys tbody').replaceChildren(
+    ...passkeys.map((p) => row(`…${p.id.slice(-8)}`, fmtDate(p.created_at), fmtDate(p.last_used_at))),
+  )
+}
+
+/** Links to each configured provider's sign-in; `extra` is added to their query (invitation, return_to). */
+function providerLinks(methods, verb, extra) {
+  const links = []
+  const query = new URLSearchParams(extra).toString()
+  const link = (path, name) => {
+    const a = document.createElement('a')
+    a.href = `/console/auth/${path}/start${query ? `?${query}` : ''}`
+    a.textContent = `${verb} ${name}`
+    a.dataset.provider = path
+    links.push(a)
+  }
+  if (methods.github) link('github', 'GitHub')
+  for (const provider of methods.oidc) link(`oidc/${provider.id}`, provider.name)
+  return links
+}
+
+let methods = { signup: 'open', github: false, oidc: [] }
+
 async function showApp() {
   $('#signin-panel').hidden = true
   $('#app').hidden = false
   $('#sign-out').hidden = false
-  await Promise.all([renderAccount(), renderKeys(), renderCatalog(), renderJobs()])
+  $('#link-providers').replaceChildren(...providerLinks(methods, 'Link', { return_to: '/console' }))
+  await Promise.all([renderAccount(), renderKeys(), renderCatalog(), renderJobs(), renderPasskeys()])
 }
 
 /** Where to go once signed in: a path on this origin only (never `//host`), else the console. */
@@ -119,6 +146,87 @@ async function post(path, body) {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   })
+}
+
+/** The error message of a failed JSON answer, for the person. */
+async function problemOf(response) {
+  const { error } = await response.json().catch(() => ({ error: null }))
+  return error?.message ?? `The server answered ${response.status}.`
+}
+
+/** The passkey ceremony the browser runs; a dismissed prompt is not an error worth shouting about. */
+async function ceremony(run) {
+  try {
+    return await run()
+  } catch (error) {
+    throw new Error(error?.name === 'NotAllowedError' ? 'The passkey prompt was closed.' : error.message)
+  }
+}
+
+async function passkeySignUp() {
+  $('#signin-error').textContent = ''
+  try {
+    const options = await post('/console/auth/passkey/register-options', {
+      login: $('#signup-login').value.trim(),
+      invitation: $('#signup-invitation').value.trim(),
+      return_to: returnTo(),
+    })
+    if (!options.ok) throw new Error(await problemOf(options))
+    const answer = await ceremony(async () => startRegistration({ optionsJSON: await options.json() }))
+    const done = await post('/console/auth/passkey/register', answer)
+    if (!done.ok) throw new Error(await problemOf(done))
+    signedIn()
+  } catch (error) {
+    $('#signin-error').textContent = error.message
+  }
+}
+
+async function passkeySignIn() {
+  $('#signin-error').textContent = ''
+  try {
+    const options = await post('/console/auth/passkey/authenticate-options', { return_to: returnTo() })
+    if (!options.ok) throw new Error(await problemOf(options))
+    const answer = await ceremony(async () => startAuthentication({ optionsJSON: await options.json() }))
+    const done = await post('/console/auth/passkey/authenticate', answer)
+    if (!done.ok) throw new Error(await problemOf(done))
+    signedIn()
+  } catch (error) {
+    $('#signin-error').textContent = error.message
+  }
+}
+
+async function addPasskey() {
+  $('#methods-message').textContent = ''
+  try {
+    const options = await post('/console/auth/passkey/register-options', {})
+    if (!options.ok) throw new Error(await problemOf(options))
+    const answer = await ceremony(async () => startRegistration({ optionsJSON: await options.json() }))
+    const done = await post('/console/auth/passkey/register', answer)
+    if (!done.ok) throw new Error(await problemOf(done))
+    $('#methods-message').textContent = 'Passkey added.'
+    await renderPasskeys()
+  } catch (error) {
+    $('#methods-message').textContent = error.message
+  }
+}
+
+function showSignIn() {
+  const invite = methods.signup === 'invite'
+  $('#signin-panel').hidden = false
+  $('#provider-sign-in').replaceChildren(...providerLinks(methods, 'Sign in with', { return_to: returnTo() }))
+  $('#signup-box').hidden = methods.signup === 'closed'
+  $('#signup-closed').hidden = methods.signup !== 'closed'
+  $('#signup-invitation').hidden = !invite
+  if (invite) $('#signup-note').textContent = 'Sign-up is by invitation: enter the code you were given.'
+  const renderSignUpLinks = () =>
+    $('#provider-sign-up').replaceChildren(
+      ...providerLinks(methods, 'Sign up with', {
+        return_to: returnTo(),
+        ...(invite ? { invitation: $('#signup-invitation').value.trim() } : {}),
+      }),
+    )
+  renderSignUpLinks()
+  $('#signup-invitation').addEventListener('input', renderSignUpLinks)
 }
 
 async function signInWithToken(token) {
@@ -160,7 +268,19 @@ $('#key-form').addEventListener('submit', async (event) => {
   }
 })
 
-// Already signed in (the cookie is sent with every request)? Then straight to the console.
-client.me.query().then(signedIn, () => {
-  $('#signin-panel').hidden = false
+$('#passkey-sign-in').addEventListener('click', () => void passkeySignIn())
+$('#signup-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  void passkeySignUp()
 })
+$('#add-passkey').addEventListener('click', () => void addPasskey())
+
+// Which sign-in methods this server offers, then: already signed in (the cookie is sent with every
+// request)? Straight to the console; otherwise the sign-in screen.
+fetch('/console/auth/methods')
+  .then((response) => response.json())
+  .then((answer) => {
+    methods = answer
+  })
+  .catch(() => {})
+  .finally(() => client.me.query().then(signedIn, showSignIn))

@@ -8,13 +8,13 @@ import { describe, expect, it } from 'vitest'
 import { jobStream } from '../../../domain/job/events.ts'
 import { audit } from '../../../projections/audit.ts'
 import { natsUnavailableReason, startNatsServer } from '../../dispatch/nats-server.ts'
+import { peerReady } from '../../support/peers.ts'
 import { startTestService, waitForJob } from '../../support/service.ts'
 import { jobBooks } from '../support/ledger.ts'
 import { baseSeed, seededRandom } from '../support/seeded.ts'
 
 const workerScript = join(import.meta.dirname, '..', '..', '..', 'workers', 'main.ts')
-const unavailable = natsUnavailableReason()
-if (unavailable) console.warn(`[nats-workers] SKIPPED: ${unavailable}`)
+const ready = peerReady('nats-workers', natsUnavailableReason())
 
 function startWorker(natsUrl: string, dataDir: string): ChildProcess {
   return spawn(process.execPath, [workerScript], {
@@ -29,7 +29,7 @@ function startWorker(natsUrl: string, dataDir: string): ChildProcess {
   })
 }
 
-describe.skipIf(!!unavailable)('two worker processes over NATS', () => {
+describe.runIf(ready)('two worker processes over NATS', () => {
   it('share the load and lose no job when the NATS server restarts mid-run', {
     timeout: 180_000,
   }, async () => {

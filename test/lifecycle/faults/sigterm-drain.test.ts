@@ -8,17 +8,14 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jobStream } from '../../../domain/job/events.ts'
 import { type NatsServer, natsUnavailableReason, startNatsServer } from '../../dispatch/nats-server.ts'
+import { peerReady } from '../../support/peers.ts'
 import { startTestService, type TestAccount, type TestService, waitForJob } from '../../support/service.ts'
 import { behaviours } from '../fixtures/misbehaving-runner.ts'
 import { pollUntil, startJob } from '../support/jobs.ts'
 
 const workerScript = join(import.meta.dirname, '..', '..', '..', 'workers', 'main.ts')
 const slowRunner = fileURLToPath(new URL('../fixtures/misbehaving-runner.ts', import.meta.url))
-const unavailable = natsUnavailableReason()
-if (unavailable) {
-  if (process.env.CI) throw new Error(`SIGTERM drain test cannot run in CI: ${unavailable}`)
-  console.warn(`[sigterm-drain] SKIPPED: ${unavailable}`)
-}
+const ready = peerReady('sigterm-drain', natsUnavailableReason())
 
 async function startWorker(natsUrl: string, dataDir: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [workerScript], {
@@ -38,7 +35,7 @@ async function startWorker(natsUrl: string, dataDir: string): Promise<ChildProce
   return child
 }
 
-describe.skipIf(!!unavailable)('SIGTERM drain of a worker', () => {
+describe.runIf(ready)('SIGTERM drain of a worker', () => {
   let nats: NatsServer
   let service: TestService
   let ann: TestAccount

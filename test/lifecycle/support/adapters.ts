@@ -26,6 +26,3 @@ export const adapters: DispatchAdapter[] = [
     },
   },
 ]
-
-for (const adapter of adapters)
-  if (adapter.unavailable) console.warn(`[lifecycle] ${adapter.name} adapter skipped: ${adapter.unavailable}`)
