@@ -24,17 +24,23 @@ export interface ConsoleContext {
   request: FastifyRequest
 }
 
-const trpcCodes: Record<number, TRPCError['code']> = {
+export const trpcCodes: Record<number, TRPCError['code']> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
   402: 'PAYMENT_REQUIRED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  408: 'TIMEOUT',
   409: 'CONFLICT',
   410: 'NOT_FOUND',
+  411: 'BAD_REQUEST',
   413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_CONTENT',
   429: 'TOO_MANY_REQUESTS',
+  502: 'BAD_GATEWAY',
   503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
 }
 
 const t = initTRPC.context<ConsoleContext>().create({

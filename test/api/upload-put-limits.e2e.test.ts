@@ -16,7 +16,7 @@ async function openRequest(baseUrl: string, method: string, path: string, header
     received += chunk.toString()
   })
   socket.on('error', () => {})
-  const closed = once(socket, 'close').then(() => Date.now())
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve())).then(() => Date.now())
   const head = Object.entries({ host: `127.0.0.1:${port}`, ...headers })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('')

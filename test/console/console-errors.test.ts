@@ -3,7 +3,18 @@
 // browser a generic message with the request id, never the thrown text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
+import { trpcCodes } from '../../api/console/router.ts'
+import { errorCatalog } from '../../domain/errors.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
+
+describe('tRPC codes', () => {
+  it('has one for every status a request error can have', () => {
+    // 500 is internal, and 507 is only ever a job's error, never a request's.
+    const statuses = new Set(Object.values(errorCatalog).map((entry) => entry.status))
+    for (const status of statuses)
+      if (status !== 500 && status !== 507) expect(trpcCodes[status], `status ${status}`).toBeDefined()
+  })
+})
 
 describe('console errors', () => {
   let service: TestService

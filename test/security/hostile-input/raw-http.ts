@@ -33,7 +33,10 @@ export async function rawRequest(
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('')
   socket.write(Buffer.concat([Buffer.from(`${method} ${path} HTTP/1.1\r\n${head}\r\n`, 'latin1'), payload]))
-  await Promise.race([once(socket, 'close'), new Promise((resolve) => setTimeout(resolve, 10_000))])
+  await Promise.race([
+    new Promise<void>((resolve) => socket.once('close', () => resolve())),
+    new Promise((resolve) => setTimeout(resolve, 10_000)),
+  ])
   socket.destroy()
   const raw = Buffer.concat(chunks).toString('utf8')
   const split = raw.indexOf('\r\n\r\n')

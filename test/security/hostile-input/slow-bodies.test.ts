@@ -41,7 +41,7 @@ describe('slow bodies', () => {
     socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n{`)
     const timer = everyMs === null ? null : setInterval(() => socket.write(' '), everyMs)
     const ended = await Promise.race([
-      once(socket, 'close').then(() => Date.now() - started),
+      new Promise<void>((resolve) => socket.once('close', () => resolve())).then(() => Date.now() - started),
       new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000)),
     ])
     if (timer) clearInterval(timer)
