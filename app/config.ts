@@ -434,7 +434,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpTimeouts: {
       requestMs: read.int('REQUEST_TIMEOUT_MS', 30 * 60_000, { min: 1000 }),
       idleMs: read.int('CONNECTION_IDLE_TIMEOUT_MS', 120_000, { min: 1000 }),
-      keepAliveMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 5000, { min: 1000 }),
+      keepAliveMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 72_000, { min: 1000 }),
     },
     signedPuts: {
       minBytesPerSecond: read.int('UPLOAD_MIN_BYTES_PER_SECOND', 32 * 1024, { min: 1 }),
