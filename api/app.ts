@@ -55,6 +55,19 @@ export async function buildApp({
   const app = Fastify({
     ...(typeof logger === 'object' ? { loggerInstance: logger } : { logger }),
     bodyLimit: 1024 * 1024,
+    // Fastify leaves these at 0 (never): a slow or silent client would hold its connection forever.
+    requestTimeout: services.ctx.config.httpTimeouts.requestMs,
+    connectionTimeout: services.ctx.config.httpTimeouts.idleMs,
+    keepAliveTimeout: services.ctx.config.httpTimeouts.keepAliveMs,
+    // Node reads the request timeout when the server is made (set later, it is never checked), and
+    // checks it on this interval (30 s by default): a few checks per timeout.
+    http: {
+      requestTimeout: services.ctx.config.httpTimeouts.requestMs,
+      connectionsCheckingInterval: Math.min(
+        30_000,
+        Math.max(250, Math.floor(services.ctx.config.httpTimeouts.requestMs / 4)),
+      ),
+    },
     trustProxy: true,
     return503OnClosing: true,
     frameworkErrors,

@@ -2,8 +2,13 @@
 // Retry-After on 429 and 503.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
+import { clientSafeText } from '../app/security/client-safe-text.ts'
 import { DomainError, type ErrorCode, errorCatalog, isDomainError } from '../domain/errors.ts'
 import { bearerChallenge, insufficientScopeChallenge } from './protected-resource.ts'
+
+/** What a client reads of an internal failure: a stable text and the id under which it was logged. */
+export const internalMessage = (requestId: string | undefined) =>
+  requestId ? `Internal error; the log has the detail under request id ${requestId}.` : 'Internal error.'
 
 function fromFastify(error: FastifyError): DomainError {
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -31,7 +36,7 @@ function fromFastify(error: FastifyError): DomainError {
     return new DomainError('invalid_json', 'The body is not valid JSON.')
   if (error.statusCode === 413) return new DomainError('too_large', 'The request body is too large.')
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
-    return new DomainError('invalid_request', error.message)
+    return new DomainError('invalid_request', clientSafeText(error.message))
   return new DomainError('internal', 'Internal error.')
 }
 
@@ -39,7 +44,9 @@ function sendError(reply: FastifyReply, domain: DomainError): FastifyReply {
   const status = errorCatalog[domain.code as ErrorCode]?.status ?? 500
   if (domain.retryAfterSeconds !== undefined) reply.header('retry-after', String(domain.retryAfterSeconds))
   else if (status === 429 || domain.code === 'busy') reply.header('retry-after', '5')
-  return reply.status(status).send({ error: { code: domain.code, message: domain.message } })
+  const message =
+    domain.code === 'internal' ? internalMessage(reply.request.id) : clientSafeText(domain.message)
+  return reply.status(status).send({ error: { code: domain.code, message } })
 }
 
 /**
@@ -60,7 +67,8 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const domain = isDomainError(error) ? error : fromFastify(error)
-    if (domain.code === 'internal') request.log.error({ err: error }, 'unhandled error')
+    if (domain.code === 'internal')
+      request.log.error({ err: error, requestId: request.id }, 'unhandled error')
     if (domain.status === 401 && app.hasDecorator('services'))
       reply.header(
         'www-authenticate',

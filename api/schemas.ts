@@ -93,6 +93,9 @@ export const me = z
       jobs_last_24h: z.int(),
       active_jobs: z.int(),
       jobs_last_24h_by_tool: z.record(z.string(), z.int()),
+      /** Upload URLs waiting for their file, and bytes kept (uploads, job inputs and outputs). */
+      pending_uploads: z.int().optional(),
+      stored_bytes: z.int().optional(),
     }),
     credits: z.object({
       balance: z.int(),

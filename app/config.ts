@@ -36,6 +36,26 @@ export interface Config {
   maxQueuedJobs: number
   maxActiveJobsPerAccount: number
   uploadMaxBytes: number
+  /**
+   * HTTP timeouts: a whole request (headers and body) must arrive within requestMs; a socket silent
+   * for idleMs is closed (above MCP_WAIT_MS, whose calls may say nothing while they wait); keepAliveMs
+   * is how long an idle keep-alive connection stays open between requests.
+   */
+  httpTimeouts: { requestMs: number; idleMs: number; keepAliveMs: number }
+  /**
+   * Signed upload PUTs need no key, so they have limits of their own: a minimum body rate once the
+   * grace period is over, one PUT at a time per upload, a number at a time per client address, and a
+   * request rate per client address.
+   */
+  signedPuts: {
+    minBytesPerSecond: number
+    graceMs: number
+    concurrentPerAddress: number
+    perSecond: number
+    burst: number
+  }
+  /** Per account: upload URLs waiting for their PUT, and bytes kept (uploads, job inputs and outputs). */
+  storageLimits: { pendingUploads: number; storedBytes: number }
   uploadUrlValidMs: number
   outputRetentionMs: number
   signupCredits: number
@@ -419,6 +439,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxQueuedJobs: read.int('MAX_QUEUED_JOBS', 200),
     maxActiveJobsPerAccount: read.int('MAX_ACTIVE_JOBS', 1, { min: 1 }),
     uploadMaxBytes: read.int('UPLOAD_MAX_BYTES', 50 * 1024 * 1024, { min: 1 }),
+    httpTimeouts: {
+      requestMs: read.int('REQUEST_TIMEOUT_MS', 30 * 60_000, { min: 1000 }),
+      idleMs: read.int('CONNECTION_IDLE_TIMEOUT_MS', 120_000, { min: 1000 }),
+      keepAliveMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 72_000, { min: 1000 }),
+    },
+    signedPuts: {
+      minBytesPerSecond: read.int('UPLOAD_MIN_BYTES_PER_SECOND', 32 * 1024, { min: 1 }),
+      graceMs: read.int('UPLOAD_RATE_GRACE_MS', 10_000, { min: 100 }),
+      concurrentPerAddress: read.int('UPLOAD_PUTS_PER_ADDRESS', 4, { min: 1 }),
+      perSecond: read.int('UPLOAD_PUT_RATE_PER_SECOND', 2, { min: 1 }),
+      burst: read.int('UPLOAD_PUT_BURST', 20, { min: 1 }),
+    },
+    storageLimits: {
+      pendingUploads: read.int('ACCOUNT_PENDING_UPLOADS_MAX', 10, { min: 1 }),
+      storedBytes: read.int('ACCOUNT_STORED_BYTES_MAX', 1024 * 1024 * 1024, { min: 1 }),
+    },
     uploadUrlValidMs: 3_600_000,
     outputRetentionMs: read.int('OUTPUT_RETENTION_MS', day, { min: 1000 }),
     signupCredits: read.int('SIGNUP_CREDITS', 100),

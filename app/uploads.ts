@@ -1,13 +1,23 @@
 // Uploads: a signed PUT URL valid one hour; the PUT streams into the blob store while hashing.
+import { randomUUID } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { DomainError } from '../domain/errors.ts'
 import { newUploadId } from '../domain/ids.ts'
 import { uploadStream } from '../domain/upload/events.ts'
+import { checkNewUpload, checkUploadBody, type StorageUsage } from '../domain/upload/storage-limits.ts'
 import type { ServiceContext } from './context.ts'
 import { uploadDecider } from './deciders.ts'
 import { handleCommand, readState } from './handle-command.ts'
 
-export const uploadBlobKey = (uploadId: string) => `uploads/${uploadId}/file`
+/** Everything one upload keeps; the housekeeper removes it when the upload expires. */
+export const uploadFolder = (uploadId: string) => `uploads/${uploadId}`
+/**
+ * Each PUT streams into a blob of its own; the one the upload's decider records is the upload's file.
+ * Two PUTs racing on one URL thus never write the same blob: the one refused with already_uploaded
+ * removes only its own, and the recorded file stays the one whose size and hash were recorded.
+ */
+const putFolder = (uploadId: string, putId: string) => `${uploadFolder(uploadId)}/${putId}`
+const putBlobKey = (uploadId: string, putId: string) => `${putFolder(uploadId, putId)}/file`
 
 export function cleanFilename(name: string): string {
   const base = name.split(/[\\/]/).at(-1)!.trim()
@@ -26,14 +36,25 @@ export function cleanFilename(name: string): string {
   return base
 }
 
-export async function createUpload(ctx: ServiceContext, accountId: string, filename: string) {
+/**
+ * A new upload URL, within the account's storage limits. `usage` is the account's use as the caller
+ * read it (the storage read model); callers serialise an account's creations so that each sees the last.
+ */
+export async function createUpload(
+  ctx: ServiceContext,
+  accountId: string,
+  filename: string,
+  usage: StorageUsage,
+) {
+  const name = cleanFilename(filename)
+  checkNewUpload(usage, ctx.config.storageLimits, ctx.now())
   const uploadId = newUploadId(ctx.random)
   const { state, position } = await handleCommand(ctx.store, uploadStream(uploadId), uploadDecider, {
     type: 'CreateUpload',
     data: {
       uploadId,
       accountId,
-      filename: cleanFilename(filename),
+      filename: name,
       maxBytes: ctx.config.uploadMaxBytes,
       urlValidMs: ctx.config.uploadUrlValidMs,
       now: ctx.now(),
@@ -48,6 +69,7 @@ export async function receiveUpload(
   uploadId: string,
   body: Readable,
   contentLength: number,
+  storedBytesOf: (accountId: string) => Promise<number>,
 ) {
   const { state } = await readState(ctx.store, uploadStream(uploadId), uploadDecider)
   if (!state.exists) throw new DomainError('invalid_token')
@@ -56,10 +78,14 @@ export async function receiveUpload(
     throw new DomainError('invalid_token', 'The upload URL has expired; create a new upload.')
   if (contentLength > state.maxBytes)
     throw new DomainError('too_large', `Uploads are limited to ${state.maxBytes} bytes.`)
-  const blobKey = uploadBlobKey(uploadId)
+  checkUploadBody(await storedBytesOf(state.accountId), contentLength, ctx.config.storageLimits)
+  // Unique per PUT even where tests make ctx.random repeatable.
+  const putId = `put_${randomUUID()}`
+  const blobKey = putBlobKey(uploadId, putId)
+  const discard = () => ctx.blobs.deletePrefix(putFolder(uploadId, putId))
   const stored = await ctx.blobs.put(blobKey, body, { maxBytes: Math.min(contentLength, state.maxBytes) })
   if (stored.bytes !== contentLength) {
-    await ctx.blobs.deletePrefix(`uploads/${uploadId}`)
+    await discard()
     throw new DomainError(
       'invalid_request',
       `Received ${stored.bytes} bytes, but Content-Length said ${contentLength}.`,
@@ -77,9 +103,7 @@ export async function receiveUpload(
       },
     })
   } catch (error) {
-    // A concurrent PUT won the race; its file is the one that counts.
-    if (error instanceof DomainError && error.code === 'already_uploaded') throw error
-    await ctx.blobs.deletePrefix(`uploads/${uploadId}`)
+    await discard()
     throw error
   }
 }

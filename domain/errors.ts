@@ -78,6 +78,11 @@ export const errorCatalog = {
     hint: 'Use a new key.',
   },
   length_required: { status: 411, message: 'A Content-Length header is required.', hint: null },
+  request_timeout: {
+    status: 408,
+    message: 'The request body arrived too slowly.',
+    hint: 'Send the body at a steady rate, or from a faster connection.',
+  },
   too_large: { status: 413, message: 'The file is larger than the upload limit.', hint: null },
   unsupported_media_type: { status: 415, message: 'Unsupported content type.', hint: null },
   fetch_failed: {

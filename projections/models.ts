@@ -4,12 +4,14 @@ import { jobsProjector } from './jobs/projector.ts'
 import { keysProjector } from './keys/projector.ts'
 import { passkeysProjector } from './passkeys/projector.ts'
 import type { Projector } from './projector.ts'
+import { storageProjector } from './storage/projector.ts'
 
 export const projectors: readonly Projector[] = [
   jobsProjector,
   accountsProjector,
   keysProjector,
   passkeysProjector,
+  storageProjector,
 ]
 
 export function projectorNamed(model: string): Projector {

@@ -13,6 +13,7 @@ import { accountDecider, jobDecider, uploadDecider } from '../app/deciders.ts'
 import { handleCommand } from '../app/handle-command.ts'
 import { settleAccount } from '../app/jobs/settle-job.ts'
 import { log } from '../app/log.ts'
+import { uploadFolder } from '../app/uploads.ts'
 import { type AccountEvent, accountStream, type JobOutcome } from '../domain/account/events.ts'
 import { type JobEvent, type JobStatus, jobStream } from '../domain/job/events.ts'
 import type { RecordedEvent, Subscription } from '../domain/ports/event-store.ts'
@@ -269,7 +270,8 @@ export class Housekeeper {
           type: 'ExpireUpload',
           data: { now },
         })
-        if (upload.blobKey) await this.#ctx.blobs.deletePrefix(upload.blobKey)
+        // The whole folder: a PUT refused or cut off may have left its own blob beside the recorded one.
+        await this.#ctx.blobs.deletePrefix(uploadFolder(uploadId))
         this.#uploads.delete(uploadId)
       }
       const dueAccounts = new Set(

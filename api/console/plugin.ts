@@ -4,10 +4,11 @@ import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, extname, join, normalize, sep } from 'node:path'
+import type { TRPCError } from '@trpc/server'
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { DomainError } from '../../domain/errors.ts'
+import { DomainError, isDomainError } from '../../domain/errors.ts'
 import { contentTypeOf } from '../../domain/media-types.ts'
 import { authenticate, requireConsole } from '../auth.ts'
 import { registerSignIn } from '../sign-in/plugin.ts'
@@ -82,6 +83,11 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
         services: app.services,
         request: req,
       }),
+      // The browser sees a generic message and the request id for these; the detail is kept here.
+      onError: ({ error, req }: { error: TRPCError; req: FastifyRequest }) => {
+        if (error.code === 'INTERNAL_SERVER_ERROR' && !isDomainError(error.cause))
+          req.log.error({ err: error.cause ?? error, requestId: req.id }, 'console call failed')
+      },
     },
   })
 
@@ -124,14 +130,14 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
       const path = root ? normalize(join(root, request.params['*'])) : ''
       if (!root || !path.startsWith(root + sep) || !['.mjs', '.js'].includes(extname(path)))
         return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
-      try {
-        return reply
-          .type(contentTypeOf('module.mjs'))
-          .header('cache-control', 'public, max-age=3600')
-          .send(await readFile(path))
-      } catch {
+      // Read before the reply is typed as JavaScript: a JSON 404 sent under that type fails to serialize.
+      const file = await readFile(path).catch(() => null)
+      if (file === null)
         return reply.status(404).send({ error: { code: 'not_found', message: 'No such file.' } })
-      }
+      return reply
+        .type(contentTypeOf('module.mjs'))
+        .header('cache-control', 'public, max-age=3600')
+        .send(file)
     },
   )
 }

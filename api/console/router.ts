@@ -7,14 +7,16 @@ import { createApiKey, revokeApiKey, revokeConsoleToken } from '../../app/accoun
 import { openPortal, startCheckout } from '../../app/billing/checkout.ts'
 import { listConnectedApps, revokeConnectedApp } from '../../app/identity/oauth-connections.ts'
 import { cancelJob, deleteJob } from '../../app/jobs/job-actions.ts'
+import { clientSafeText } from '../../app/security/client-safe-text.ts'
 import type { Services } from '../../app/services.ts'
-import { type DomainError, isDomainError } from '../../domain/errors.ts'
+import { isDomainError } from '../../domain/errors.ts'
 import { getBilling } from '../../projections/accounts/billing.ts'
 import { getMe } from '../../projections/accounts/me.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { listConsoleTokens, listKeys } from '../../projections/keys/queries.ts'
 import { listPasskeys } from '../../projections/passkeys/queries.ts'
 import type { Principal } from '../auth.ts'
+import { internalMessage } from '../error-handler.ts'
 import { renderOptions } from '../signed-paths.ts'
 import { consolePrincipal } from './session.ts'
 
@@ -23,25 +25,40 @@ export interface ConsoleContext {
   request: FastifyRequest
 }
 
-const trpcCodes: Record<number, TRPCError['code']> = {
+export const trpcCodes: Record<number, TRPCError['code']> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
   402: 'PAYMENT_REQUIRED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  408: 'TIMEOUT',
   409: 'CONFLICT',
   410: 'NOT_FOUND',
+  411: 'BAD_REQUEST',
   413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_CONTENT',
   429: 'TOO_MANY_REQUESTS',
+  502: 'BAD_GATEWAY',
   503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
 }
 
 const t = initTRPC.context<ConsoleContext>().create({
   // Never send server stack traces to the browser.
   isDev: false,
-  errorFormatter({ shape, error }) {
-    const cause = error.cause as DomainError | undefined
-    return { ...shape, data: { ...shape.data, appCode: isDomainError(cause) ? cause.code : null } }
+  errorFormatter({ shape, error, ctx }) {
+    const cause = error.cause
+    if (isDomainError(cause)) return { ...shape, data: { ...shape.data, appCode: cause.code } }
+    // A failure that is not a business rule: its text may name server paths or internals, so the
+    // browser gets a stable code and the request id; the detail is logged under that id (plugin.ts).
+    if (error.code === 'INTERNAL_SERVER_ERROR')
+      return {
+        ...shape,
+        message: internalMessage(ctx?.request.id),
+        data: { ...shape.data, appCode: 'internal', requestId: ctx?.request.id ?? null },
+      }
+    return { ...shape, data: { ...shape.data, appCode: null } }
   },
 })
 
@@ -49,7 +66,7 @@ const toTrpc = (error: unknown): never => {
   if (isDomainError(error))
     throw new TRPCError({
       code: trpcCodes[error.status] ?? 'INTERNAL_SERVER_ERROR',
-      message: error.message,
+      message: clientSafeText(error.message),
       cause: error,
     })
   throw error
@@ -57,7 +74,8 @@ const toTrpc = (error: unknown): never => {
 
 /**
  * Every console procedure: a console session (the signed-in person's cookie, or an operator's console
- * token), and domain errors carried with their spec code.
+ * token), and domain errors carried with their spec code and HTTP status. tRPC hands a procedure's
+ * failure to its middleware as a result rather than a throw, so the status is set from that result.
  */
 const consoleProcedure = t.procedure.use(async ({ ctx, next }) => {
   let principal: Principal
@@ -66,11 +84,9 @@ const consoleProcedure = t.procedure.use(async ({ ctx, next }) => {
   } catch (error) {
     return toTrpc(error)
   }
-  try {
-    return await next({ ctx: { ...ctx, principal } })
-  } catch (error) {
-    return toTrpc(error)
-  }
+  const result = await next({ ctx: { ...ctx, principal } })
+  if (!result.ok && isDomainError(result.error.cause)) return toTrpc(result.error.cause)
+  return result
 })
 
 const jobId = z.object({ id: z.string().min(1).max(64) })
@@ -80,6 +96,7 @@ export const consoleRouter = t.router({
     getMe(ctx.services.models, ctx.principal.accountId, {
       now: new Date(ctx.services.ctx.now()),
       auth: 'key',
+      storageLimits: ctx.services.ctx.config.storageLimits,
     }),
   ),
   billing: consoleProcedure.query(({ ctx }) =>

@@ -4,10 +4,10 @@ import type { CallToolResult, McpServer, ServerContext, ToolAnnotations } from '
 import { z } from 'zod'
 import { cancelJob } from '../../app/jobs/job-actions.ts'
 import { readFileChunk } from '../../app/jobs/read-file-chunk.ts'
-import { createUpload } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { jobIdPattern } from '../../domain/ids.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
+import { createUploadWithinLimits } from '../account-storage.ts'
 import { requireScope, runScope } from '../auth.ts'
 import { renderOptions, signedUploadUrl } from '../signed-paths.ts'
 import {
@@ -214,8 +214,7 @@ export function registerCompanionTools(
     output: uploadSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run({ filename }) {
-      const upload = await createUpload(services.ctx, accountId, filename)
-      await services.waitForPosition(upload.position)
+      const upload = await createUploadWithinLimits(services, accountId, filename)
       const url = signedUploadUrl(services, upload.uploadId, upload.expiresAt)
       return structured({
         upload_id: upload.uploadId,

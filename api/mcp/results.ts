@@ -1,6 +1,7 @@
 // Tool results: a Job with its outputs as resource links, and errors carrying the same code and
 // message as REST. The text content repeats the structured content for clients that only read text.
 import type { CallToolResult } from '@modelcontextprotocol/server'
+import { clientSafeText } from '../../app/security/client-safe-text.ts'
 import { DomainError, isDomainError } from '../../domain/errors.ts'
 import { finalStatuses } from '../../domain/job/events.ts'
 import { mediaTypeOf } from '../../domain/media-types.ts'
@@ -52,10 +53,11 @@ export const isFinal = (job: JobResource) => finalStatuses.has(job.status)
 /** A refused call: the REST error's code and message, its hint, and when to retry where that applies. */
 export function errorResult(error: unknown): StructuredResult {
   const domain = isDomainError(error) ? error : new DomainError('internal')
+  const message = clientSafeText(domain.message)
   const body = {
     error: {
       code: domain.code,
-      message: domain.message,
+      message,
       hint: domain.hint,
       ...(domain.retryAfterSeconds !== undefined ? { retry_after_seconds: domain.retryAfterSeconds } : {}),
     },
@@ -63,7 +65,7 @@ export function errorResult(error: unknown): StructuredResult {
   const retry = domain.retryAfterSeconds !== undefined ? ` Retry after ${domain.retryAfterSeconds} s.` : ''
   const hint = domain.hint ? ` Hint: ${domain.hint}` : ''
   return {
-    content: [{ type: 'text', text: `${domain.code}: ${domain.message}${hint}${retry}` }],
+    content: [{ type: 'text', text: `${domain.code}: ${message}${hint}${retry}` }],
     structuredContent: body,
     isError: true,
   }

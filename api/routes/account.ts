@@ -25,6 +25,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       const found = await getMe(app.services.models, request.principal.accountId, {
         now: new Date(app.services.ctx.now()),
         auth: request.principal.kind === 'oauth' ? 'oauth' : 'key',
+        storageLimits: app.services.ctx.config.storageLimits,
       })
       if (!found) throw new DomainError('unauthorized', 'No such account.')
       return found

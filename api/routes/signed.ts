@@ -1,4 +1,5 @@
 // Routes authorised by their signed URL instead of a Bearer token: the upload PUT and downloads.
+import type { Readable } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { jobOutputKey } from '../../app/context.ts'
@@ -7,9 +8,12 @@ import { receiveUpload } from '../../app/uploads.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { contentTypeOf } from '../../domain/media-types.ts'
 import { getJobRecord } from '../../projections/jobs/queries.ts'
+import { storedBytesOf } from '../account-storage.ts'
 import { attachmentDisposition } from '../content-disposition.ts'
+import { minimumBodyRate } from '../minimum-body-rate.ts'
 import { errors } from '../schemas.ts'
 import { downloadPath, uploadPath } from '../signed-paths.ts'
+import { SignedPutGate } from '../signed-put-gate.ts'
 
 const signedQuery = z.looseObject({ expires: z.string().optional(), sig: z.string().optional() })
 
@@ -18,6 +22,7 @@ export const signedRoutes: FastifyPluginAsyncZod = async (app) => {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
   const { signingSecret } = app.services.ctx.config
+  const gate = new SignedPutGate(app.services.ctx.config.signedPuts)
 
   app.put(
     '/v1/uploads/:id/file',
@@ -30,32 +35,55 @@ export const signedRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: signedQuery,
         response: {
           200: z.object({ upload_id: z.string(), bytes: z.int(), sha256: z.string() }),
-          ...errors(400, 403, 409, 411, 413),
+          ...errors(400, 403, 408, 409, 411, 413, 429),
         },
       },
     },
-    async (request) => {
-      verifySignedPath(
-        signingSecret,
-        'PUT',
-        uploadPath(request.params.id),
-        request.query,
-        app.services.ctx.now(),
-      )
-      const length = request.headers['content-length']
-      if (length === undefined)
-        throw new DomainError('length_required', 'Send the file with a Content-Length header.')
-      const declared = Number(length)
-      if (!Number.isSafeInteger(declared) || declared < 0)
-        throw new DomainError('invalid_request', 'Content-Length must be a whole number of bytes.')
-      const body = request.body as NodeJS.ReadableStream | undefined
-      if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function')
-        throw new DomainError(
-          'invalid_request',
-          'Send the file as the raw body (Content-Type application/octet-stream).',
-        )
-      const { state } = await receiveUpload(app.services.ctx, request.params.id, body as never, declared)
-      return { upload_id: request.params.id, bytes: state.received!.bytes, sha256: state.received!.sha256 }
+    async (request, reply) => {
+      const { ctx } = app.services
+      try {
+        gate.admitRequest(request.ip, ctx.now())
+        verifySignedPath(signingSecret, 'PUT', uploadPath(request.params.id), request.query, ctx.now())
+        const length = request.headers['content-length']
+        if (length === undefined)
+          throw new DomainError('length_required', 'Send the file with a Content-Length header.')
+        const declared = Number(length)
+        if (!Number.isSafeInteger(declared) || declared < 0)
+          throw new DomainError('invalid_request', 'Content-Length must be a whole number of bytes.')
+        const body = request.body as Readable | undefined
+        if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function')
+          throw new DomainError(
+            'invalid_request',
+            'Send the file as the raw body (Content-Type application/octet-stream).',
+          )
+        const release = gate.enter(request.params.id, request.ip)
+        try {
+          const guarded = minimumBodyRate({
+            bytesPerSecond: ctx.config.signedPuts.minBytesPerSecond,
+            graceMs: ctx.config.signedPuts.graceMs,
+          })
+          body.once('error', (error) => guarded.destroy(error))
+          body.pipe(guarded)
+          const { state } = await receiveUpload(
+            ctx,
+            request.params.id,
+            guarded,
+            declared,
+            storedBytesOf(app.services),
+          )
+          return {
+            upload_id: request.params.id,
+            bytes: state.received!.bytes,
+            sha256: state.received!.sha256,
+          }
+        } finally {
+          release()
+        }
+      } catch (error) {
+        // The rest of a refused body is not read: the connection ends with the answer.
+        reply.header('connection', 'close')
+        throw error
+      }
     },
   )
 

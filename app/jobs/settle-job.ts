@@ -6,6 +6,7 @@ import { jobStream } from '../../domain/job/events.ts'
 import type { ServiceContext } from '../context.ts'
 import { accountDecider, jobDecider } from '../deciders.ts'
 import { handleCommand } from '../handle-command.ts'
+import { clientSafeText } from '../security/client-safe-text.ts'
 
 export async function settleAccount(
   ctx: ServiceContext,
@@ -29,7 +30,14 @@ export async function failJob(
 ) {
   const { state } = await handleCommand(ctx.store, jobStream(jobId), jobDecider, {
     type: 'FailJob',
-    data: { error, computeMs, retentionMs: ctx.config.outputRetentionMs, attempt, now: ctx.now() },
+    data: {
+      // Every failure reaches the client through here: a tool's or the OS's text loses paths and errno.
+      error: { ...error, message: clientSafeText(error.message) },
+      computeMs,
+      retentionMs: ctx.config.outputRetentionMs,
+      attempt,
+      now: ctx.now(),
+    },
   })
   if (state.status === 'failed') await settleAccount(ctx, state.accountId, jobId, 'failed')
 }

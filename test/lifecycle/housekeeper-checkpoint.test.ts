@@ -80,7 +80,11 @@ describe('housekeeper checkpoints', () => {
   async function history(count: number, prefix: string) {
     const { accountId } = await openAccount(services.ctx, { login: prefix, email: null, credits: 0 })
     await grantCredits(services.ctx, accountId, { credits: 500, kind: 'pack' })
-    await createUpload(services.ctx, accountId, 'model.glb')
+    await createUpload(services.ctx, accountId, 'model.glb', {
+      pendingUploads: 0,
+      nextPendingExpiry: null,
+      storedBytes: 0,
+    })
     for (let i = 0; i < count; i++)
       await createJob(services.ctx, {
         accountId,

@@ -367,6 +367,6 @@ describe('read-your-writes', () => {
     expect(await projections.waitForPosition(head, 5000)).toBe(true)
     expect((await getBilling(models, acct, { now: at(t0 + 8 * hour) }))!.frozen).toBe(true)
     expect(await projections.waitForPosition(head + 1000, 50)).toBe(false)
-    expect(await projections.lag()).toEqual({ jobs: 0, accounts: 0, keys: 0, passkeys: 0 })
+    expect(await projections.lag()).toEqual({ jobs: 0, accounts: 0, keys: 0, passkeys: 0, storage: 0 })
   })
 })

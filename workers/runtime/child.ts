@@ -13,12 +13,13 @@ const send = (message: ChildMessage) =>
     process.send!(message, () => resolve())
   })
 
+/** A bug's text (paths, errno, stack) goes to stderr, which the worker keeps; the job says only that it failed. */
 function toJobError(error: unknown) {
   if (isDomainError(error)) return { code: error.code, message: error.message, hint: error.hint }
-  const message = error instanceof Error ? error.message : String(error)
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
   return {
     code: 'internal',
-    message: `The tool failed unexpectedly: ${message.slice(0, 300)}`,
+    message: 'The tool failed unexpectedly.',
     hint: 'Retry later; failed jobs cost nothing.',
   }
 }
