@@ -18,6 +18,7 @@ import { registerRestResourceMetadata } from './protected-resource.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { accountRoutes } from './routes/account.ts'
 import { fileRoutes } from './routes/files.ts'
+import { jobEventRoutes } from './routes/job-events.ts'
 import { jobRoutes } from './routes/jobs.ts'
 import { keyRoutes } from './routes/keys.ts'
 import { signedRoutes } from './routes/signed.ts'
@@ -102,6 +103,7 @@ export async function buildApp({
     })
     await authenticated.register(toolRoutes)
     await authenticated.register(jobRoutes(fetchPolicy))
+    await authenticated.register(jobEventRoutes)
     await authenticated.register(fileRoutes)
     await authenticated.register(uploadRoutes)
     await authenticated.register(accountRoutes)

@@ -24,6 +24,7 @@ import { SecretBlobStore } from '../workers/secrets/secret-blob-store.ts'
 import { loadCatalog } from './billing/catalog.ts'
 import type { Config } from './config.ts'
 import type { ServiceContext } from './context.ts'
+import { JobEvents } from './jobs/job-events.ts'
 import { failJob } from './jobs/settle-job.ts'
 import { LeasedDuty } from './leased-duty.ts'
 import { log } from './log.ts'
@@ -37,6 +38,8 @@ export interface Services {
   models: ReadModels
   /** The duties held under a lease (projector, housekeeper): whether this process holds each now. */
   duties: LeasedDuty[]
+  /** Tells waiting requests (Prefer: wait, SSE, MCP) about their job's events, once the read models show them. */
+  jobEvents: JobEvents
   /** What the billing catalog sells (available only with a payment processor). */
   catalog: CatalogItem[]
   /** Resolves once every read model has passed the position (read-your-writes), or after the timeout. */
@@ -205,16 +208,21 @@ export async function startServices(config: Config, options: StartOptions = {}):
       })
   }
 
+  async function waitForPosition(position: number, timeoutMs = 5000): Promise<boolean> {
+    if (!projectorDuty?.held) return storedPositions.wait(position, timeoutMs)
+    const results = await Promise.all(runners.map((runner) => runner.waitForPosition(position, timeoutMs)))
+    return results.every(Boolean)
+  }
+  const jobEvents = new JobEvents(store, (position) => waitForPosition(position))
+  await jobEvents.start()
+
   return {
     ctx,
     models,
     duties,
+    jobEvents,
     catalog: loadCatalog(config.billingCatalog),
-    async waitForPosition(position, timeoutMs = 5000) {
-      if (!projectorDuty?.held) return storedPositions.wait(position, timeoutMs)
-      const results = await Promise.all(runners.map((runner) => runner.waitForPosition(position, timeoutMs)))
-      return results.every(Boolean)
-    },
+    waitForPosition,
     async readiness() {
       const eventStore = await store.headPosition().then(
         (head) => head,
@@ -233,6 +241,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
       for (const duty of duties) metrics.leaseHeld.set({ duty: duty.name }, duty.held ? 1 : 0)
     },
     async close() {
+      await jobEvents.stop()
       await consumer?.stop()
       await warmChildren?.close()
       for (const duty of duties) await duty.stop()

@@ -11,9 +11,18 @@ import { DomainError } from '../../domain/errors.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { type FetchPolicy, isRawBody, type StagedInput, stageRawBody, stageUrl } from '../job-input.ts'
 import { asApiJob, asApiPage } from '../job-view.ts'
+import { jobAfterPreferredWait } from '../prefer-wait.ts'
 import { createJobBody, errors, job, jobIdParam, jobList } from '../schemas.ts'
 import { renderOptions } from '../signed-paths.ts'
 import { optionsJsonSchema } from '../tool-view.ts'
+
+const preferHeader = z
+  .string()
+  .max(200)
+  .optional()
+  .describe(
+    'RFC 7240 preferences; `wait=N` holds the answer up to N seconds (at most 60) for the job to be final.',
+  )
 
 /** What job creation reads of a request, whichever route it came by. */
 interface CreateRequest {
@@ -37,7 +46,7 @@ export const jobRoutes =
         throw new DomainError('busy', 'The job was created but cannot be read yet; get it again shortly.', {
           retryAfterSeconds: 1,
         })
-      return asApiJob(found)
+      return found
     }
 
     const create = async (toolId: string, request: CreateRequest) => {
@@ -120,7 +129,7 @@ export const jobRoutes =
 
     const createSchema = {
       tags: ['jobs'],
-      headers: z.looseObject({ 'idempotency-key': z.string().max(100).optional() }),
+      headers: z.looseObject({ 'idempotency-key': z.string().max(100).optional(), prefer: preferHeader }),
       // With a raw file body: the file's name and the tool's options, each a single string value.
       querystring: z.object({ filename: z.string().min(1).max(255).optional() }).catchall(z.string()),
       body: createJobBody,
@@ -150,7 +159,14 @@ export const jobRoutes =
       },
       async (request, reply) => {
         const { created, job: resource } = await create(request.params.tool, request)
-        return reply.status(created ? 202 : 200).send(resource)
+        const held = await jobAfterPreferredWait(
+          app.services,
+          request,
+          reply,
+          request.principal.accountId,
+          resource,
+        )
+        return reply.status(created ? 202 : 200).send(asApiJob(held))
       },
     )
     app.post(
@@ -161,7 +177,14 @@ export const jobRoutes =
       },
       async (request, reply) => {
         const { created, job: resource } = await create('split_3d_model', request)
-        return reply.status(created ? 202 : 200).send(resource)
+        const held = await jobAfterPreferredWait(
+          app.services,
+          request,
+          reply,
+          request.principal.accountId,
+          resource,
+        )
+        return reply.status(created ? 202 : 200).send(asApiJob(held))
       },
     )
 
@@ -199,11 +222,14 @@ export const jobRoutes =
         schema: {
           tags: ['jobs'],
           summary: 'Get a job, with fresh download URLs',
+          description:
+            'With `Prefer: wait=N` (N up to 60) the answer waits until the job is final or N seconds pass, and says `Preference-Applied: wait=N`.',
           params: jobIdParam,
+          headers: z.looseObject({ prefer: preferHeader }),
           response: { 200: job, ...errors(400, 401, 403, 404, 429) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const found = await getJob(
           app.services.models,
           request.principal.accountId,
@@ -211,7 +237,9 @@ export const jobRoutes =
           renderOptions(app.services),
         )
         if (!found) throw new DomainError('not_found', 'No such job.')
-        return asApiJob(found)
+        return asApiJob(
+          await jobAfterPreferredWait(app.services, request, reply, request.principal.accountId, found),
+        )
       },
     )
 
