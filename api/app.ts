@@ -24,6 +24,7 @@ import { keyRoutes } from './routes/keys.ts'
 import { signedRoutes } from './routes/signed.ts'
 import { toolRoutes } from './routes/tools.ts'
 import { uploadRoutes } from './routes/uploads.ts'
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 
 declare module 'fastify' {
@@ -108,6 +109,7 @@ export async function buildApp({
     await authenticated.register(uploadRoutes)
     await authenticated.register(accountRoutes)
     await authenticated.register(keyRoutes)
+    await authenticated.register(webhookEndpointRoutes)
   })
   for (const plugin of plugins) await plugin(app)
   return app

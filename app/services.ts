@@ -32,6 +32,7 @@ import { createMetrics, measuredEventStore } from './metrics.ts'
 import { secretFile } from './security/secret-file.ts'
 import { openBlobStore, openDispatcher, openEventStore, openReadStore } from './stores.ts'
 import { keepSnapshots, StreamSnapshots } from './stream-snapshots.ts'
+import { WebhookDispatcher } from './webhooks/dispatcher.ts'
 
 export interface Services {
   ctx: ServiceContext
@@ -154,6 +155,21 @@ export async function startServices(config: Config, options: StartOptions = {}):
           })
           await housekeeper.start()
           return housekeeper
+        },
+        { ttlMs: config.leaseTtlMs },
+      ),
+    )
+  // Webhook deliveries follow the log like the housekeeper, under their own lease.
+  if (project && config.roles.includes('housekeeper'))
+    duties.push(
+      new LeasedDuty(
+        readStore,
+        'webhooks',
+        holder,
+        async () => {
+          const dispatcher = new WebhookDispatcher(ctx, readStore)
+          await dispatcher.start()
+          return dispatcher
         },
         { ttlMs: config.leaseTtlMs },
       ),
