@@ -60,6 +60,8 @@ export interface Config {
   /** How long an operator's console token works after it is issued. */
   consoleTokenValidMs: number
   webhooks: WebhookConfig
+  /** Price quotes per second per credential, and the burst allowed above it (quotes measure inputs for free). */
+  quoteRateLimit: { perSecond: number; burst: number }
 }
 
 export interface WebhookConfig {
@@ -310,6 +312,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       absoluteMs: read.int('CONSOLE_SESSION_MAX_SECONDS', 7 * 86_400, { min: 60 }) * 1000,
     },
     consoleTokenValidMs: read.int('CONSOLE_TOKEN_DAYS', 90, { min: 1, max: 3650 }) * day,
+    quoteRateLimit: {
+      perSecond: read.int('QUOTES_PER_MINUTE', 30, { min: 1 }) / 60,
+      burst: read.int('QUOTE_BURST', 10, { min: 1 }),
+    },
     webhooks: {
       tickMs: read.int('WEBHOOK_TICK_MS', 1000, { min: 10, max: 60_000 }),
       timeoutMs: read.int('WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),

@@ -18,6 +18,7 @@ import { readStoreSnapshots } from '../projections/stream-snapshot-store.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
 import { housekeepingCheckpoints } from '../workers/housekeeping-checkpoints.ts'
 import { executeJob } from '../workers/job-executor.ts'
+import { measureInput } from '../workers/measure-input.ts'
 import { WarmChildPool } from '../workers/runtime/warm-pool.ts'
 import { atRestKey } from '../workers/secrets/at-rest.ts'
 import { SecretBlobStore } from '../workers/secrets/secret-blob-store.ts'
@@ -25,6 +26,7 @@ import { loadCatalog } from './billing/catalog.ts'
 import type { Config } from './config.ts'
 import type { ServiceContext } from './context.ts'
 import { JobEvents } from './jobs/job-events.ts'
+import type { MeasureInput } from './jobs/quote-job.ts'
 import { failJob } from './jobs/settle-job.ts'
 import { LeasedDuty } from './leased-duty.ts'
 import { log } from './log.ts'
@@ -41,6 +43,8 @@ export interface Services {
   duties: LeasedDuty[]
   /** Tells waiting requests (Prefer: wait, SSE, MCP) about their job's events, once the read models show them. */
   jobEvents: JobEvents
+  /** Measures a job's input without running the tool (price quotes). */
+  measureInput: MeasureInput
   /** What the billing catalog sells (available only with a payment processor). */
   catalog: CatalogItem[]
   /** Resolves once every read model has passed the position (read-your-writes), or after the timeout. */
@@ -237,6 +241,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
     models,
     duties,
     jobEvents,
+    measureInput: (tool, input, options) => measureInput(ctx, tool, input, options),
     catalog: loadCatalog(config.billingCatalog),
     waitForPosition,
     async readiness() {

@@ -7,11 +7,15 @@ import { z } from 'zod'
 import { createJob, requireTool } from '../../app/jobs/create-job.ts'
 import { cancelJob, deleteJob } from '../../app/jobs/job-actions.ts'
 import { coerceQueryOptions } from '../../app/jobs/options.ts'
+import { quoteJob } from '../../app/jobs/quote-job.ts'
 import { DomainError } from '../../domain/errors.ts'
+import type { ToolDefinition } from '../../domain/tools/catalog.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { type FetchPolicy, isRawBody, type StagedInput, stageRawBody, stageUrl } from '../job-input.ts'
 import { asApiJob, asApiPage } from '../job-view.ts'
 import { jobAfterPreferredWait } from '../prefer-wait.ts'
+import { quote } from '../quote-schema.ts'
+import { RateLimiter } from '../rate-limit.ts'
 import { createJobBody, errors, job, jobIdParam, jobList } from '../schemas.ts'
 import { renderOptions } from '../signed-paths.ts'
 import { optionsJsonSchema } from '../tool-view.ts'
@@ -35,6 +39,8 @@ interface CreateRequest {
 export const jobRoutes =
   (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
   async (app) => {
+    // Quotes measure inputs for free, so they get a budget of their own, well under the request rate.
+    const quoteLimiter = new RateLimiter(app.services.ctx.config.quoteRateLimit)
     // Any non-JSON body is the input file itself: it reaches the handler as a stream, never buffered.
     app.removeContentTypeParser('text/plain')
     app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
@@ -49,7 +55,20 @@ export const jobRoutes =
       return found
     }
 
-    const create = async (toolId: string, request: CreateRequest) => {
+    /**
+     * Reads the three request forms into a staged input, options and idempotency key, hands them to
+     * `use` (creating the job, or quoting it), and removes the staging blobs afterwards.
+     */
+    const withJobRequest = async <T>(
+      toolId: string,
+      request: CreateRequest,
+      use: (parsed: {
+        tool: ToolDefinition
+        input: StagedInput['input']
+        options: unknown
+        idempotencyKey: string | null
+      }) => Promise<T>,
+    ): Promise<T> => {
       const tool = requireTool(toolId)
       const headerKey = request.headers['idempotency-key']
       if (Array.isArray(headerKey))
@@ -110,22 +129,27 @@ export const jobRoutes =
         if (idempotencyKey !== null && (idempotencyKey.length === 0 || idempotencyKey.length > 100)) {
           throw new DomainError('invalid_request', 'An idempotency key has 1 to 100 characters.')
         }
+        return await use({ tool, input: staged.input, options, idempotencyKey })
+      } finally {
+        if (staged.stagingPrefix) await app.services.ctx.blobs.deletePrefix(staged.stagingPrefix)
+        if (request.body instanceof Readable && !request.body.readableEnded) request.body.resume()
+      }
+    }
+
+    const create = (toolId: string, request: CreateRequest) =>
+      withJobRequest(toolId, request, async ({ tool, input, options, idempotencyKey }) => {
         const result = await createJob(app.services.ctx, {
           accountId: request.principal.accountId,
           tool: tool.id,
           options,
-          input: staged.input,
+          input,
           idempotencyKey,
         })
         return {
           created: result.created,
           job: await readJob(request.principal.accountId, result.jobId, result.position),
         }
-      } finally {
-        if (staged.stagingPrefix) await app.services.ctx.blobs.deletePrefix(staged.stagingPrefix)
-        if (request.body instanceof Readable && !request.body.readableEnded) request.body.resume()
-      }
-    }
+      })
 
     const createSchema = {
       tags: ['jobs'],
@@ -186,6 +210,35 @@ export const jobRoutes =
         )
         return reply.status(created ? 202 : 200).send(asApiJob(held))
       },
+    )
+
+    app.post(
+      '/v1/tools/:tool/quote',
+      {
+        schema: {
+          ...createSchema,
+          summary: 'Quote the price of a job without running it',
+          description:
+            'Takes the same three input forms as starting a job. Measures the input (faces, pages) without running the tool, charging, or counting against quotas, and answers the credits the job would cost, the balance, and whether it would be admitted now (with the error code it would get). Quotes have their own rate limit.',
+          params: z.object({ tool: z.string().max(64) }),
+          response: {
+            200: quote,
+            ...errors(400, 401, 402, 403, 404, 409, 410, 411, 413, 415, 422, 429, 503),
+          },
+        },
+        validatorCompiler: bodyOrStream as never,
+        onRequest: async (request) =>
+          quoteLimiter.take(request.principal.credentialId, app.services.ctx.now()),
+      },
+      async (request) =>
+        withJobRequest(request.params.tool, request, ({ tool, input, options }) =>
+          quoteJob(app.services.ctx, app.services.measureInput, {
+            accountId: request.principal.accountId,
+            tool: tool.id,
+            options,
+            input,
+          }),
+        ),
     )
 
     app.get(

@@ -2,6 +2,7 @@
 // credits, active jobs, quota, idempotency), create the job stream, and dispatch it.
 import { createHash } from 'node:crypto'
 import { extname } from 'node:path'
+import type { AccountCommand } from '../../domain/account/commands.ts'
 import { accountStream } from '../../domain/account/events.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { newJobId } from '../../domain/ids.ts'
@@ -55,7 +56,7 @@ export function requireTool(id: string): ToolDefinition {
   return getTool(id as ToolId)
 }
 
-function checkInputShape(tool: ToolDefinition, input: InputSpec): void {
+export function checkInputShape(tool: ToolDefinition, input: InputSpec): void {
   if (tool.input.kind === 'parameters') {
     if (input.kind !== 'none')
       throw new DomainError('invalid_request', `${tool.id} takes only options, no file.`)
@@ -82,8 +83,8 @@ function checkExtension(tool: ToolDefinition, name: string): void {
   }
 }
 
-/** Moves the input into the job's own blob folder and describes it. */
-async function stageInput(
+/** Moves the input into the job's own blob folder and describes it (price quotes stage the same way). */
+export async function stageInput(
   ctx: ServiceContext,
   tool: ToolDefinition,
   jobId: string,
@@ -255,7 +256,23 @@ function admit(
   jobId: string,
   requestHash: string,
 ) {
-  return handleCommand(ctx.store, accountStream(request.accountId), accountDecider, {
+  return handleCommand(
+    ctx.store,
+    accountStream(request.accountId),
+    accountDecider,
+    admissionCommand(ctx, request, tool, jobId, requestHash),
+  )
+}
+
+/** The admission decision for a job (price quotes ask it without appending). */
+export function admissionCommand(
+  ctx: ServiceContext,
+  request: Pick<CreateJobRequest, 'idempotencyKey'>,
+  tool: ToolDefinition,
+  jobId: string,
+  requestHash: string | null,
+): AccountCommand {
+  return {
     type: 'AdmitJob',
     data: {
       jobId,
@@ -273,5 +290,5 @@ function admit(
       },
       now: ctx.now(),
     },
-  })
+  }
 }
