@@ -14,8 +14,8 @@ import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { type FetchPolicy, isRawBody, type StagedInput, stageRawBody, stageUrl } from '../job-input.ts'
 import { asApiJob, asApiPage } from '../job-view.ts'
 import { jobAfterPreferredWait } from '../prefer-wait.ts'
+import { takeQuote } from '../quote-limit.ts'
 import { quote } from '../quote-schema.ts'
-import { RateLimiter } from '../rate-limit.ts'
 import { createJobBody, errors, job, jobIdParam, jobList } from '../schemas.ts'
 import { renderOptions } from '../signed-paths.ts'
 import { optionsJsonSchema } from '../tool-view.ts'
@@ -39,8 +39,6 @@ interface CreateRequest {
 export const jobRoutes =
   (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
   async (app) => {
-    // Quotes measure inputs for free, so they get a budget of their own, well under the request rate.
-    const quoteLimiter = new RateLimiter(app.services.ctx.config.quoteRateLimit)
     // Any non-JSON body is the input file itself: it reaches the handler as a stream, never buffered.
     app.removeContentTypeParser('text/plain')
     app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
@@ -227,8 +225,7 @@ export const jobRoutes =
           },
         },
         validatorCompiler: bodyOrStream as never,
-        onRequest: async (request) =>
-          quoteLimiter.take(request.principal.credentialId, app.services.ctx.now()),
+        onRequest: async (request) => takeQuote(app.services, request.principal.credentialId),
       },
       async (request) =>
         withJobRequest(request.params.tool, request, ({ tool, input, options }) =>
