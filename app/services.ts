@@ -9,6 +9,7 @@ import { StripePaymentProcessor } from '../adapters/payments/stripe.ts'
 import type { Consumer } from '../domain/ports/dispatcher.ts'
 import type { CatalogItem } from '../domain/ports/payment-processor.ts'
 import { toolCatalog } from '../domain/tools/catalog.ts'
+import { creditsOutlook } from '../projections/accounts/credits-outlook.ts'
 import { activeGeneration, readCheckpoint } from '../projections/generations.ts'
 import { projectors } from '../projections/models.ts'
 import { ReadModels } from '../projections/read-models.ts'
@@ -171,15 +172,20 @@ export async function startServices(config: Config, options: StartOptions = {}):
         'webhooks',
         holder,
         async () => {
-          const dispatcher = new WebhookDispatcher(ctx, readStore)
+          const dispatcher = new WebhookDispatcher(ctx, readStore, async (accountId, position) => {
+            await waitForPosition(position)
+            return creditsOutlook(models, accountId, now())
+          })
           await dispatcher.start()
           return dispatcher
         },
         { ttlMs: config.leaseTtlMs },
       ),
     )
-  for (const duty of duties) await duty.start()
   const projectorDuty = duties.find((duty) => duty.name === 'projector')
+  /** Read-your-writes where another process projects: wait for the stored checkpoints to pass. */
+  const storedPositions = new StoredPositionWatcher(readStore, projectors)
+  for (const duty of duties) await duty.start()
 
   /** Positions each read model's stored checkpoint is behind `head`. */
   async function projectionLag(head: number): Promise<Record<string, number>> {
@@ -193,9 +199,6 @@ export async function startServices(config: Config, options: StartOptions = {}):
     }
     return lag
   }
-
-  /** Read-your-writes where another process projects: wait for the stored checkpoints to pass. */
-  const storedPositions = new StoredPositionWatcher(readStore, projectors)
 
   let consumer: Consumer | null = null
   let warmChildren: WarmChildPool | null = null

@@ -16,7 +16,7 @@ import { log } from '../log.ts'
 import { postToUrl } from '../security/fetch-url.ts'
 import { type DeliveryDoc, deliveryDocs } from './deliveries.ts'
 import { disableWebhookEndpoint, webhookEndpoints, webhookUrlPolicy } from './endpoints.ts'
-import { messageFor } from './messages.ts'
+import { type CreditsOutlookSource, messageFor } from './messages.ts'
 
 const checkpointKey = 'webhooks_position'
 const healthCollection = 'webhook_endpoint_health'
@@ -42,9 +42,13 @@ export class WebhookDispatcher {
   #ticking: Promise<void> | null = null
   #stopped = false
 
-  constructor(ctx: ServiceContext, reads: ReadStore) {
+  readonly #outlook: CreditsOutlookSource
+
+  /** `outlook` reads an account's balance and usual price once the read models pass a position. */
+  constructor(ctx: ServiceContext, reads: ReadStore, outlook: CreditsOutlookSource) {
     this.#ctx = ctx
     this.#reads = reads
+    this.#outlook = outlook
   }
 
   async start(): Promise<void> {
@@ -74,7 +78,7 @@ export class WebhookDispatcher {
 
   async #follow(event: RecordedEvent): Promise<void> {
     if (isWebhookEndpointEvent(event)) this.#endpoints.delete(event.data.accountId)
-    const message = await messageFor(this.#ctx.store, event)
+    const message = await messageFor(this.#ctx.store, this.#outlook, event)
     if (message) {
       const endpoints = (await this.#endpointsOf(message.accountId)).filter((endpoint) =>
         wants(endpoint, message.type),

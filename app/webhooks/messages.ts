@@ -25,8 +25,19 @@ const jobOutcomes: Record<string, WebhookEventType> = {
 export const messageIdOf = (logEventId: string) =>
   `msg_${createHash('sha256').update(logEventId).digest('base64url').slice(0, 26)}`
 
+/** What credits.low needs to know of an account, as of at least a given log position. */
+export type CreditsOutlookSource = (
+  accountId: string,
+  position: number,
+) => Promise<{ balance: number; mostUsedTool: string; price: number } | null>
+
 /** The message an event of the log makes, or null when it makes none. */
-export async function messageFor(store: EventStore, event: RecordedEvent): Promise<WebhookMessage | null> {
+export async function messageFor(
+  store: EventStore,
+  outlook: CreditsOutlookSource,
+  event: RecordedEvent,
+): Promise<WebhookMessage | null> {
+  if (event.type === 'JobCharged') return creditsLowMessage(outlook, event)
   const type = jobOutcomes[event.type]
   if (!type) return null
   const data = event.data as { jobId: string; at: string; error?: unknown }
@@ -51,5 +62,33 @@ export async function messageFor(store: EventStore, event: RecordedEvent): Promi
     type,
     messageId: messageIdOf(event.id),
     payload: JSON.stringify({ type, timestamp: data.at, data: { job } }),
+  }
+}
+
+/**
+ * credits.low: this charge took the balance below the price of the account's most used tool. Told
+ * once per crossing (the charge that crossed), not at every charge below it.
+ */
+async function creditsLowMessage(
+  outlook: CreditsOutlookSource,
+  event: RecordedEvent,
+): Promise<WebhookMessage | null> {
+  const data = event.data as { accountId: string; jobId: string; amount: number; at: string }
+  const funds = await outlook(data.accountId, event.position)
+  if (!funds || funds.balance >= funds.price || funds.balance + data.amount < funds.price) return null
+  return {
+    accountId: data.accountId,
+    type: 'credits.low',
+    messageId: messageIdOf(event.id),
+    payload: JSON.stringify({
+      type: 'credits.low',
+      timestamp: data.at,
+      data: {
+        balance: funds.balance,
+        threshold: funds.price,
+        most_used_tool: funds.mostUsedTool,
+        job_id: data.jobId,
+      },
+    }),
   }
 }

@@ -11,7 +11,11 @@ export interface Delivery {
   timestamp: string
   signature: string
   body: string
-  payload: { type: string; timestamp: string; data: { job?: { id: string; status: string } } }
+  payload: {
+    type: string
+    timestamp: string
+    data: { job?: { id: string; status: string } } & Record<string, unknown>
+  }
 }
 
 export interface Receiver {

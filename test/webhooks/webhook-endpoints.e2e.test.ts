@@ -200,6 +200,26 @@ describe('webhook endpoints, end to end', () => {
     expect(log).toHaveLength(2)
   })
 
+  it('tells once when a charge takes the balance below the price of the most used tool', async () => {
+    const carol = await service.account({ credits: 3, login: 'carol' })
+    const { body: endpoint } = await register(carol, { url: receiver.url(), events: ['credits.low'] })
+    receiver.secret = endpoint.secret
+    const before = receiver.verified.length
+    for (let i = 0; i < 3; i++) await runJob(carol)
+    await vi.waitFor(
+      () => expect(receiver.verified.filter((d) => d.payload.type === 'credits.low')).toHaveLength(1),
+      { timeout: 10_000 },
+    )
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const told = receiver.verified.slice(before)
+    expect(told).toHaveLength(1)
+    expect(told[0]!.payload.data).toMatchObject({
+      balance: 0,
+      threshold: 1,
+      most_used_tool: 'get_random_numbers',
+    })
+  })
+
   it('keeps accounts apart', async () => {
     const bob = await service.account({ login: 'bob' })
     const { body: endpoint } = await register(alice, { url: receiver.url() })
