@@ -53,7 +53,13 @@ export const jobEventRoutes: FastifyPluginAsyncZod = async (app) => {
           "A `text/event-stream`: `event: status` for each change (id = the change's sequence number; data `{status, at, progress?, units?, credits?, error?}`), then `event: job` with the final Job, then the stream ends. Reconnect with `Last-Event-ID` to resume without missing a change.",
         params: jobIdParam,
         headers: z.looseObject({ 'last-event-id': lastEventIdHeader }),
-        response: { 200: z.string().describe('text/event-stream'), ...errors(400, 401, 403, 404, 429) },
+        response: {
+          200: {
+            description: 'The event stream, closed once the job is final.',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
+          ...errors(400, 401, 403, 404, 429),
+        },
       },
     },
     async (request, reply) => {

@@ -108,7 +108,7 @@ describe('Prefer: wait and the status stream, with jobs held in the queue', () =
 
   it('holds 200 waiting requests as listeners, with no read-store query while they wait', async () => {
     const jobId = await createQueued(alice)
-    const reads = vi.spyOn(service.services.models.store, 'collection')
+    const reads = vi.spyOn(service.services.models, 'collection')
     const waiters = Array.from({ length: 200 }, () =>
       alice.request(`/v1/jobs/${jobId}`, { headers: { prefer: 'wait=30' } }),
     )
