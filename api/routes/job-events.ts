@@ -26,6 +26,15 @@ const statusOf: Record<string, string> = {
 const finalTypes = new Set(['JobSucceeded', 'JobFailed', 'JobCanceled', 'JobExpired', 'JobDeleted'])
 const keepAliveMs = 15_000
 
+/** One event of the stream, as OpenAPI 3.2 and SSE-aware tools describe an event-stream item. */
+const sseEvent = z
+  .object({
+    id: z.string().optional().describe("The change's revision: send it back as Last-Event-ID."),
+    event: z.enum(['status', 'job']),
+    data: z.string().describe('JSON: `{status, at, …}` for status, the Job for job.'),
+  })
+  .meta({ id: 'JobStreamEvent' })
+
 /** What one job event tells a client: the status, and the detail that event adds. */
 function statusData(event: RecordedEvent): Record<string, unknown> {
   const data = event.data as Record<string, unknown>
@@ -56,7 +65,7 @@ export const jobEventRoutes: FastifyPluginAsyncZod = async (app) => {
         response: {
           200: {
             description: 'The event stream, closed once the job is final.',
-            content: { 'text/event-stream': { schema: z.string() } },
+            content: { 'text/event-stream': { schema: sseEvent } },
           },
           ...errors(400, 401, 403, 404, 429),
         },
