@@ -18,11 +18,13 @@ import { registerRestResourceMetadata } from './protected-resource.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { accountRoutes } from './routes/account.ts'
 import { fileRoutes } from './routes/files.ts'
+import { jobEventRoutes } from './routes/job-events.ts'
 import { jobRoutes } from './routes/jobs.ts'
 import { keyRoutes } from './routes/keys.ts'
 import { signedRoutes } from './routes/signed.ts'
 import { toolRoutes } from './routes/tools.ts'
 import { uploadRoutes } from './routes/uploads.ts'
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 
 declare module 'fastify' {
@@ -117,10 +119,12 @@ export async function buildApp({
     })
     await authenticated.register(toolRoutes)
     await authenticated.register(jobRoutes(fetchPolicy))
+    await authenticated.register(jobEventRoutes)
     await authenticated.register(fileRoutes)
     await authenticated.register(uploadRoutes)
     await authenticated.register(accountRoutes)
     await authenticated.register(keyRoutes)
+    await authenticated.register(webhookEndpointRoutes)
   })
   for (const plugin of plugins) await plugin(app)
   return app

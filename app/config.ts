@@ -1,5 +1,5 @@
 // Service configuration, from the environment. One place that knows every variable.
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { z } from 'zod'
@@ -98,6 +98,9 @@ export interface Config {
   github: { clientId: string; clientSecret: string; webUrl: string; apiUrl: string } | null
   /** OpenID Connect providers people may sign in with, in the order the sign-in page lists them. */
   oidcProviders: OidcProviderConfig[]
+  webhooks: WebhookConfig
+  /** Price quotes per second per credential, and the burst allowed above it (quotes measure inputs for free). */
+  quoteRateLimit: { perSecond: number; burst: number }
 }
 
 export const signUpModes = ['open', 'invite', 'closed'] as const
@@ -181,6 +184,22 @@ function parseSignUpMode(read: EnvReader): SignUpMode {
   if ((signUpModes as readonly string[]).includes(value)) return value as SignUpMode
   read.problems.push(`SIGNUP must be one of ${signUpModes.join(', ')}; got ${value}`)
   return 'open'
+}
+
+export interface WebhookConfig {
+  /** How often the dispatcher looks for deliveries that are due. */
+  tickMs: number
+  /** How long one delivery may take before it counts as failed. */
+  timeoutMs: number
+  /** Consecutive failed attempts after which an endpoint is disabled. */
+  disableAfterFailures: number
+  /** Multiplies the retry schedule (about a day); only tests shrink it. */
+  retryScale: number
+  /**
+   * Tests only (WEBHOOK_TEST_CA_FILE, refused with NODE_ENV=production): endpoints on 127.0.0.1, any
+   * port, with this certificate trusted. Production endpoints are public https only.
+   */
+  loopbackCa: string | null
 }
 
 const day = 86_400_000
@@ -416,6 +435,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     read.check(valid, `MCP_ALLOWED_ORIGINS: ${origin} is not an origin (scheme://host[:port], no path)`)
   }
 
+  const webhookTestCa = read.text('WEBHOOK_TEST_CA_FILE')
+  read.check(
+    webhookTestCa === null || process.env.NODE_ENV !== 'production',
+    'WEBHOOK_TEST_CA_FILE is for tests only and is refused with NODE_ENV=production',
+  )
+  read.check(
+    webhookTestCa === null || existsSync(webhookTestCa),
+    `WEBHOOK_TEST_CA_FILE: no file at ${webhookTestCa}`,
+  )
+
   const config: Config = {
     roles: parseRoles(read),
     leaseTtlMs: read.int('LEASE_TTL_MS', 10_000, { min: 300 }),
@@ -507,6 +536,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     invitationValidMs: read.int('INVITATION_DAYS', 14, { min: 1, max: 365 }) * day,
     github: parseGitHub(read),
     oidcProviders: parseOidcProviders(read),
+    quoteRateLimit: {
+      perSecond: read.int('QUOTES_PER_MINUTE', 30, { min: 1 }) / 60,
+      burst: read.int('QUOTE_BURST', 10, { min: 1 }),
+    },
+    webhooks: {
+      tickMs: read.int('WEBHOOK_TICK_MS', 1000, { min: 10, max: 60_000 }),
+      timeoutMs: read.int('WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),
+      disableAfterFailures: read.int('WEBHOOK_DISABLE_AFTER_FAILURES', 50, { min: 1 }),
+      retryScale: read.int('WEBHOOK_RETRY_SCALE_PERCENT', 100, { min: 0, max: 100 }) / 100,
+      loopbackCa:
+        webhookTestCa !== null && existsSync(webhookTestCa) ? readFileSync(webhookTestCa, 'utf8') : null,
+    },
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return config

@@ -9,6 +9,7 @@ import { StripePaymentProcessor } from '../adapters/payments/stripe.ts'
 import type { Consumer } from '../domain/ports/dispatcher.ts'
 import type { CatalogItem } from '../domain/ports/payment-processor.ts'
 import { toolCatalog } from '../domain/tools/catalog.ts'
+import { creditsOutlook } from '../projections/accounts/credits-outlook.ts'
 import { activeGeneration, readCheckpoint } from '../projections/generations.ts'
 import { projectors } from '../projections/models.ts'
 import { type RunningProjections, startProjections } from '../projections/projections.ts'
@@ -18,12 +19,15 @@ import { readStoreSnapshots } from '../projections/stream-snapshot-store.ts'
 import { Housekeeper } from '../workers/housekeeper.ts'
 import { housekeepingCheckpoints } from '../workers/housekeeping-checkpoints.ts'
 import { executeJob } from '../workers/job-executor.ts'
+import { measureInput } from '../workers/measure-input.ts'
 import { WarmChildPool } from '../workers/runtime/warm-pool.ts'
 import { atRestKey } from '../workers/secrets/at-rest.ts'
 import { SecretBlobStore } from '../workers/secrets/secret-blob-store.ts'
 import { loadCatalog } from './billing/catalog.ts'
 import type { Config } from './config.ts'
 import type { ServiceContext } from './context.ts'
+import { JobEvents } from './jobs/job-events.ts'
+import type { MeasureInput } from './jobs/quote-job.ts'
 import { failJob } from './jobs/settle-job.ts'
 import { LeasedDuty } from './leased-duty.ts'
 import { log } from './log.ts'
@@ -31,12 +35,17 @@ import { createMetrics, measuredEventStore } from './metrics.ts'
 import { secretFile } from './security/secret-file.ts'
 import { openBlobStore, openDispatcher, openEventStore, openReadStore } from './stores.ts'
 import { keepSnapshots, StreamSnapshots } from './stream-snapshots.ts'
+import { WebhookDispatcher } from './webhooks/dispatcher.ts'
 
 export interface Services {
   ctx: ServiceContext
   models: ReadModels
   /** The duties held under a lease (projector, housekeeper): whether this process holds each now. */
   duties: LeasedDuty[]
+  /** Tells waiting requests (Prefer: wait, SSE, MCP) about their job's events, once the read models show them. */
+  jobEvents: JobEvents
+  /** Measures a job's input without running the tool (price quotes). */
+  measureInput: MeasureInput
   /** What the billing catalog sells (available only with a payment processor). */
   catalog: CatalogItem[]
   /** Resolves once every read model has passed the position (read-your-writes), or after the timeout. */
@@ -144,8 +153,28 @@ export async function startServices(config: Config, options: StartOptions = {}):
         { ttlMs: config.leaseTtlMs },
       ),
     )
-  for (const duty of duties) await duty.start()
+  // Webhook deliveries follow the log like the housekeeper, under their own lease.
+  if (project && config.roles.includes('housekeeper'))
+    duties.push(
+      new LeasedDuty(
+        readStore,
+        'webhooks',
+        holder,
+        async () => {
+          const dispatcher = new WebhookDispatcher(ctx, readStore, async (accountId, position) => {
+            await waitForPosition(position)
+            return creditsOutlook(models, accountId, now())
+          })
+          await dispatcher.start()
+          return dispatcher
+        },
+        { ttlMs: config.leaseTtlMs },
+      ),
+    )
   const projectorDuty = duties.find((duty) => duty.name === 'projector')
+  /** Read-your-writes where another process projects: wait for the stored checkpoints to pass. */
+  const storedPositions = new StoredPositionWatcher(readStore, projectors)
+  for (const duty of duties) await duty.start()
 
   /** Positions each read model's stored checkpoint is behind `head`. */
   async function projectionLag(head: number): Promise<Record<string, number>> {
@@ -159,9 +188,6 @@ export async function startServices(config: Config, options: StartOptions = {}):
     }
     return lag
   }
-
-  /** Read-your-writes where another process projects: wait for the stored checkpoints to pass. */
-  const storedPositions = new StoredPositionWatcher(readStore, projectors)
 
   let consumer: Consumer | null = null
   let warmChildren: WarmChildPool | null = null
@@ -194,15 +220,21 @@ export async function startServices(config: Config, options: StartOptions = {}):
       })
   }
 
+  async function waitForPosition(position: number, timeoutMs = 5000): Promise<boolean> {
+    if (!projectorDuty?.held || projections === null) return storedPositions.wait(position, timeoutMs)
+    return projections.waitForPosition(position, timeoutMs)
+  }
+  const jobEvents = new JobEvents(store, (position) => waitForPosition(position))
+  await jobEvents.start()
+
   return {
     ctx,
     models,
     duties,
+    jobEvents,
+    measureInput: (tool, input, options) => measureInput(ctx, tool, input, options),
     catalog: loadCatalog(config.billingCatalog),
-    async waitForPosition(position, timeoutMs = 5000) {
-      if (!projectorDuty?.held || projections === null) return storedPositions.wait(position, timeoutMs)
-      return projections.waitForPosition(position, timeoutMs)
-    },
+    waitForPosition,
     async readiness() {
       const eventStore = await store.headPosition().then(
         (head) => head,
@@ -221,6 +253,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
       for (const duty of duties) metrics.leaseHeld.set({ duty: duty.name }, duty.held ? 1 : 0)
     },
     async close() {
+      await jobEvents.stop()
       await consumer?.stop()
       await warmChildren?.close()
       for (const duty of duties) await duty.stop()

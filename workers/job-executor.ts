@@ -36,7 +36,7 @@ async function listFiles(dir: string): Promise<string[]> {
  * A local path of the job's input: the blob itself on the local store, a copy beside the job's output
  * folder on a remote one (S3). Null when the input is gone.
  */
-async function localInput(ctx: ServiceContext, key: string, name: string, outDir: string) {
+export async function localInput(ctx: ServiceContext, key: string, name: string, outDir: string) {
   if ((await ctx.blobs.size(key)) === null) return null
   const path = ctx.blobs.localPath(key)
   if (path) return path

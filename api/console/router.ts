@@ -9,7 +9,15 @@ import { listConnectedApps, revokeConnectedApp } from '../../app/identity/oauth-
 import { cancelJob, deleteJob } from '../../app/jobs/job-actions.ts'
 import { clientSafeText } from '../../app/security/client-safe-text.ts'
 import type { Services } from '../../app/services.ts'
-import { isDomainError } from '../../domain/errors.ts'
+import { listDeliveries, redeliver } from '../../app/webhooks/deliveries.ts'
+import {
+  addWebhookEndpoint,
+  removeWebhookEndpoint,
+  rotateWebhookSecret,
+  webhookEndpoints,
+} from '../../app/webhooks/endpoints.ts'
+import { DomainError, isDomainError } from '../../domain/errors.ts'
+import { webhookEventTypes } from '../../domain/webhook/events.ts'
 import { getBilling } from '../../projections/accounts/billing.ts'
 import { getMe } from '../../projections/accounts/me.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
@@ -18,6 +26,12 @@ import { listPasskeys } from '../../projections/passkeys/queries.ts'
 import type { Principal } from '../auth.ts'
 import { internalMessage } from '../error-handler.ts'
 import { renderOptions } from '../signed-paths.ts'
+import {
+  asApiDelivery,
+  asApiEndpoint,
+  createWebhookEndpointBody,
+  webhookEndpointIdParam,
+} from '../webhook-schemas.ts'
 import { consolePrincipal } from './session.ts'
 
 export interface ConsoleContext {
@@ -155,6 +169,46 @@ export const consoleRouter = t.router({
       .mutation(async ({ ctx, input }) => {
         await revokeConnectedApp(ctx.services, ctx.principal.accountId, input.id)
         return { id: input.id, status: 'revoked' as const }
+      }),
+  }),
+  webhooks: t.router({
+    list: consoleProcedure.query(async ({ ctx }) =>
+      (await webhookEndpoints(ctx.services.ctx, ctx.principal.accountId)).map(asApiEndpoint),
+    ),
+    create: consoleProcedure.input(createWebhookEndpointBody).mutation(async ({ ctx, input }) => {
+      const { endpoint } = await addWebhookEndpoint(ctx.services.ctx, ctx.principal.accountId, {
+        url: input.url,
+        events: input.events ?? [...webhookEventTypes],
+      })
+      return { ...asApiEndpoint(endpoint), secret: endpoint.secret }
+    }),
+    rotate: consoleProcedure.input(webhookEndpointIdParam).mutation(async ({ ctx, input }) => {
+      const endpoint = await rotateWebhookSecret(ctx.services.ctx, ctx.principal.accountId, input.id)
+      return { ...asApiEndpoint(endpoint), secret: endpoint.secret }
+    }),
+    remove: consoleProcedure.input(webhookEndpointIdParam).mutation(async ({ ctx, input }) => {
+      await removeWebhookEndpoint(ctx.services.ctx, ctx.principal.accountId, input.id)
+      return { id: input.id, status: 'deleted' as const }
+    }),
+    deliveries: consoleProcedure.input(webhookEndpointIdParam).query(async ({ ctx, input }) => {
+      const owned = (await webhookEndpoints(ctx.services.ctx, ctx.principal.accountId)).some(
+        (e) => e.id === input.id,
+      )
+      if (!owned) return []
+      return (await listDeliveries(ctx.services.models.store, input.id)).map(asApiDelivery)
+    }),
+    redeliver: consoleProcedure
+      .input(webhookEndpointIdParam.extend({ delivery: z.string().min(1).max(100) }))
+      .mutation(async ({ ctx, input }) => {
+        const owned = (await webhookEndpoints(ctx.services.ctx, ctx.principal.accountId)).find(
+          (e) => e.id === input.id,
+        )
+        const again =
+          owned && !owned.disabled
+            ? await redeliver(ctx.services.models.store, input.id, input.delivery, ctx.services.ctx.now())
+            : null
+        if (!again) throw new DomainError('not_found', 'No such delivery to an enabled endpoint.')
+        return asApiDelivery(again)
       }),
   }),
   jobs: t.router({

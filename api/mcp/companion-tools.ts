@@ -2,13 +2,18 @@
 // read text outputs, fresh download links, and uploads for file inputs.
 import type { CallToolResult, McpServer, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server'
 import { z } from 'zod'
+import { requireTool } from '../../app/jobs/create-job.ts'
 import { cancelJob } from '../../app/jobs/job-actions.ts'
+import { jobRequestFrom } from '../../app/jobs/job-request.ts'
+import { quoteJob } from '../../app/jobs/quote-job.ts'
 import { readFileChunk } from '../../app/jobs/read-file-chunk.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { jobIdPattern } from '../../domain/ids.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { createUploadWithinLimits } from '../account-storage.ts'
 import { requireScope, runScope } from '../auth.ts'
+import { takeQuote } from '../quote-limit.ts'
+import { quote as quoteSchema } from '../quote-schema.ts'
 import { renderOptions, signedUploadUrl } from '../signed-paths.ts'
 import {
   downloadLinksSchema,
@@ -21,7 +26,7 @@ import {
 } from './output-schemas.ts'
 import { jobResult, structured } from './results.ts'
 import { failure, type ToolContext } from './tool-context.ts'
-import { advertisedSchema } from './tool-input.ts'
+import { advertisedSchema, jobFieldsOf } from './tool-input.ts'
 import { waitForJob } from './wait-for-job.ts'
 
 const reading: ToolAnnotations = {
@@ -116,6 +121,39 @@ export function registerCompanionTools(
           ? await waitForJob(services, accountId, job_id, wait_seconds * 1000, ctx)
           : await findJob(job_id)
       return jobResult(job, Math.round((Date.now() - started) / 1000))
+    },
+  })
+
+  register(server, context, {
+    name: 'quote_job',
+    title: 'Quote a job',
+    description:
+      'Ask what a job would cost before starting it: give the tool name and the same arguments you would pass to that tool (options and upload_id, url or job_file). The input is measured (faces, pages) but nothing runs, nothing is charged and no quota is used. Answers the credits, your balance, and whether the job would be admitted now (with the error code it would get). Quotes have their own, lower rate limit.',
+    input: z.strictObject({
+      tool: z.string().max(64).describe('The tool to quote, e.g. split_3d_model.'),
+      arguments: z
+        .record(z.string(), z.unknown())
+        .default({})
+        .describe('The arguments you would call the tool with (its options and its input).'),
+    }),
+    output: quoteSchema,
+    annotations: { ...reading, idempotentHint: false, openWorldHint: true },
+    async run({ tool, arguments: args }) {
+      takeQuote(services, principal.credentialId)
+      const definition = requireTool(tool)
+      const request = jobRequestFrom(
+        definition,
+        { kind: 'fields', fields: jobFieldsOf(args) },
+        services.ctx.config,
+      )
+      return structured(
+        await quoteJob(services.ctx, services.measureInput, {
+          accountId,
+          tool: definition.id,
+          options: request.options,
+          input: request.input,
+        }),
+      )
     },
   })
 

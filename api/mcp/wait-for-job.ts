@@ -1,16 +1,15 @@
-// Waits a bounded time for a job to finish, so no call outlives the client's timeout. While it
+// Waits a bounded time for a job to finish (on the process's shared job events, as REST's
+// `Prefer: wait` does), so no call outlives the client's timeout. While it
 // waits it reports progress when the client sent a progress token: 0 when queued, 5 to 95 while the
 // job runs (its own fraction), 100 once final. MCP wants progress to grow, so equal values are not sent.
 import type { ProgressToken, ServerContext } from '@modelcontextprotocol/server'
+import { holdForJob } from '../../app/jobs/job-events.ts'
 import type { Services } from '../../app/services.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { getJob, getJobRecord } from '../../projections/jobs/queries.ts'
 import type { JobResource } from '../../projections/jobs/render.ts'
 import { renderOptions } from '../signed-paths.ts'
 import { isFinal } from './results.ts'
-
-const firstPollMs = 100
-const maxPollMs = 1000
 
 function progressOf(status: JobResource['status'], fraction: number | undefined): number {
   if (status === 'queued') return 0
@@ -31,19 +30,8 @@ function progressReporter(ctx: ServerContext) {
   }
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
-
 /** The job as it stands when it finished, the wait ran out, or the client went away. */
-export async function waitForJob(
+export function waitForJob(
   services: Services,
   accountId: string,
   jobId: string,
@@ -51,16 +39,21 @@ export async function waitForJob(
   ctx: ServerContext,
 ): Promise<JobResource> {
   const report = progressReporter(ctx)
-  const deadline = Date.now() + waitMs
-  let pollMs = firstPollMs
-  for (;;) {
-    const job = await getJob(services.models, accountId, jobId, renderOptions(services))
-    if (!job) throw new DomainError('not_found', `No job ${jobId}.`)
-    const record = job.status === 'running' ? await getJobRecord(services.models, jobId) : null
-    const message = record?.progress?.message ?? job.status
-    await report(progressOf(job.status, record?.progress?.fraction), message)
-    if (isFinal(job) || Date.now() >= deadline || ctx.mcpReq.signal.aborted) return job
-    await sleep(Math.min(pollMs, deadline - Date.now()), ctx.mcpReq.signal)
-    pollMs = Math.min(pollMs * 2, maxPollMs)
-  }
+  return holdForJob(services.jobEvents, jobId, {
+    waitMs,
+    signal: ctx.mcpReq.signal,
+    async read() {
+      const job = await getJob(services.models, accountId, jobId, renderOptions(services))
+      if (!job) throw new DomainError('not_found', `No job ${jobId}.`)
+      return job
+    },
+    done: isFinal,
+    async onRead(job) {
+      const record = job.status === 'running' ? await getJobRecord(services.models, jobId) : null
+      await report(
+        progressOf(job.status, record?.progress?.fraction),
+        record?.progress?.message ?? job.status,
+      )
+    },
+  })
 }

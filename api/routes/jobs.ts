@@ -7,15 +7,27 @@ import { z } from 'zod'
 import { createJob, requireTool } from '../../app/jobs/create-job.ts'
 import { cancelJob, deleteJob } from '../../app/jobs/job-actions.ts'
 import { createJobFields, jobRequestFrom, maxIdempotencyKeyLength } from '../../app/jobs/job-request.ts'
+import { quoteJob } from '../../app/jobs/quote-job.ts'
 import type { FetchPolicy } from '../../app/jobs/stage-input.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { jobStatuses } from '../../domain/job/events.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { asApiJob, asApiPage } from '../job-view.ts'
+import { jobAfterPreferredWait } from '../prefer-wait.ts'
+import { takeQuote } from '../quote-limit.ts'
+import { quote } from '../quote-schema.ts'
 import { errors, job, jobIdParam, jobList } from '../schemas.ts'
 import { renderOptions } from '../signed-paths.ts'
 
 const isRawBody = (body: unknown): body is Readable => body instanceof Readable
+
+const preferHeader = z
+  .string()
+  .max(200)
+  .optional()
+  .describe(
+    'RFC 7240 preferences; `wait=N` holds the answer up to N seconds (at most 60) for the job to be final.',
+  )
 
 /** What job creation reads of a request, whichever route it came by. */
 interface CreateRequest {
@@ -39,10 +51,18 @@ export const jobRoutes =
         throw new DomainError('busy', 'The job was created but cannot be read yet; get it again shortly.', {
           retryAfterSeconds: 1,
         })
-      return asApiJob(found)
+      return found
     }
 
-    const create = async (toolId: string, request: CreateRequest) => {
+    /** The request read by the one request→job function (job creation and price quotes alike). */
+    const withJobRequest = async <T>(
+      toolId: string,
+      request: CreateRequest,
+      use: (
+        tool: ReturnType<typeof requireTool>,
+        jobRequest: ReturnType<typeof jobRequestFrom>,
+      ) => Promise<T>,
+    ): Promise<T> => {
       const tool = requireTool(toolId)
       const headerKey = request.headers['idempotency-key']
       try {
@@ -59,6 +79,15 @@ export const jobRoutes =
             : { kind: 'fields', fields: request.body, headerKey },
           app.services.ctx.config,
         )
+        return await use(tool, jobRequest)
+      } finally {
+        // A body the job never read (refused, or a replay) is drained and dropped, never stored.
+        if (isRawBody(request.body) && !request.body.readableEnded) request.body.resume()
+      }
+    }
+
+    const create = (toolId: string, request: CreateRequest) =>
+      withJobRequest(toolId, request, async (tool, jobRequest) => {
         const result = await createJob(
           app.services.ctx,
           { accountId: request.principal.accountId, tool: tool.id, ...jobRequest },
@@ -68,15 +97,14 @@ export const jobRoutes =
           created: result.created,
           job: await readJob(request.principal.accountId, result.jobId, result.position),
         }
-      } finally {
-        // A body the job never read (refused, or a replay) is drained and dropped, never stored.
-        if (isRawBody(request.body) && !request.body.readableEnded) request.body.resume()
-      }
-    }
+      })
 
     const createSchema = {
       tags: ['jobs'],
-      headers: z.looseObject({ 'idempotency-key': z.string().max(maxIdempotencyKeyLength).optional() }),
+      headers: z.looseObject({
+        'idempotency-key': z.string().max(maxIdempotencyKeyLength).optional(),
+        prefer: preferHeader,
+      }),
       // With a raw file body: the file's name and the tool's options, each a single string value.
       querystring: z.object({ filename: z.string().min(1).max(255).optional() }).catchall(z.string()),
       body: createJobFields,
@@ -107,7 +135,14 @@ export const jobRoutes =
       },
       async (request, reply) => {
         const { created, job: resource } = await create(request.params.tool, request)
-        return reply.status(created ? 202 : 200).send(resource)
+        const held = await jobAfterPreferredWait(
+          app.services,
+          request,
+          reply,
+          request.principal.accountId,
+          resource,
+        )
+        return reply.status(created ? 202 : 200).send(asApiJob(held))
       },
     )
     app.post(
@@ -118,8 +153,43 @@ export const jobRoutes =
       },
       async (request, reply) => {
         const { created, job: resource } = await create('split_3d_model', request)
-        return reply.status(created ? 202 : 200).send(resource)
+        const held = await jobAfterPreferredWait(
+          app.services,
+          request,
+          reply,
+          request.principal.accountId,
+          resource,
+        )
+        return reply.status(created ? 202 : 200).send(asApiJob(held))
       },
+    )
+
+    app.post(
+      '/v1/tools/:tool/quote',
+      {
+        schema: {
+          ...createSchema,
+          summary: 'Quote the price of a job without running it',
+          description:
+            'Takes the same three input forms as starting a job. Measures the input (faces, pages) without running the tool, charging, or counting against quotas, and answers the credits the job would cost, the balance, and whether it would be admitted now (with the error code it would get). Quotes have their own rate limit.',
+          params: z.object({ tool: z.string().max(64) }),
+          response: {
+            200: quote,
+            ...errors(400, 401, 402, 403, 404, 409, 410, 411, 413, 415, 422, 429, 503),
+          },
+        },
+        validatorCompiler: bodyOrStream as never,
+        onRequest: async (request) => takeQuote(app.services, request.principal.credentialId),
+      },
+      async (request) =>
+        withJobRequest(request.params.tool, request, (tool, { options, input }) =>
+          quoteJob(
+            app.services.ctx,
+            app.services.measureInput,
+            { accountId: request.principal.accountId, tool: tool.id, options, input },
+            fetchPolicy,
+          ),
+        ),
     )
 
     app.get(
@@ -156,11 +226,14 @@ export const jobRoutes =
         schema: {
           tags: ['jobs'],
           summary: 'Get a job, with fresh download URLs',
+          description:
+            'With `Prefer: wait=N` (N up to 60) the answer waits until the job is final or N seconds pass, and says `Preference-Applied: wait=N`.',
           params: jobIdParam,
+          headers: z.looseObject({ prefer: preferHeader }),
           response: { 200: job, ...errors(400, 401, 403, 404, 429) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const found = await getJob(
           app.services.models,
           request.principal.accountId,
@@ -168,7 +241,9 @@ export const jobRoutes =
           renderOptions(app.services),
         )
         if (!found) throw new DomainError('not_found', 'No such job.')
-        return asApiJob(found)
+        return asApiJob(
+          await jobAfterPreferredWait(app.services, request, reply, request.principal.accountId, found),
+        )
       },
     )
 

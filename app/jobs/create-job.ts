@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto'
 import { extname } from 'node:path'
 import { earlierJobFor, requireAdmissible } from '../../domain/account/admission.ts'
-import type { AdmissionPolicy, ToolPolicy } from '../../domain/account/commands.ts'
+import type { AccountCommand, AdmissionPolicy, ToolPolicy } from '../../domain/account/commands.ts'
 import { accountStream } from '../../domain/account/events.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { newJobId } from '../../domain/ids.ts'
@@ -35,7 +35,7 @@ import {
 } from './stage-input.ts'
 
 /** The input once read: URL and body inputs are staged files; the others are references. */
-type ReadyInput =
+export type ReadyInput =
   | Exclude<RequestedInput, { kind: 'url' } | { kind: 'body' }>
   | ({ kind: 'staged' } & StagedFile)
 
@@ -63,7 +63,7 @@ export function requireTool(id: string): ToolDefinition {
 }
 
 /** The request's input against the tool's input kind (jobRequestFrom already did this for surfaces). */
-function checkInputShape(tool: ToolDefinition, input: RequestedInput): void {
+export function checkInputShape(tool: ToolDefinition, input: RequestedInput): void {
   if (tool.input.kind === 'parameters') {
     if (input.kind !== 'none')
       throw new DomainError('invalid_request', `${tool.id} takes only options, no file.`)
@@ -90,8 +90,8 @@ function checkExtension(tool: ToolDefinition, name: string): void {
   }
 }
 
-/** Moves the input into the job's own blob folder and describes it. */
-async function stageInput(
+/** Moves the input into the job's own blob folder and describes it (price quotes stage the same way). */
+export async function stageInput(
   ctx: ServiceContext,
   tool: ToolDefinition,
   jobId: string,
@@ -223,7 +223,8 @@ async function replayOrRefusal(
   return null
 }
 
-async function readInput(
+/** Reads a URL or body input into a staged file (price quotes read the same way). */
+export async function readInput(
   ctx: ServiceContext,
   tool: ToolDefinition,
   input: RequestedInput,
@@ -362,7 +363,23 @@ function admit(
   jobId: string,
   requestHash: string,
 ) {
-  return handleCommand(ctx.store, accountStream(request.accountId), accountDecider, {
+  return handleCommand(
+    ctx.store,
+    accountStream(request.accountId),
+    accountDecider,
+    admissionCommand(ctx, request, tool, jobId, requestHash),
+  )
+}
+
+/** The admission decision for a job (price quotes ask it without appending). */
+export function admissionCommand(
+  ctx: ServiceContext,
+  request: Pick<CreateJobRequest, 'idempotencyKey'>,
+  tool: ToolDefinition,
+  jobId: string,
+  requestHash: string | null,
+): AccountCommand {
+  return {
     type: 'AdmitJob',
     data: {
       jobId,
@@ -372,5 +389,5 @@ function admit(
       policy: admissionPolicyOf(ctx),
       now: ctx.now(),
     },
-  })
+  }
 }

@@ -85,7 +85,7 @@ export async function fetchDocument(url: string, options: FetchOptions): Promise
   try {
     const target = parseAllowedUrl(url, options)
     const addresses = await vettedAddresses(target, options, deadline.signal)
-    const response = await connect(target, addresses, options, deadline.signal)
+    const response = await connect(target, addresses, options, deadline.signal, getRequest)
     try {
       const chunks: Buffer[] = []
       let received = 0
@@ -118,7 +118,7 @@ async function openFollowingRedirects(url: string, options: FetchOptions, signal
   let target = parseAllowedUrl(url, options)
   let addresses = await vettedAddresses(target, options, signal)
   for (let redirects = 0; ; redirects++) {
-    const response = await connect(target, addresses, options, signal)
+    const response = await connect(target, addresses, options, signal, getRequest)
     const status = response.statusCode ?? 0
     const location = response.headers.location
     if (redirectStatuses.has(status) && location !== undefined) {
@@ -181,11 +181,58 @@ async function vettedAddresses(target: AllowedUrl, options: FetchOptions, signal
   return found.map(({ address }) => ({ address, family: isIP(address) }))
 }
 
+interface OutgoingRequest {
+  method: 'GET' | 'POST'
+  headers: Record<string, string>
+  body: string | null
+}
+
+const getRequest: OutgoingRequest = {
+  method: 'GET',
+  headers: { 'accept-encoding': 'identity', 'user-agent': 'kiln-fetch/1' },
+  body: null,
+}
+
+/**
+ * POSTs a body to a caller-registered URL (webhook deliveries) under the same rules as a download:
+ * vetted scheme, host and every resolved address, pinned connection, no redirects followed. Answers
+ * the status code; the response body is not read.
+ */
+export async function postToUrl(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: Omit<FetchOptions, 'maxBytes' | 'maxRedirects'>,
+): Promise<{ status: number }> {
+  const deadline = new AbortController()
+  const timer = setTimeout(
+    () => deadline.abort(fetchFailed(`${url} did not answer within ${options.timeoutMs} ms.`)),
+    options.timeoutMs,
+  )
+  try {
+    const target = parseAllowedUrl(url, options)
+    const addresses = await vettedAddresses(target, { ...options, maxBytes: 0 }, deadline.signal)
+    const response = await connect(target, addresses, { ...options, maxBytes: 0 }, deadline.signal, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      body,
+    })
+    response.destroy()
+    return { status: response.statusCode ?? 0 }
+  } catch (error) {
+    if (deadline.signal.aborted) throw deadline.signal.reason
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 function connect(
   target: AllowedUrl,
   addresses: ResolvedAddress[],
   options: FetchOptions,
   signal: AbortSignal,
+  outgoingRequest: OutgoingRequest,
 ) {
   const pinnedLookup: LookupFunction = (_host, lookupOptions, callback) => {
     if (lookupOptions.all) return callback(null, addresses)
@@ -197,8 +244,8 @@ function connect(
       host: target.host,
       port: target.port,
       path: target.url.pathname + target.url.search,
-      method: 'GET',
-      headers: { 'accept-encoding': 'identity', 'user-agent': 'kiln-fetch/1' },
+      method: outgoingRequest.method,
+      headers: outgoingRequest.headers,
       // A private agent: no pooled socket from another request, and no proxy that would do its own DNS.
       agent: false,
       lookup: pinnedLookup,
@@ -207,7 +254,7 @@ function connect(
     })
     outgoing.on('response', resolve)
     outgoing.on('error', (error) => reject(connectionFailure(error, target.host)))
-    outgoing.end()
+    outgoing.end(outgoingRequest.body ?? undefined)
   })
 }
 

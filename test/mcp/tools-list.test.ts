@@ -5,7 +5,7 @@ import { connect } from './clients.ts'
 import { type McpTestServer, startMcpTestServer } from './fixture.ts'
 import { configureProviders } from './provider-env.ts'
 
-const companions = ['get_job', 'list_jobs', 'cancel_job', 'read_job_file', 'get_download_links']
+const companions = ['get_job', 'list_jobs', 'cancel_job', 'read_job_file', 'get_download_links', 'quote_job']
 let server: McpTestServer
 let key: string
 let restoreEnv: () => void

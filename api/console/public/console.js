@@ -77,6 +77,73 @@ async function renderApps() {
   )
 }
 
+function button(label, onClick) {
+  const element = document.createElement('button')
+  element.textContent = label
+  element.addEventListener('click', onClick)
+  return element
+}
+
+function showSecret(secret) {
+  $('#new-webhook-secret').textContent = secret
+  $('#new-webhook').hidden = false
+}
+
+async function renderDeliveries(endpoint) {
+  const deliveries = await client.webhooks.deliveries.query({ id: endpoint.id })
+  $('#deliveries-url').textContent = endpoint.url
+  $('#deliveries tbody').replaceChildren(
+    ...deliveries.map((d) => {
+      const actions = document.createElement('td')
+      if (endpoint.status === 'enabled')
+        actions.append(
+          button('Send again', async () => {
+            await client.webhooks.redeliver.mutate({ id: endpoint.id, delivery: d.id })
+            await renderDeliveries(endpoint)
+          }),
+        )
+      return row(
+        fmtDate(d.created_at),
+        d.type,
+        d.status,
+        d.attempts,
+        d.last_status_code ?? d.last_error ?? '',
+        actions,
+      )
+    }),
+  )
+  $('#deliveries').hidden = false
+}
+
+async function renderWebhooks() {
+  const endpoints = await client.webhooks.list.query()
+  $('#webhooks tbody').replaceChildren(
+    ...endpoints.map((endpoint) => {
+      const actions = document.createElement('td')
+      actions.append(
+        button('Deliveries', () => renderDeliveries(endpoint)),
+        button('Rotate secret', async () =>
+          showSecret((await client.webhooks.rotate.mutate({ id: endpoint.id })).secret),
+        ),
+        button('Delete', async () => {
+          await client.webhooks.remove.mutate({ id: endpoint.id })
+          $('#deliveries').hidden = true
+          await renderWebhooks()
+        }),
+      )
+      // A disabled endpoint says why, in the row itself: deliveries to it have stopped.
+      const status =
+        endpoint.status === 'disabled'
+          ? `Disabled ${fmtDate(endpoint.disabled_at)}: ${endpoint.disabled_reason}`
+          : 'Enabled'
+      const tr = row(endpoint.url, endpoint.events.join(', '), status, actions)
+      tr.dataset.endpointId = endpoint.id
+      tr.classList.toggle('disabled', endpoint.status === 'disabled')
+      return tr
+    }),
+  )
+}
+
 async function renderCatalog() {
   const catalog = await client.catalog.query()
   if (!catalog.available) {
@@ -154,6 +221,7 @@ async function showApp() {
     renderAccount(),
     renderKeys(),
     renderApps(),
+    renderWebhooks(),
     renderCatalog(),
     renderJobs(),
     renderPasskeys(),
@@ -298,6 +366,19 @@ $('#key-form').addEventListener('submit', async (event) => {
     await renderKeys()
   } catch (error) {
     $('#key-error').textContent = error.message
+  }
+})
+
+$('#webhook-form').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  $('#webhook-error').textContent = ''
+  try {
+    const created = await client.webhooks.create.mutate({ url: $('#new-webhook-url').value.trim() })
+    showSecret(created.secret)
+    $('#new-webhook-url').value = ''
+    await renderWebhooks()
+  } catch (error) {
+    $('#webhook-error').textContent = error.message
   }
 })
 

@@ -76,7 +76,7 @@ describe('duties under a lease', () => {
   }
 
   it('the first process holds both duties; the other takes them over within a lease time after a SIGKILL', async () => {
-    expect(holders()).toEqual({ projector: first!.pid, housekeeper: first!.pid })
+    expect(holders()).toEqual({ projector: first!.pid, housekeeper: first!.pid, webhooks: first!.pid })
     expect(control.duties).toEqual([])
 
     const { accountId } = await openAccount(control.ctx, { login: 'lease', email: null, credits: 0 })
@@ -87,12 +87,13 @@ describe('duties under a lease', () => {
     await kill(first)
     const taken = await pollUntil(
       async () => holders(),
-      (now) => now.projector === second!.pid && now.housekeeper === second!.pid,
+      (now) =>
+        now.projector === second!.pid && now.housekeeper === second!.pid && now.webhooks === second!.pid,
       leaseTtlMs * 6,
     )
     const failoverMs = Date.now() - killedAt
     console.log(`[lease] both duties taken over ${failoverMs} ms after the SIGKILL (lease ${leaseTtlMs} ms)`)
-    expect(taken).toEqual({ projector: second!.pid, housekeeper: second!.pid })
+    expect(taken).toEqual({ projector: second!.pid, housekeeper: second!.pid, webhooks: second!.pid })
     // Lease time plus one claim interval, with room for a loaded machine.
     expect(failoverMs).toBeLessThan(leaseTtlMs * 4)
 
