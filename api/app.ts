@@ -10,12 +10,12 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod'
 import type { Services } from '../app/services.ts'
-import { authenticate, type Principal } from './auth.ts'
+import { authenticateFrom, type Principal } from './auth.ts'
 import { frameworkErrors, installErrorHandling } from './error-handler.ts'
 import type { FetchPolicy } from './job-input.ts'
 import { registerOps, requestId } from './ops/plugin.ts'
 import { registerRestResourceMetadata } from './protected-resource.ts'
-import { RateLimiter } from './rate-limit.ts'
+import { admitRequest, RequestLimits } from './rate-limit.ts'
 import { accountRoutes } from './routes/account.ts'
 import { fileRoutes } from './routes/files.ts'
 import { jobRoutes } from './routes/jobs.ts'
@@ -28,8 +28,8 @@ import { webhookRoutes } from './routes/webhooks.ts'
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services
-    /** One token bucket per credential, shared by REST and MCP. */
-    rateLimiter: RateLimiter
+    /** The request limits (per credential, per client address, failed authentications), shared by REST, MCP and the console. */
+    rateLimits: RequestLimits
   }
   interface FastifyRequest {
     principal: Principal
@@ -55,7 +55,9 @@ export async function buildApp({
   const app = Fastify({
     ...(typeof logger === 'object' ? { loggerInstance: logger } : { logger }),
     bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    // X-Forwarded-For is believed only from the configured proxies: anyone else could pick their own
+    // address and escape the per-address limits.
+    trustProxy: services.ctx.config.trustProxy.length > 0 ? services.ctx.config.trustProxy : false,
     return503OnClosing: true,
     frameworkErrors,
     genReqId: requestId,
@@ -93,12 +95,12 @@ export async function buildApp({
   await app.register(signedRoutes)
   await app.register(webhookRoutes)
 
-  const limiter = new RateLimiter(services.ctx.config.rateLimit)
-  app.decorate('rateLimiter', limiter)
+  const limits = RequestLimits.fromConfig(services.ctx.config)
+  app.decorate('rateLimits', limits)
   await app.register(async (authenticated) => {
-    authenticated.addHook('onRequest', async (request) => {
-      request.principal = await authenticate(services, request.headers.authorization)
-      limiter.take(request.principal.credentialId, services.ctx.now())
+    authenticated.addHook('onRequest', async (request, reply) => {
+      request.principal = await authenticateFrom(services, limits, request)
+      admitRequest(limits, reply, request.principal.credentialId, request.ip, services.ctx.now())
     })
     await authenticated.register(toolRoutes)
     await authenticated.register(jobRoutes(fetchPolicy))

@@ -24,6 +24,7 @@ import { SecretBlobStore } from '../workers/secrets/secret-blob-store.ts'
 import { loadCatalog } from './billing/catalog.ts'
 import type { Config } from './config.ts'
 import type { ServiceContext } from './context.ts'
+import { CredentialCache } from './identity/credential-cache.ts'
 import { failJob } from './jobs/settle-job.ts'
 import { LeasedDuty } from './leased-duty.ts'
 import { log } from './log.ts'
@@ -35,6 +36,8 @@ import { keepSnapshots, StreamSnapshots } from './stream-snapshots.ts'
 export interface Services {
   ctx: ServiceContext
   models: ReadModels
+  /** Credentials and accounts authentication found, kept until a withdrawal is projected here. */
+  credentials: CredentialCache
   /** The duties held under a lease (projector, housekeeper): whether this process holds each now. */
   duties: LeasedDuty[]
   /** What the billing catalog sells (available only with a payment processor). */
@@ -109,6 +112,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
   // Each duty runs in one process at a time, under a lease in the shared read store.
   const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   let runners: ProjectionRunner[] = []
+  const credentials = new CredentialCache()
   const duties: LeasedDuty[] = []
   if (project && config.roles.includes('projector'))
     duties.push(
@@ -125,12 +129,15 @@ export async function startServices(config: Config, options: StartOptions = {}):
                     { model: projector.model, err: error },
                     'projection: batch failed; resubscribing',
                   ),
+                onApplied: (events) => credentials.observe(projector.model, events),
               }),
           )
+          credentials.start()
           for (const runner of runners) await runner.start()
           const started = runners
           return {
             async stop() {
+              credentials.stop()
               for (const runner of started) await runner.stop()
             },
           }
@@ -208,6 +215,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
   return {
     ctx,
     models,
+    credentials,
     duties,
     catalog: loadCatalog(config.billingCatalog),
     async waitForPosition(position, timeoutMs = 5000) {

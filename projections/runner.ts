@@ -13,6 +13,8 @@ export interface RunnerOptions {
   /** Wait before resubscribing after a failed batch. */
   retryDelayMs?: number
   onError?(error: unknown): void
+  /** Called with each batch once the model has written it, before waiters for its positions wake. */
+  onApplied?(events: readonly RecordedEvent[]): void
 }
 
 interface Waiter {
@@ -27,6 +29,7 @@ export class ProjectionRunner {
   readonly #batchSize: number
   readonly #retryDelayMs: number
   readonly #onError: (error: unknown) => void
+  readonly #onApplied: (events: readonly RecordedEvent[]) => void
   #generation = 0
   #position = 0
   #subscription: Subscription | null = null
@@ -45,6 +48,7 @@ export class ProjectionRunner {
     this.#batchSize = options.batchSize ?? 500
     this.#retryDelayMs = options.retryDelayMs ?? 1000
     this.#onError = options.onError ?? ((error) => console.error(`projection ${projector.model}:`, error))
+    this.#onApplied = options.onApplied ?? (() => {})
   }
 
   get model(): string {
@@ -141,6 +145,7 @@ export class ProjectionRunner {
       }
       await projectBatch(this.#reads, this.#projector, this.#generation, events)
       this.#position = events.at(-1)!.position
+      this.#onApplied(events)
       this.#notify()
     } catch (error) {
       this.#onError(error)

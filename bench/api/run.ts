@@ -1,6 +1,7 @@
-// The REST facade under load: GET /v1/jobs/{id} and job creation (POST /v1/tools/get_random_bytes/jobs)
-// on the real server, against a bare Fastify route answering the same JSON, in the same run.
-//   node bench/api/run.ts [--duration 5] [--connections 10] [--creations 1000]
+// The REST facade under load: GET /v1/jobs/{id}, GET /v1/me and job creation
+// (POST /v1/tools/get_random_bytes/jobs) on the real server, against a bare Fastify route answering
+// the same JSON, in the same run.
+//   node bench/api/run.ts [--duration 5] [--connections 10] [--creations 1000] [--only read,me,create]
 // The server runs as `npm start` does, in its own process, with the rate, active-job and queue
 // limits lifted and no workers: creation measures the API path (auth, validation, the account and
 // job deciders, the event append, projection and read-back), not the tool. Nothing is asserted on
@@ -22,11 +23,14 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '10' },
     creations: { type: 'string', default: '1000' },
+    // A subset of the operations, e.g. to profile one of them alone (KILN_BENCH_PROFILE).
+    only: { type: 'string', default: 'read,me,create' },
   },
 })
 const duration = Number(values.duration)
 const connections = Number(values.connections)
 const creations = Number(values.creations)
+const only = new Set(values.only.split(','))
 const tool = 'get_random_bytes'
 const unlimited = '1000000000'
 
@@ -51,6 +55,8 @@ async function startKiln(port: number): Promise<string> {
     RUN_WORKERS: 'false',
     RATE_LIMIT_PER_SECOND: unlimited,
     RATE_LIMIT_BURST: unlimited,
+    ADDRESS_RATE_LIMIT_PER_SECOND: unlimited,
+    ADDRESS_RATE_LIMIT_BURST: unlimited,
     MAX_ACTIVE_JOBS: unlimited,
     MAX_QUEUED_JOBS: unlimited,
   }
@@ -74,8 +80,8 @@ async function startKiln(port: number): Promise<string> {
   throw new Error('the kiln server did not start')
 }
 
-async function startBare(jobFile: string): Promise<string> {
-  const child = spawn(process.execPath, ['bench/api/bare-server.ts', jobFile], {
+async function startBare(jobFile: string, meFile: string): Promise<string> {
+  const child = spawn(process.execPath, ['bench/api/bare-server.ts', jobFile, meFile], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   children.push(child)
@@ -92,15 +98,10 @@ function refuseErrors(what: string, result: Result): Result {
   return result
 }
 
-const readJob = async (base: string, jobId: string, key: string) =>
+const read = async (url: string, key: string) =>
   refuseErrors(
-    `GET ${base}`,
-    await autocannon({
-      url: `${base}/v1/jobs/${jobId}`,
-      headers: { authorization: `Bearer ${key}` },
-      connections,
-      duration,
-    }),
+    `GET ${url}`,
+    await autocannon({ url, headers: { authorization: `Bearer ${key}` }, connections, duration }),
   )
 
 // Each account may start a limited number of free jobs a day, so creations on kiln are counted
@@ -149,21 +150,40 @@ try {
   const job = (await created.json()) as { id: string }
   const jobFile = join(dir, 'job.json')
   writeFileSync(jobFile, JSON.stringify(job))
-  const bare = await startBare(jobFile)
+  const meAnswer = await fetch(`${kiln}/v1/me`, { headers: { authorization: `Bearer ${keys[0]}` } })
+  const meFile = join(dir, 'me.json')
+  writeFileSync(meFile, JSON.stringify(await meAnswer.json()))
+  const bare = await startBare(jobFile, meFile)
 
   // A short first pass on each warms the JIT; its figures are dropped.
   for (const base of [kiln, bare])
-    await autocannon({
-      url: `${base}/v1/jobs/${job.id}`,
-      headers: { authorization: `Bearer ${keys[0]}` },
-      connections,
-      duration: 1,
-    })
-  const reads = { kiln: await readJob(kiln, job.id, keys[0]!), bare: await readJob(bare, job.id, keys[0]!) }
-  const creates = {
-    kiln: await createJobs(kiln, keys, { amount: creations }),
-    bare: await createJobs(bare, keys, { duration }),
-  }
+    for (const path of [`/v1/jobs/${job.id}`, '/v1/me'])
+      await autocannon({
+        url: `${base}${path}`,
+        headers: { authorization: `Bearer ${keys[0]}` },
+        connections,
+        duration: 1,
+      })
+  const rows: string[] = []
+  // Kiln and bare back to back for each operation, so both see the same load from other processes.
+  if (only.has('read'))
+    rows.push(
+      row(
+        'GET /v1/jobs/{id}',
+        await read(`${kiln}/v1/jobs/${job.id}`, keys[0]!),
+        await read(`${bare}/v1/jobs/${job.id}`, keys[0]!),
+      ),
+    )
+  if (only.has('me'))
+    rows.push(row('GET /v1/me', await read(`${kiln}/v1/me`, keys[0]!), await read(`${bare}/v1/me`, keys[0]!)))
+  if (only.has('create'))
+    rows.push(
+      row(
+        `POST /v1/tools/${tool}/jobs`,
+        await createJobs(kiln, keys, { amount: creations }),
+        await createJobs(bare, keys, { duration }),
+      ),
+    )
 
   console.log(
     `\n${connections} connections; reads for ${duration} s; ${creations} creations over ${keys.length} accounts. Latencies in whole ms (autocannon's resolution). Ratio: kiln req/s ÷ bare req/s.\n`,
@@ -172,8 +192,7 @@ try {
     '| Operation | kiln req/s | kiln p50 | kiln p99 | bare Fastify req/s | bare p50 | bare p99 | ratio |',
   )
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
-  console.log(row('GET /v1/jobs/{id}', reads.kiln, reads.bare))
-  console.log(row(`POST /v1/tools/${tool}/jobs`, creates.kiln, creates.bare))
+  for (const line of rows) console.log(line)
 } finally {
   for (const child of children) child.kill('SIGTERM')
   await Promise.all(children.map((child) => (child.exitCode === null ? once(child, 'exit') : null)))
