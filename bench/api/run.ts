@@ -8,7 +8,7 @@
 // the figures; a run with any non-2xx answer is refused, since its numbers would measure errors.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -45,7 +45,32 @@ async function freePort(): Promise<number> {
   return port
 }
 
-async function startKiln(port: number): Promise<string> {
+/** A server under test: its base URL and process id (whose CPU time the bench reads). */
+interface Server {
+  base: string
+  pid: number
+}
+
+/** CPU seconds (user + system) the process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** A run's result and the server's CPU time per answered request. */
+interface Measured {
+  result: Result
+  cpuUsPerRequest: number
+}
+
+async function measure(server: Server, run: () => Promise<Result>): Promise<Measured> {
+  const before = cpuSeconds(server.pid)
+  const result = await run()
+  return { result, cpuUsPerRequest: ((cpuSeconds(server.pid) - before) * 1e6) / result.requests.total }
+}
+
+async function startKiln(port: number): Promise<Server> {
   const env = {
     ...process.env,
     PORT: String(port),
@@ -63,9 +88,11 @@ async function startKiln(port: number): Promise<string> {
   const profile = process.env.KILN_BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.KILN_BENCH_PROFILE}`]
     : []
-  children.push(
-    spawn(process.execPath, [...profile, 'api/main.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] }),
-  )
+  const child = spawn(process.execPath, [...profile, 'api/main.ts'], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  children.push(child)
   const base = `http://127.0.0.1:${port}`
   for (let attempt = 0; attempt < 100; attempt++) {
     if (
@@ -74,19 +101,19 @@ async function startKiln(port: number): Promise<string> {
         () => false,
       )
     )
-      return base
+      return { base, pid: child.pid! }
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
   throw new Error('the kiln server did not start')
 }
 
-async function startBare(jobFile: string, meFile: string): Promise<string> {
+async function startBare(jobFile: string, meFile: string): Promise<Server> {
   const child = spawn(process.execPath, ['bench/api/bare-server.ts', jobFile, meFile], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   children.push(child)
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
-  return `http://127.0.0.1:${line.trim()}`
+  return { base: `http://127.0.0.1:${line.trim()}`, pid: child.pid! }
 }
 
 function refuseErrors(what: string, result: Result): Result {
@@ -129,17 +156,20 @@ function createJobs(base: string, keys: string[], length: { amount: number } | {
 // Over the whole run rather than per-second samples, which a short run has few of.
 const perSecond = (r: Result) => r.requests.total / r.duration
 
-const row = (operation: string, kiln: Result, bare: Result) => {
+const row = (operation: string, kiln: Measured, bare: Measured) => {
   const ms = (value: number) => `${value} ms`
   const rate = (r: Result) => Math.round(perSecond(r)).toLocaleString('en')
-  return `| ${operation} | ${rate(kiln)} | ${ms(kiln.latency.p50)} | ${ms(kiln.latency.p99)} | ${rate(bare)} | ${ms(bare.latency.p50)} | ${ms(bare.latency.p99)} | ${(perSecond(kiln) / perSecond(bare)).toFixed(2)} |`
+  const cpu = (m: Measured) => `${Math.round(m.cpuUsPerRequest)} µs`
+  const [k, b] = [kiln.result, bare.result]
+  return `| ${operation} | ${rate(k)} | ${ms(k.latency.p50)} | ${ms(k.latency.p99)} | ${cpu(kiln)} | ${rate(b)} | ${ms(b.latency.p50)} | ${ms(b.latency.p99)} | ${cpu(bare)} | ${(perSecond(k) / perSecond(b)).toFixed(2)} |`
 }
 
 try {
   const perAccount = getTool(tool).limits.jobsPerDayBeforePurchase
   // Room for the creation run on both servers' key rotation, plus the job the reads fetch.
   const keys = await createBenchAccounts(dir, Math.ceil((creations + 1) / (perAccount - 1)))
-  const kiln = await startKiln(await freePort())
+  const kilnServer = await startKiln(await freePort())
+  const kiln = kilnServer.base
   const created = await fetch(`${kiln}/v1/tools/${tool}/jobs`, {
     method: 'POST',
     headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' },
@@ -153,7 +183,8 @@ try {
   const meAnswer = await fetch(`${kiln}/v1/me`, { headers: { authorization: `Bearer ${keys[0]}` } })
   const meFile = join(dir, 'me.json')
   writeFileSync(meFile, JSON.stringify(await meAnswer.json()))
-  const bare = await startBare(jobFile, meFile)
+  const bareServer = await startBare(jobFile, meFile)
+  const bare = bareServer.base
 
   // A short first pass on each warms the JIT; its figures are dropped.
   for (const base of [kiln, bare])
@@ -170,28 +201,34 @@ try {
     rows.push(
       row(
         'GET /v1/jobs/{id}',
-        await read(`${kiln}/v1/jobs/${job.id}`, keys[0]!),
-        await read(`${bare}/v1/jobs/${job.id}`, keys[0]!),
+        await measure(kilnServer, () => read(`${kiln}/v1/jobs/${job.id}`, keys[0]!)),
+        await measure(bareServer, () => read(`${bare}/v1/jobs/${job.id}`, keys[0]!)),
       ),
     )
   if (only.has('me'))
-    rows.push(row('GET /v1/me', await read(`${kiln}/v1/me`, keys[0]!), await read(`${bare}/v1/me`, keys[0]!)))
+    rows.push(
+      row(
+        'GET /v1/me',
+        await measure(kilnServer, () => read(`${kiln}/v1/me`, keys[0]!)),
+        await measure(bareServer, () => read(`${bare}/v1/me`, keys[0]!)),
+      ),
+    )
   if (only.has('create'))
     rows.push(
       row(
         `POST /v1/tools/${tool}/jobs`,
-        await createJobs(kiln, keys, { amount: creations }),
-        await createJobs(bare, keys, { duration }),
+        await measure(kilnServer, () => createJobs(kiln, keys, { amount: creations })),
+        await measure(bareServer, () => createJobs(bare, keys, { duration })),
       ),
     )
 
   console.log(
-    `\n${connections} connections; reads for ${duration} s; ${creations} creations over ${keys.length} accounts. Latencies in whole ms (autocannon's resolution). Ratio: kiln req/s ÷ bare req/s.\n`,
+    `\n${connections} connections; reads for ${duration} s; ${creations} creations over ${keys.length} accounts. Latencies in whole ms (autocannon's resolution). CPU: the server's CPU time per request. Ratio: kiln req/s ÷ bare req/s.\n`,
   )
   console.log(
-    '| Operation | kiln req/s | kiln p50 | kiln p99 | bare Fastify req/s | bare p50 | bare p99 | ratio |',
+    '| Operation | kiln req/s | kiln p50 | kiln p99 | kiln CPU | bare Fastify req/s | bare p50 | bare p99 | bare CPU | ratio |',
   )
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const line of rows) console.log(line)
 } finally {
   for (const child of children) child.kill('SIGTERM')
