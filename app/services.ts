@@ -129,7 +129,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
                     { model: projector.model, err: error },
                     'projection: batch failed; resubscribing',
                   ),
-                onApplied: (events) => credentials.observe(projector.model, events),
+                onBatch: (phase, events) => credentials.observe(phase, projector.model, events),
               }),
           )
           credentials.start()

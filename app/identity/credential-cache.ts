@@ -20,6 +20,8 @@ const maxEntries = 50_000
 
 export class CredentialCache {
   #on = false
+  /** Batches with a withdrawal being written now: until they are, nothing is remembered. */
+  #withdrawalsInFlight = 0
   /** Bumped by every forget: a lookup that started before it must not be remembered after it. */
   #epoch = 0
   readonly #entries = new Map<string, unknown>()
@@ -30,11 +32,11 @@ export class CredentialCache {
   }
 
   get<T>(key: string): T | undefined {
-    return this.#on ? (this.#entries.get(key) as T | undefined) : undefined
+    return this.#on && this.#withdrawalsInFlight === 0 ? (this.#entries.get(key) as T | undefined) : undefined
   }
 
   remember(key: string, value: unknown, epoch: number): void {
-    if (!this.#on || epoch !== this.#epoch) return
+    if (!this.#on || this.#withdrawalsInFlight > 0 || epoch !== this.#epoch) return
     if (this.#entries.size >= maxEntries) this.#entries.clear()
     this.#entries.set(key, value)
   }
@@ -51,9 +53,15 @@ export class CredentialCache {
     this.#forget()
   }
 
-  /** Called once a model has written a batch of events. */
-  observe(model: string, events: readonly RecordedEvent[]): void {
-    if (events.some((event) => withdrawing[event.type] === model)) this.#forget()
+  /**
+   * Called as a model starts writing a batch and when it is done. A withdrawal empties the cache at
+   * both ends and keeps it empty in between: another process waiting on the stored checkpoint may
+   * answer the revoking request before this one resumes, and the next request must already miss.
+   */
+  observe(phase: 'writing' | 'done', model: string, events: readonly RecordedEvent[]): void {
+    if (!events.some((event) => withdrawing[event.type] === model)) return
+    this.#withdrawalsInFlight += phase === 'writing' ? 1 : -1
+    this.#forget()
   }
 
   #forget(): void {
