@@ -80,6 +80,7 @@ export class SqliteEventStore implements EventStore {
   #flushScheduled = false
   #batchIds = 0
   #drained: (() => void) | null = null
+  #writerFailure: unknown = null
   /** The page readAll answered last in this turn of the event loop; read-only for every reader. */
   #sharedPage: { from: number; max: number; events: RecordedEvent[] } | null = null
   readonly #writer: Worker | null
@@ -146,6 +147,10 @@ export class SqliteEventStore implements EventStore {
 
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
+      if (this.#writerFailure) {
+        reject(this.#writerFailure)
+        return
+      }
       this.#queue.push({ streamId, events, expected, resolve, reject })
       // Appends made in the same turn of the event loop share a batch.
       if (!this.#inFlight && !this.#flushScheduled) {
@@ -195,8 +200,9 @@ export class SqliteEventStore implements EventStore {
     this.#drained?.()
   }
 
-  /** The writer thread died: nothing in flight or queued can be committed. */
+  /** The writer thread died: nothing in flight, queued or to come can be committed. */
   #fail(error: unknown): void {
+    this.#writerFailure = error
     for (const request of [...(this.#inFlight ?? []), ...this.#queue]) request.reject(error)
     this.#inFlight = null
     this.#queue = []
