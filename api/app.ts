@@ -11,11 +11,11 @@ import {
 } from 'fastify-type-provider-zod'
 import type { FetchPolicy } from '../app/jobs/stage-input.ts'
 import type { Services } from '../app/services.ts'
-import { authenticate, type Principal, requireScope, runScope } from './auth.ts'
+import { authenticateFrom, type Principal, requireScope, runScope } from './auth.ts'
 import { frameworkErrors, installErrorHandling } from './error-handler.ts'
 import { registerOps, requestId } from './ops/plugin.ts'
 import { registerRestResourceMetadata } from './protected-resource.ts'
-import { RateLimiter } from './rate-limit.ts'
+import { admitRequest, RequestLimits } from './rate-limit.ts'
 import { accountRoutes } from './routes/account.ts'
 import { fileRoutes } from './routes/files.ts'
 import { jobEventRoutes } from './routes/job-events.ts'
@@ -30,8 +30,8 @@ import { webhookRoutes } from './routes/webhooks.ts'
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services
-    /** One token bucket per credential, shared by REST and MCP. */
-    rateLimiter: RateLimiter
+    /** The request limits (per credential, per client address, failed authentications), shared by REST, MCP and the console. */
+    rateLimits: RequestLimits
   }
   interface FastifyRequest {
     principal: Principal
@@ -70,7 +70,9 @@ export async function buildApp({
         Math.max(250, Math.floor(services.ctx.config.httpTimeouts.requestMs / 4)),
       ),
     },
-    trustProxy: true,
+    // X-Forwarded-For is believed only from the configured proxies: anyone else could pick their own
+    // address and escape the per-address limits.
+    trustProxy: services.ctx.config.trustProxy.length > 0 ? services.ctx.config.trustProxy : false,
     return503OnClosing: true,
     frameworkErrors,
     genReqId: requestId,
@@ -108,12 +110,12 @@ export async function buildApp({
   await app.register(signedRoutes)
   await app.register(webhookRoutes)
 
-  const limiter = new RateLimiter(services.ctx.config.rateLimit)
-  app.decorate('rateLimiter', limiter)
+  const limits = RequestLimits.fromConfig(services.ctx.config)
+  app.decorate('rateLimits', limits)
   await app.register(async (authenticated) => {
-    authenticated.addHook('onRequest', async (request) => {
-      request.principal = await authenticate(services, request.headers.authorization)
-      limiter.take(request.principal.credentialId, services.ctx.now())
+    authenticated.addHook('onRequest', async (request, reply) => {
+      request.principal = await authenticateFrom(services, limits, request)
+      admitRequest(limits, reply, request.principal.credentialId, request.ip, services.ctx.now())
       // Every /v1 change (jobs, uploads, cancel, delete) runs or spends: read-only tokens only read.
       if (request.method !== 'GET' && request.method !== 'HEAD') requireScope(request.principal, runScope)
     })

@@ -9,7 +9,7 @@ const limiters = new WeakMap<Services, RateLimiter>()
 export function takeQuote(services: Services, credentialId: string): void {
   let limiter = limiters.get(services)
   if (!limiter) {
-    limiter = new RateLimiter(services.ctx.config.quoteRateLimit)
+    limiter = new RateLimiter({ name: 'quote', ...services.ctx.config.quoteRateLimit })
     limiters.set(services, limiter)
   }
   limiter.take(`quote:${credentialId}`, services.ctx.now())

@@ -13,7 +13,7 @@ export class SignedPutGate {
 
   constructor(limits: Config['signedPuts']) {
     this.#limits = limits
-    this.#rate = new RateLimiter({ perSecond: limits.perSecond, burst: limits.burst })
+    this.#rate = new RateLimiter({ name: 'upload-put', perSecond: limits.perSecond, burst: limits.burst })
   }
 
   /** Counts the request against the address's rate; throws rate_limited past it. */

@@ -1,5 +1,6 @@
 // Service configuration, from the environment. One place that knows every variable.
 import { existsSync, readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { z } from 'zod'
@@ -68,6 +69,15 @@ export interface Config {
   oauth: { issuer: string; audience: string; jwksUrl: string; accountClaim: string } | null
   /** Requests per second per credential, and the burst allowed above it. */
   rateLimit: { perSecond: number; burst: number }
+  /** Requests per second per client address (authenticated REST, MCP and console calls), and the burst. */
+  addressRateLimit: { perSecond: number; burst: number }
+  /** Failed authentications (invalid key, token or session) per client address: the rate and the burst. */
+  authFailureLimit: { perSecond: number; burst: number }
+  /**
+   * The proxies whose X-Forwarded-For is believed (addresses, CIDRs, or proxy-addr's names loopback,
+   * linklocal, uniquelocal); empty: none, the client address is the connection's.
+   */
+  trustProxy: string[]
   /** Stripe; billing is unavailable (catalog `available: false`) without it. */
   stripe: { secretKey: string; webhookSecret: string; apiBase: string | null } | null
   /** JSON array of catalog items replacing the default packs and bundles. */
@@ -445,6 +455,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     `WEBHOOK_TEST_CA_FILE: no file at ${webhookTestCa}`,
   )
 
+  const trustProxy = (read.text('TRUST_PROXY') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+  for (const entry of trustProxy)
+    read.check(isProxyEntry(entry), `TRUST_PROXY: ${entry} is not an address or CIDR`)
+
   const config: Config = {
     roles: parseRoles(read),
     leaseTtlMs: read.int('LEASE_TTL_MS', 10_000, { min: 300 }),
@@ -504,6 +521,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perSecond: read.int('RATE_LIMIT_PER_SECOND', 20, { min: 1 }),
       burst: read.int('RATE_LIMIT_BURST', 60, { min: 1 }),
     },
+    addressRateLimit: {
+      perSecond: read.int('ADDRESS_RATE_LIMIT_PER_SECOND', 50, { min: 1 }),
+      burst: read.int('ADDRESS_RATE_LIMIT_BURST', 150, { min: 1 }),
+    },
+    authFailureLimit: {
+      perSecond: read.int('AUTH_FAILURES_PER_MINUTE', 10, { min: 1 }) / 60,
+      burst: read.int('AUTH_FAILURE_BURST', 20, { min: 1 }),
+    },
+    trustProxy,
     stripe: read.text('STRIPE_SECRET_KEY')
       ? {
           secretKey: read.text('STRIPE_SECRET_KEY')!,
@@ -551,6 +577,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return config
+}
+
+const proxyNames = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/** An address, a CIDR (address/prefix length) or one of proxy-addr's names for address ranges. */
+function isProxyEntry(entry: string): boolean {
+  if (proxyNames.has(entry)) return true
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
 }
 
 /** For the entry points: the configuration, or a fatal log line naming every problem and exit code 2. */

@@ -26,6 +26,7 @@ import { SecretBlobStore } from '../workers/secrets/secret-blob-store.ts'
 import { loadCatalog } from './billing/catalog.ts'
 import type { Config } from './config.ts'
 import type { ServiceContext } from './context.ts'
+import { CredentialCache } from './identity/credential-cache.ts'
 import { JobEvents } from './jobs/job-events.ts'
 import type { MeasureInput } from './jobs/quote-job.ts'
 import { failJob } from './jobs/settle-job.ts'
@@ -40,6 +41,8 @@ import { WebhookDispatcher } from './webhooks/dispatcher.ts'
 export interface Services {
   ctx: ServiceContext
   models: ReadModels
+  /** Credentials and accounts authentication found, kept until a withdrawal is projected here. */
+  credentials: CredentialCache
   /** The duties held under a lease (projector, housekeeper): whether this process holds each now. */
   duties: LeasedDuty[]
   /** Tells waiting requests (Prefer: wait, SSE, MCP) about their job's events, once the read models show them. */
@@ -118,6 +121,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
   // Each duty runs in one process at a time, under a lease in the shared read store.
   const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   let projections: RunningProjections | null = null
+  const credentials = new CredentialCache()
   const duties: LeasedDuty[] = []
   if (project && config.roles.includes('projector'))
     duties.push(
@@ -126,12 +130,19 @@ export async function startServices(config: Config, options: StartOptions = {}):
         'projector',
         holder,
         async () => {
+          credentials.start()
           const started = await startProjections(store, readStore, {
             onError: (error, model) =>
               log.error({ model, err: error }, 'projection: batch failed; resubscribing'),
+            onBatch: (phase, model, events) => credentials.observe(phase, model, events),
           })
           projections = started
-          return { stop: () => started.stop() }
+          return {
+            async stop() {
+              credentials.stop()
+              await started.stop()
+            },
+          }
         },
         { ttlMs: config.leaseTtlMs },
       ),
@@ -230,6 +241,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
   return {
     ctx,
     models,
+    credentials,
     duties,
     jobEvents,
     measureInput: (tool, input, options) => measureInput(ctx, tool, input, options),

@@ -35,8 +35,14 @@ export async function projectBatch(
     )
   }
   for (const event of events) projector.apply(event, workspace)
-  for (const [collection, docs] of workspace.changes()) {
-    await reads.collection(generationCollection(collection, generation)).putGuarded(docs)
-  }
-  await reads.setCounter(checkpointKey(projector.model, generation), last.position)
+  const writes = [...workspace.changes()].map(([collection, docs]) => ({
+    collection: generationCollection(collection, generation),
+    docs,
+  }))
+  const checkpoint = { key: checkpointKey(projector.model, generation), value: last.position }
+  // One commit for the documents and the checkpoint where the store can; otherwise the checkpoint
+  // moves last, after every document is written.
+  if (reads.putGuardedWithCounter) return reads.putGuardedWithCounter(writes, checkpoint)
+  for (const { collection, docs } of writes) await reads.collection(collection).putGuarded(docs)
+  await reads.setCounter(checkpoint.key, checkpoint.value)
 }

@@ -1,6 +1,6 @@
 // All read models kept live together: what a server starts, and the read-your-writes wait a
 // surface uses after appending (every model has passed the append's position).
-import type { EventStore } from '../domain/ports/event-store.ts'
+import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts'
 import { projectors as allProjectors } from './models.ts'
 import type { Projector } from './projector.ts'
 import type { ReadStore } from './read-store.ts'
@@ -15,22 +15,30 @@ export interface RunningProjections {
   stop(): Promise<void>
 }
 
-export interface ProjectionsOptions extends Omit<RunnerOptions, 'onError'> {
+export interface ProjectionsOptions extends Omit<RunnerOptions, 'onError' | 'onBatch'> {
   projectors?: readonly Projector[]
   /** A failed batch of one model (its runner resubscribes after it). */
   onError?(error: unknown, model: string): void
+  /** A batch of one model about to be written, then written (RunnerOptions.onBatch, with the model). */
+  onBatch?(phase: 'writing' | 'done', model: string, events: readonly RecordedEvent[]): void
 }
 
 export async function startProjections(
   store: EventStore,
   reads: ReadStore,
-  { projectors = allProjectors, onError, ...options }: ProjectionsOptions = {},
+  { projectors = allProjectors, onError, onBatch, ...options }: ProjectionsOptions = {},
 ): Promise<RunningProjections> {
   const runners = projectors.map(
     (projector) =>
       new ProjectionRunner(store, reads, projector, {
         ...options,
         ...(onError ? { onError: (error: unknown) => onError(error, projector.model) } : {}),
+        ...(onBatch
+          ? {
+              onBatch: (phase: 'writing' | 'done', events: readonly RecordedEvent[]) =>
+                onBatch(phase, projector.model, events),
+            }
+          : {}),
       }),
   )
   for (const runner of runners) await runner.start()

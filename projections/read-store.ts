@@ -43,6 +43,15 @@ export interface ReadStore {
   getCounter(key: string): Promise<number | null>
   setCounter(key: string, value: number): Promise<void>
   /**
+   * Where the store has transactions: writes several collections' documents (each guarded by its
+   * position, as putGuarded) and one counter in a single commit. A projector's batch then costs one
+   * commit rather than one per collection plus one for its checkpoint.
+   */
+  putGuardedWithCounter?(
+    writes: readonly { collection: string; docs: readonly Doc[] }[],
+    counter: { key: string; value: number },
+  ): Promise<void>
+  /**
    * Takes or renews the named lease for `holder` until `expiresAt` (epoch ms) when it is free, expired
    * at `now`, or already the holder's; one atomic write. Answers who holds it afterwards.
    */

@@ -13,6 +13,12 @@ export interface RunnerOptions {
   /** Wait before resubscribing after a failed batch. */
   retryDelayMs?: number
   onError?(error: unknown): void
+  /**
+   * Called with each batch just before the model writes it, and again once the write is over
+   * (written or failed), before waiters for its positions wake: between the two, readers of the model
+   * may see the batch or not.
+   */
+  onBatch?(phase: 'writing' | 'done', events: readonly RecordedEvent[]): void
 }
 
 interface Waiter {
@@ -27,6 +33,7 @@ export class ProjectionRunner {
   readonly #batchSize: number
   readonly #retryDelayMs: number
   readonly #onError: (error: unknown) => void
+  readonly #onBatch: (phase: 'writing' | 'done', events: readonly RecordedEvent[]) => void
   #generation = 0
   #position = 0
   #subscription: Subscription | null = null
@@ -45,6 +52,7 @@ export class ProjectionRunner {
     this.#batchSize = options.batchSize ?? 500
     this.#retryDelayMs = options.retryDelayMs ?? 1000
     this.#onError = options.onError ?? ((error) => console.error(`projection ${projector.model}:`, error))
+    this.#onBatch = options.onBatch ?? (() => {})
   }
 
   get model(): string {
@@ -139,7 +147,12 @@ export class ProjectionRunner {
         this.#restart(0)
         return
       }
-      await projectBatch(this.#reads, this.#projector, this.#generation, events)
+      this.#onBatch('writing', events)
+      try {
+        await projectBatch(this.#reads, this.#projector, this.#generation, events)
+      } finally {
+        this.#onBatch('done', events)
+      }
       this.#position = events.at(-1)!.position
       this.#notify()
     } catch (error) {

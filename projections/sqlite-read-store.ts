@@ -63,12 +63,17 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     if (docs.length === 0) return
     this.#db.exec('BEGIN IMMEDIATE')
     try {
-      for (const doc of docs) this.#upsert.run(doc.id, doc.position, JSON.stringify(doc))
+      this.upsertInTransaction(docs)
       this.#db.exec('COMMIT')
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
       throw error
     }
+  }
+
+  /** putGuarded's writes, inside a transaction the caller holds. */
+  upsertInTransaction(docs: readonly T[]): void {
+    for (const doc of docs) this.#upsert.run(doc.id, doc.position, JSON.stringify(doc))
   }
 
   async find(query: Query): Promise<T[]> {
@@ -169,6 +174,28 @@ export class SqliteReadStore implements ReadStore {
       'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     )
     this.#setCounter.run(key, value)
+  }
+
+  async putGuardedWithCounter(
+    writes: readonly { collection: string; docs: readonly Doc[] }[],
+    counter: { key: string; value: number },
+  ): Promise<void> {
+    const collections = writes.map(({ collection, docs }) => ({
+      target: this.collection(collection) as SqliteCollection<Doc>,
+      docs,
+    }))
+    this.#setCounter ??= this.#db.prepare(
+      'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    )
+    this.#db.exec('BEGIN IMMEDIATE')
+    try {
+      for (const { target, docs } of collections) target.upsertInTransaction(docs)
+      this.#setCounter.run(counter.key, counter.value)
+      this.#db.exec('COMMIT')
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
+      throw error
+    }
   }
 
   async claimLease(name: string, holder: string, now: number, expiresAt: number): Promise<LeaseHolder> {

@@ -3,34 +3,41 @@
 // processes serialise on the database lock, and the autoincrement position is one global order in
 // which a reader can never see a later event before an earlier one.
 //
-// Group commit: appends that arrive while this process is busy (concurrent requests) are queued and
-// written together, each inside its own SAVEPOINT within one transaction, so one fsync makes many
-// appends durable. Each append still succeeds or fails on its own (a wrong expected revision rolls
-// back only its savepoint), later appends in a batch see earlier ones, and none is acknowledged
-// before the COMMIT that holds it.
+// Group commit: appends that arrive while a commit is under way are queued and written together in
+// the next one (adapters/eventstore/sqlite-batch.ts), so one fsync makes many appends durable, and
+// none is acknowledged before the COMMIT that holds it. A file-backed store commits on a writer
+// thread of its own (sqlite-writer.ts): the fsync then holds up only that thread, and the event loop
+// keeps serving requests, which fill the next batch. Reads use this thread's connection; in WAL mode
+// they see every committed append.
 import { EventEmitter } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
-import {
-  type AppendResult,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type RecordedEvent,
-  type SubscribeOptions,
-  type Subscription,
-  WrongExpectedVersionError,
+import { Worker } from 'node:worker_threads'
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
 } from '../../domain/ports/event-store.ts'
 import { startPollingSubscription } from './polling-subscription.ts'
+import {
+  type AppendOutcome,
+  type AppendRequest,
+  appendError,
+  prepareWrites,
+  writeBatch,
+} from './sqlite-batch.ts'
 
-interface PendingAppend {
-  streamId: string
-  events: NewEvent[]
-  expected: ExpectedRevision
+interface PendingAppend extends AppendRequest {
   resolve: (result: AppendResult) => void
   reject: (error: unknown) => void
 }
+
+type WriterReply = { id: number; outcomes: AppendOutcome[] } | { id: number; error: string }
 
 interface Row {
   position: number
@@ -58,6 +65,8 @@ export interface SqliteEventStoreOptions {
   /** How often other processes' appends are looked for while a subscription is live. */
   pollIntervalMs?: number
   now?: () => Date
+  /** Commit on a writer thread (the default for a file) or on the calling thread (always for :memory:). */
+  writerThread?: boolean
 }
 
 export class SqliteEventStore implements EventStore {
@@ -66,10 +75,17 @@ export class SqliteEventStore implements EventStore {
   readonly #pollIntervalMs: number
   readonly #now: () => Date
   #queue: PendingAppend[] = []
+  /** The batch being committed; the next one waits for it, so batches commit in order. */
+  #inFlight: PendingAppend[] | null = null
+  #flushScheduled = false
+  #batchIds = 0
+  #drained: (() => void) | null = null
+  #writerFailure: unknown = null
+  /** The page readAll answered last in this turn of the event loop; read-only for every reader. */
+  #sharedPage: { from: number; max: number; events: RecordedEvent[] } | null = null
+  readonly #writer: Worker | null
+  readonly #commit: (batch: AppendRequest[], createdAt: string) => void
   readonly #statements: {
-    streamHead: StatementSync
-    byEventId: StatementSync
-    insert: StatementSync
     readStream: StatementSync
     readAll: StatementSync
     head: StatementSync
@@ -96,12 +112,31 @@ export class SqliteEventStore implements EventStore {
     this.#appended.setMaxListeners(0)
     this.#pollIntervalMs = options.pollIntervalMs ?? 200
     this.#now = options.now ?? (() => new Date())
+    if (path !== ':memory:' && options.writerThread !== false) {
+      const writer = new Worker(new URL('./sqlite-writer.ts', import.meta.url), { workerData: { path } })
+      writer.unref()
+      writer.on('message', (reply: WriterReply) => this.#settle(reply))
+      writer.on('error', (error) => this.#fail(error))
+      this.#writer = writer
+      this.#commit = (batch, createdAt) => {
+        writer.ref()
+        writer.postMessage({ id: ++this.#batchIds, batch, createdAt })
+      }
+    } else {
+      const writes = prepareWrites(this.#db)
+      this.#writer = null
+      this.#commit = (batch, createdAt) => {
+        const id = ++this.#batchIds
+        let reply: WriterReply
+        try {
+          reply = { id, outcomes: writeBatch(this.#db, writes, batch, createdAt) }
+        } catch (error) {
+          reply = { id, error: error instanceof Error ? error.message : String(error) }
+        }
+        this.#settle(reply)
+      }
+    }
     this.#statements = {
-      streamHead: this.#db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?'),
-      byEventId: this.#db.prepare('SELECT stream_id, revision, position FROM events WHERE event_id = ?'),
-      insert: this.#db.prepare(
-        'INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
       readStream: this.#db.prepare(
         'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision',
       ),
@@ -112,88 +147,66 @@ export class SqliteEventStore implements EventStore {
 
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
-      if (this.#queue.push({ streamId, events, expected, resolve, reject }) === 1)
-        setImmediate(() => this.#flush())
+      if (this.#writerFailure) {
+        reject(this.#writerFailure)
+        return
+      }
+      this.#queue.push({ streamId, events, expected, resolve, reject })
+      // Appends made in the same turn of the event loop share a batch.
+      if (!this.#inFlight && !this.#flushScheduled) {
+        this.#flushScheduled = true
+        setImmediate(() => {
+          this.#flushScheduled = false
+          this.#flush()
+        })
+      }
     })
   }
 
-  /** Writes every queued append in one transaction, one savepoint each, and settles them after COMMIT. */
   #flush(): void {
+    if (this.#inFlight || this.#queue.length === 0) return
     const batch = this.#queue
     this.#queue = []
-    const outcomes: Array<{ result: AppendResult } | { error: unknown }> = []
-    try {
-      this.#db.exec('BEGIN IMMEDIATE')
-      for (const request of batch) {
-        this.#db.exec('SAVEPOINT append_one')
-        try {
-          outcomes.push({
-            result: this.#appendInTransaction(request.streamId, request.events, request.expected),
-          })
-          this.#db.exec('RELEASE append_one')
-        } catch (error) {
-          this.#db.exec('ROLLBACK TO append_one')
-          this.#db.exec('RELEASE append_one')
-          outcomes.push({ error })
-        }
-      }
-      this.#db.exec('COMMIT')
-    } catch (error) {
-      // BEGIN or COMMIT failed (locked past the timeout, disk full): nothing of the batch is durable.
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
-      for (const request of batch) request.reject(error)
-      return
-    }
-    let head = 0
-    for (const [i, request] of batch.entries()) {
-      const outcome = outcomes[i]!
-      if ('result' in outcome) {
-        head = Math.max(head, outcome.result.position)
-        request.resolve(outcome.result)
-      } else request.reject(outcome.error)
-    }
-    if (head > 0) this.#appended.emit('append', head)
+    this.#inFlight = batch
+    this.#commit(
+      batch.map(({ streamId, events, expected }) => ({ streamId, events, expected })),
+      this.#now().toISOString(),
+    )
   }
 
-  #appendInTransaction(streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
-    const s = this.#statements
-    const head = (s.streamHead.get(streamId) as { revision: number | null }).revision
-    const first = events[0]
-    if (first) {
-      const existing = s.byEventId.get(first.id) as
-        | { stream_id: string; revision: number; position: number }
-        | undefined
-      if (existing) {
-        // The same events were appended before (a retry): acknowledge them again, append nothing.
-        if (existing.stream_id !== streamId)
-          throw new Error(`Event ${first.id} belongs to stream ${existing.stream_id}`)
-        const last = s.byEventId.get(events.at(-1)!.id) as { revision: number; position: number } | undefined
-        return {
-          nextRevision: last?.revision ?? existing.revision,
-          position: last?.position ?? existing.position,
-        }
+  /** A batch's commit finished: settle its appends, then commit whatever queued meanwhile. */
+  #settle(reply: WriterReply): void {
+    const batch = this.#inFlight ?? []
+    this.#inFlight = null
+    if ('error' in reply) {
+      // BEGIN or COMMIT failed (locked past the timeout, disk full): nothing of the batch is durable.
+      for (const request of batch) request.reject(new Error(reply.error))
+    } else {
+      let head = 0
+      for (const [i, request] of batch.entries()) {
+        const outcome = reply.outcomes[i]!
+        if ('result' in outcome) {
+          head = Math.max(head, outcome.result.position)
+          request.resolve(outcome.result)
+        } else request.reject(appendError(outcome.failure))
+      }
+      if (head > 0) {
+        this.#sharedPage = null
+        this.#appended.emit('append', head)
       }
     }
-    const matches =
-      expected === 'any' || (expected === 'no_stream' ? head === null : head !== null && head === expected)
-    if (!matches) throw new WrongExpectedVersionError(streamId, expected, head ?? 'no_stream')
-    let revision = head ?? -1
-    let position = 0
-    const createdAt = this.#now().toISOString()
-    for (const event of events) {
-      revision += 1
-      const info = s.insert.run(
-        streamId,
-        revision,
-        event.id,
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata ?? {}),
-        createdAt,
-      )
-      position = Number(info.lastInsertRowid)
-    }
-    return { nextRevision: revision, position }
+    if (this.#queue.length > 0) this.#flush()
+    else this.#writer?.unref()
+    this.#drained?.()
+  }
+
+  /** The writer thread died: nothing in flight, queued or to come can be committed. */
+  #fail(error: unknown): void {
+    this.#writerFailure = error
+    for (const request of [...(this.#inFlight ?? []), ...this.#queue]) request.reject(error)
+    this.#inFlight = null
+    this.#queue = []
+    this.#drained?.()
   }
 
   async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
@@ -201,7 +214,14 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(fromPosition: number, maxCount: number): Promise<RecordedEvent[]> {
-    return (this.#statements.readAll.all(fromPosition, maxCount) as unknown as Row[]).map(toRecorded)
+    // Every subscriber (each read model, the housekeeper, the dispatcher) wakes on the same append
+    // and asks for the same page: it is read and parsed once per turn of the event loop, not once each.
+    const shared = this.#sharedPage
+    if (shared && shared.from === fromPosition && shared.max === maxCount) return shared.events
+    const events = (this.#statements.readAll.all(fromPosition, maxCount) as unknown as Row[]).map(toRecorded)
+    if (!this.#sharedPage) setImmediate(() => (this.#sharedPage = null))
+    this.#sharedPage = { from: fromPosition, max: maxCount, events }
+    return events
   }
 
   async headPosition(): Promise<number> {
@@ -213,6 +233,15 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    // Appends already made are committed and acknowledged before the connections close.
+    while (this.#inFlight || this.#queue.length > 0) {
+      await new Promise<void>((resolve) => {
+        this.#drained = resolve
+        this.#flush()
+      })
+      this.#drained = null
+    }
+    await this.#writer?.terminate()
     this.#appended.removeAllListeners()
     if (this.#db.isOpen) this.#db.close()
   }

@@ -6,11 +6,12 @@ import { createRequire } from 'node:module'
 import { dirname, extname, join, normalize, sep } from 'node:path'
 import type { TRPCError } from '@trpc/server'
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { DomainError, isDomainError } from '../../domain/errors.ts'
 import { contentTypeOf } from '../../domain/media-types.ts'
-import { authenticate, requireConsole } from '../auth.ts'
+import { authenticateFrom, requireConsole } from '../auth.ts'
+import { RequestLimits } from '../rate-limit.ts'
 import { registerSignIn } from '../sign-in/plugin.ts'
 import { consoleRouter } from './router.ts'
 import { endConsoleSessionOf, requireSameOrigin, safeReturnTo, startConsoleSession } from './session.ts'
@@ -58,6 +59,10 @@ const tokenSignIn = z.object({
 
 export async function registerConsole(app: FastifyInstance): Promise<void> {
   const policy = await consolePolicy()
+  // Shares REST's buckets when mounted in the full app; standing alone, it keeps its own.
+  const limits = app.hasDecorator('rateLimits')
+    ? app.rateLimits
+    : RequestLimits.fromConfig(app.services.ctx.config)
   // CSRF: what a cookie authenticates may change state only when the browser says the request comes
   // from this origin. A Bearer console token (operators, tests) is not sent by browsers on their own.
   app.addHook('onRequest', async (request) => {
@@ -79,9 +84,11 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
     prefix: consoleTrpcPrefix,
     trpcOptions: {
       router: consoleRouter,
-      createContext: ({ req }: { req: FastifyRequest }) => ({
+      createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => ({
         services: app.services,
         request: req,
+        reply: res,
+        limits,
       }),
       // The browser sees a generic message and the request id for these; the detail is kept here.
       onError: ({ error, req }: { error: TRPCError; req: FastifyRequest }) => {
@@ -103,7 +110,10 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
   app.post('/console/session', { schema: { hide: true } }, async (request, reply) => {
     const body = tokenSignIn.safeParse(request.body)
     if (!body.success) throw new DomainError('invalid_request', 'Send {"token": "<console token>"}.')
-    const principal = await authenticate(app.services, `Bearer ${body.data.token}`)
+    const principal = await authenticateFrom(app.services, limits, {
+      headers: { authorization: `Bearer ${body.data.token}` },
+      ip: request.ip,
+    })
     requireConsole(principal)
     await startConsoleSession(
       app.services,

@@ -1,7 +1,7 @@
 // The console's tRPC router: thin procedures over the same application services and read models
 // as REST, zod on every input, console-session authentication.
 import { initTRPC, TRPCError } from '@trpc/server'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { createApiKey, revokeApiKey, revokeConsoleToken } from '../../app/accounts.ts'
 import { openPortal, startCheckout } from '../../app/billing/checkout.ts'
@@ -23,8 +23,9 @@ import { getMe } from '../../projections/accounts/me.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
 import { listConsoleTokens, listKeys } from '../../projections/keys/queries.ts'
 import { listPasskeys } from '../../projections/passkeys/queries.ts'
-import type { Principal } from '../auth.ts'
+import { countAuthFailure, type Principal } from '../auth.ts'
 import { internalMessage } from '../error-handler.ts'
+import { admitRequest, type RequestLimits } from '../rate-limit.ts'
 import { renderOptions } from '../signed-paths.ts'
 import {
   asApiDelivery,
@@ -37,6 +38,9 @@ import { consolePrincipal } from './session.ts'
 export interface ConsoleContext {
   services: Services
   request: FastifyRequest
+  reply: FastifyReply
+  /** The same buckets as REST and MCP. */
+  limits: RequestLimits
 }
 
 export const trpcCodes: Record<number, TRPCError['code']> = {
@@ -92,9 +96,20 @@ const toTrpc = (error: unknown): never => {
  * failure to its middleware as a result rather than a throw, so the status is set from that result.
  */
 const consoleProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const { services, request, reply, limits } = ctx
   let principal: Principal
   try {
-    principal = await consolePrincipal(ctx.services, ctx.request)
+    limits.authFailures.check(request.ip, services.ctx.now())
+    try {
+      principal = await consolePrincipal(services, request)
+    } catch (error) {
+      // A wrong token or session secret counts against the address, like a wrong key on REST.
+      const presented = request.headers.authorization !== undefined || request.headers.cookie !== undefined
+      if (presented && isDomainError(error) && error.code === 'unauthorized')
+        countAuthFailure(services, limits, request.ip)
+      throw error
+    }
+    admitRequest(limits, reply, principal.credentialId, request.ip, services.ctx.now())
   } catch (error) {
     return toTrpc(error)
   }

@@ -7,14 +7,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../app/services.ts'
 import { type DomainError, isDomainError } from '../../domain/errors.ts'
 import { type Toolset, toolsets } from '../../domain/tools/catalog.ts'
-import { authenticate, type Principal } from '../auth.ts'
+import { authenticateFrom, type Principal } from '../auth.ts'
 import {
   bearerChallenge,
   checkMcpOrigin,
   registerMcpResourceMetadata,
   resourceOf,
 } from '../protected-resource.ts'
-import { RateLimiter } from '../rate-limit.ts'
+import { admitRequest, RequestLimits } from '../rate-limit.ts'
 import { createMcpServer } from './server.ts'
 
 export interface McpOptions {
@@ -80,9 +80,9 @@ export async function registerMcp(
   })
 
   // Shares REST's buckets when mounted in the full app; standing alone, it keeps its own.
-  const limiter = app.hasDecorator('rateLimiter')
-    ? app.rateLimiter
-    : new RateLimiter(services.ctx.config.rateLimit)
+  const limits = app.hasDecorator('rateLimits')
+    ? app.rateLimits
+    : RequestLimits.fromConfig(services.ctx.config)
 
   await registerMcpResourceMetadata(app, services.ctx.config)
   await app.register(async (scope) => {
@@ -104,13 +104,14 @@ export async function registerMcp(
       if (checkMcpOrigin(services.ctx.config, request, reply)) return reply
       let principal: Principal
       try {
-        principal = await authenticate(
+        principal = await authenticateFrom(
           services,
-          request.headers.authorization,
+          limits,
+          request,
           resourceOf(services.ctx.config, request.url),
         )
-        // The same per-credential bucket as REST: MCP is not a way around the rate limit.
-        limiter.take(principal.credentialId, services.ctx.now())
+        // The same buckets as REST: MCP is not a way around the rate limits.
+        admitRequest(limits, reply, principal.credentialId, request.ip, services.ctx.now())
       } catch (error) {
         if (isDomainError(error))
           return sendError(

@@ -49,8 +49,8 @@ export function registerOAuth(options: OAuthOptions = {}) {
         schema: { hide: true },
         handler: (request, reply) => {
           // Registration is open and every POST writes to the store: one bucket per client address.
-          if (request.method === 'POST' && app.hasDecorator('rateLimiter'))
-            app.rateLimiter.take(`oauth:${request.ip}`, services.ctx.now())
+          if (request.method === 'POST' && app.hasDecorator('rateLimits'))
+            app.rateLimits.perAddress.take(`oauth:${request.ip}`, services.ctx.now())
           handOver(request, reply, request.url.slice(oauthPrefix.length) || '/', oauthPrefix)
         },
       })

@@ -8,11 +8,23 @@ import type { Services } from '../../app/services.ts'
 /** A caller's own Request-Id is kept when it is short and plain; otherwise the instance makes one. */
 const acceptableRequestId = /^[A-Za-z0-9._:-]{1,64}$/
 
+/** Random bytes drawn in batches: one call into the CSPRNG per 512 ids rather than one per request. */
+const idBytes = 12
+let idPool = Buffer.alloc(0)
+let idOffset = 0
+
+function newRequestId(): string {
+  if (idOffset + idBytes > idPool.length) {
+    idPool = randomBytes(idBytes * 512)
+    idOffset = 0
+  }
+  idOffset += idBytes
+  return `req_${idPool.toString('base64url', idOffset - idBytes, idOffset)}`
+}
+
 export function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
   const given = request.headers['request-id']
-  return typeof given === 'string' && acceptableRequestId.test(given)
-    ? given
-    : `req_${randomBytes(12).toString('base64url')}`
+  return typeof given === 'string' && acceptableRequestId.test(given) ? given : newRequestId()
 }
 
 export async function registerOps(app: FastifyInstance, services: Services): Promise<void> {

@@ -95,10 +95,10 @@ export async function registerSignIn(app: FastifyInstance): Promise<void> {
 
   /**
    * Starting a flow stores it: per client address, starts spend the same token bucket as requests
-   * (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST), so nobody fills the store with abandoned flows quickly.
+   * (ADDRESS_RATE_LIMIT_PER_SECOND, ADDRESS_RATE_LIMIT_BURST), so nobody fills the store with abandoned flows quickly.
    */
   async function startFlow(request: FastifyRequest, reply: FastifyReply, flow: SignInFlow): Promise<void> {
-    app.rateLimiter.take(`sign-in ${request.ip}`, services.ctx.now())
+    app.rateLimits.perAddress.take(`sign-in ${request.ip}`, services.ctx.now())
     const secret = await beginFlow(services, flow)
     reply.header('set-cookie', cookieHeader(services, flowCookie(services), secret, flowLifetimeMs / 1000))
   }

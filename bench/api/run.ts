@@ -1,13 +1,14 @@
-// The REST facade under load: GET /v1/jobs/{id} and job creation (POST /v1/tools/get_random_bytes/jobs)
-// on the real server, against a bare Fastify route answering the same JSON, in the same run.
-//   node bench/api/run.ts [--duration 5] [--connections 10] [--creations 1000]
+// The REST facade under load: GET /v1/jobs/{id}, GET /v1/me and job creation
+// (POST /v1/tools/get_random_bytes/jobs) on the real server, against a bare Fastify route answering
+// the same JSON, in the same run.
+//   node bench/api/run.ts [--duration 5] [--connections 10] [--creations 1000] [--only read,me,create]
 // The server runs as `npm start` does, in its own process, with the rate, active-job and queue
 // limits lifted and no workers: creation measures the API path (auth, validation, the account and
 // job deciders, the event append, projection and read-back), not the tool. Nothing is asserted on
 // the figures; a run with any non-2xx answer is refused, since its numbers would measure errors.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,11 +23,14 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '10' },
     creations: { type: 'string', default: '1000' },
+    // A subset of the operations, e.g. to profile one of them alone (KILN_BENCH_PROFILE).
+    only: { type: 'string', default: 'read,me,create' },
   },
 })
 const duration = Number(values.duration)
 const connections = Number(values.connections)
 const creations = Number(values.creations)
+const only = new Set(values.only.split(','))
 const tool = 'get_random_bytes'
 const unlimited = '1000000000'
 
@@ -41,7 +45,32 @@ async function freePort(): Promise<number> {
   return port
 }
 
-async function startKiln(port: number): Promise<string> {
+/** A server under test: its base URL and process id (whose CPU time the bench reads). */
+interface Server {
+  base: string
+  pid: number
+}
+
+/** CPU seconds (user + system) the process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** A run's result and the server's CPU time per answered request. */
+interface Measured {
+  result: Result
+  cpuUsPerRequest: number
+}
+
+async function measure(server: Server, run: () => Promise<Result>): Promise<Measured> {
+  const before = cpuSeconds(server.pid)
+  const result = await run()
+  return { result, cpuUsPerRequest: ((cpuSeconds(server.pid) - before) * 1e6) / result.requests.total }
+}
+
+async function startKiln(port: number): Promise<Server> {
   const env = {
     ...process.env,
     PORT: String(port),
@@ -51,15 +80,19 @@ async function startKiln(port: number): Promise<string> {
     RUN_WORKERS: 'false',
     RATE_LIMIT_PER_SECOND: unlimited,
     RATE_LIMIT_BURST: unlimited,
+    ADDRESS_RATE_LIMIT_PER_SECOND: unlimited,
+    ADDRESS_RATE_LIMIT_BURST: unlimited,
     MAX_ACTIVE_JOBS: unlimited,
     MAX_QUEUED_JOBS: unlimited,
   }
   const profile = process.env.KILN_BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.KILN_BENCH_PROFILE}`]
     : []
-  children.push(
-    spawn(process.execPath, [...profile, 'api/main.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] }),
-  )
+  const child = spawn(process.execPath, [...profile, 'api/main.ts'], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  children.push(child)
   const base = `http://127.0.0.1:${port}`
   for (let attempt = 0; attempt < 100; attempt++) {
     if (
@@ -68,19 +101,19 @@ async function startKiln(port: number): Promise<string> {
         () => false,
       )
     )
-      return base
+      return { base, pid: child.pid! }
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
   throw new Error('the kiln server did not start')
 }
 
-async function startBare(jobFile: string): Promise<string> {
-  const child = spawn(process.execPath, ['bench/api/bare-server.ts', jobFile], {
+async function startBare(jobFile: string, meFile: string): Promise<Server> {
+  const child = spawn(process.execPath, ['bench/api/bare-server.ts', jobFile, meFile], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   children.push(child)
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
-  return `http://127.0.0.1:${line.trim()}`
+  return { base: `http://127.0.0.1:${line.trim()}`, pid: child.pid! }
 }
 
 function refuseErrors(what: string, result: Result): Result {
@@ -92,15 +125,10 @@ function refuseErrors(what: string, result: Result): Result {
   return result
 }
 
-const readJob = async (base: string, jobId: string, key: string) =>
+const read = async (url: string, key: string) =>
   refuseErrors(
-    `GET ${base}`,
-    await autocannon({
-      url: `${base}/v1/jobs/${jobId}`,
-      headers: { authorization: `Bearer ${key}` },
-      connections,
-      duration,
-    }),
+    `GET ${url}`,
+    await autocannon({ url, headers: { authorization: `Bearer ${key}` }, connections, duration }),
   )
 
 // Each account may start a limited number of free jobs a day, so creations on kiln are counted
@@ -128,17 +156,20 @@ function createJobs(base: string, keys: string[], length: { amount: number } | {
 // Over the whole run rather than per-second samples, which a short run has few of.
 const perSecond = (r: Result) => r.requests.total / r.duration
 
-const row = (operation: string, kiln: Result, bare: Result) => {
+const row = (operation: string, kiln: Measured, bare: Measured) => {
   const ms = (value: number) => `${value} ms`
   const rate = (r: Result) => Math.round(perSecond(r)).toLocaleString('en')
-  return `| ${operation} | ${rate(kiln)} | ${ms(kiln.latency.p50)} | ${ms(kiln.latency.p99)} | ${rate(bare)} | ${ms(bare.latency.p50)} | ${ms(bare.latency.p99)} | ${(perSecond(kiln) / perSecond(bare)).toFixed(2)} |`
+  const cpu = (m: Measured) => `${Math.round(m.cpuUsPerRequest)} µs`
+  const [k, b] = [kiln.result, bare.result]
+  return `| ${operation} | ${rate(k)} | ${ms(k.latency.p50)} | ${ms(k.latency.p99)} | ${cpu(kiln)} | ${rate(b)} | ${ms(b.latency.p50)} | ${ms(b.latency.p99)} | ${cpu(bare)} | ${(perSecond(k) / perSecond(b)).toFixed(2)} |`
 }
 
 try {
   const perAccount = getTool(tool).limits.jobsPerDayBeforePurchase
   // Room for the creation run on both servers' key rotation, plus the job the reads fetch.
   const keys = await createBenchAccounts(dir, Math.ceil((creations + 1) / (perAccount - 1)))
-  const kiln = await startKiln(await freePort())
+  const kilnServer = await startKiln(await freePort())
+  const kiln = kilnServer.base
   const created = await fetch(`${kiln}/v1/tools/${tool}/jobs`, {
     method: 'POST',
     headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' },
@@ -149,31 +180,56 @@ try {
   const job = (await created.json()) as { id: string }
   const jobFile = join(dir, 'job.json')
   writeFileSync(jobFile, JSON.stringify(job))
-  const bare = await startBare(jobFile)
+  const meAnswer = await fetch(`${kiln}/v1/me`, { headers: { authorization: `Bearer ${keys[0]}` } })
+  const meFile = join(dir, 'me.json')
+  writeFileSync(meFile, JSON.stringify(await meAnswer.json()))
+  const bareServer = await startBare(jobFile, meFile)
+  const bare = bareServer.base
 
   // A short first pass on each warms the JIT; its figures are dropped.
   for (const base of [kiln, bare])
-    await autocannon({
-      url: `${base}/v1/jobs/${job.id}`,
-      headers: { authorization: `Bearer ${keys[0]}` },
-      connections,
-      duration: 1,
-    })
-  const reads = { kiln: await readJob(kiln, job.id, keys[0]!), bare: await readJob(bare, job.id, keys[0]!) }
-  const creates = {
-    kiln: await createJobs(kiln, keys, { amount: creations }),
-    bare: await createJobs(bare, keys, { duration }),
-  }
+    for (const path of [`/v1/jobs/${job.id}`, '/v1/me'])
+      await autocannon({
+        url: `${base}${path}`,
+        headers: { authorization: `Bearer ${keys[0]}` },
+        connections,
+        duration: 1,
+      })
+  const rows: string[] = []
+  // Kiln and bare back to back for each operation, so both see the same load from other processes.
+  if (only.has('read'))
+    rows.push(
+      row(
+        'GET /v1/jobs/{id}',
+        await measure(kilnServer, () => read(`${kiln}/v1/jobs/${job.id}`, keys[0]!)),
+        await measure(bareServer, () => read(`${bare}/v1/jobs/${job.id}`, keys[0]!)),
+      ),
+    )
+  if (only.has('me'))
+    rows.push(
+      row(
+        'GET /v1/me',
+        await measure(kilnServer, () => read(`${kiln}/v1/me`, keys[0]!)),
+        await measure(bareServer, () => read(`${bare}/v1/me`, keys[0]!)),
+      ),
+    )
+  if (only.has('create'))
+    rows.push(
+      row(
+        `POST /v1/tools/${tool}/jobs`,
+        await measure(kilnServer, () => createJobs(kiln, keys, { amount: creations })),
+        await measure(bareServer, () => createJobs(bare, keys, { duration })),
+      ),
+    )
 
   console.log(
-    `\n${connections} connections; reads for ${duration} s; ${creations} creations over ${keys.length} accounts. Latencies in whole ms (autocannon's resolution). Ratio: kiln req/s ÷ bare req/s.\n`,
+    `\n${connections} connections; reads for ${duration} s; ${creations} creations over ${keys.length} accounts. Latencies in whole ms (autocannon's resolution). CPU: the server's CPU time per request. Ratio: kiln req/s ÷ bare req/s.\n`,
   )
   console.log(
-    '| Operation | kiln req/s | kiln p50 | kiln p99 | bare Fastify req/s | bare p50 | bare p99 | ratio |',
+    '| Operation | kiln req/s | kiln p50 | kiln p99 | kiln CPU | bare Fastify req/s | bare p50 | bare p99 | bare CPU | ratio |',
   )
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
-  console.log(row('GET /v1/jobs/{id}', reads.kiln, reads.bare))
-  console.log(row(`POST /v1/tools/${tool}/jobs`, creates.kiln, creates.bare))
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+  for (const line of rows) console.log(line)
 } finally {
   for (const child of children) child.kill('SIGTERM')
   await Promise.all(children.map((child) => (child.exitCode === null ? once(child, 'exit') : null)))

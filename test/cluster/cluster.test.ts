@@ -141,6 +141,9 @@ describe.runIf(ready)('a cluster of two API instances and two workers', () => {
       MAX_QUEUED_JOBS: '100000',
       RATE_LIMIT_PER_SECOND: '100000',
       RATE_LIMIT_BURST: '100000',
+      // Every client of this test is on loopback: one address for all of them.
+      ADDRESS_RATE_LIMIT_PER_SECOND: '100000',
+      ADDRESS_RATE_LIMIT_BURST: '100000',
       WORKER_CONCURRENCY: '2',
       LOG_LEVEL: 'info',
     }

@@ -53,6 +53,12 @@ export async function startMcpTestServer({
     PUBLIC_URL: baseUrl,
     SIGNUP_CREDITS: '0',
     WORKER_CONCURRENCY: '2',
+    // Every test client is on loopback, one address: the per-address limits are lifted unless a
+    // test sets them (test/api/rate-limits.e2e.test.ts covers them).
+    ADDRESS_RATE_LIMIT_PER_SECOND: '1000000',
+    ADDRESS_RATE_LIMIT_BURST: '1000000',
+    AUTH_FAILURES_PER_MINUTE: '1000000',
+    AUTH_FAILURE_BURST: '1000000',
     ...env,
   })
   const services = await startServices(config, { consumeJobs })

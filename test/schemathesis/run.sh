@@ -41,9 +41,11 @@ api_key="$(field api_key)"
 console_token="$(field console_token)"
 
 # Rate and active-job limits are lifted so generated requests reach the handlers instead of being
-# answered 429 after the first burst; both limits have their own end-to-end tests.
+# answered 429 after the first burst; the limits have their own end-to-end tests.
 PORT="$port" HOST=127.0.0.1 PUBLIC_URL="$base" DATA_DIR="$data_dir" LOG_LEVEL=silent \
   RATE_LIMIT_PER_SECOND=100000 RATE_LIMIT_BURST=100000 MAX_ACTIVE_JOBS=1000 \
+  ADDRESS_RATE_LIMIT_PER_SECOND=100000 ADDRESS_RATE_LIMIT_BURST=100000 \
+  AUTH_FAILURES_PER_MINUTE=100000 AUTH_FAILURE_BURST=100000 \
   "$node" api/main.ts >"$data_dir/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 100); do

@@ -32,6 +32,10 @@ export async function startTestService(
   const config: Config = {
     ...loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
     signingSecret: 'test-signing-secret-of-at-least-32-bytes',
+    // Every test client shares one loopback address: the per-address limits are lifted unless a
+    // test sets them (test/api/rate-limits.e2e.test.ts does).
+    addressRateLimit: { perSecond: 1_000_000, burst: 1_000_000 },
+    authFailureLimit: { perSecond: 1_000_000, burst: 1_000_000 },
     ...overrides,
     dataDir,
   }

@@ -1,0 +1,122 @@
+// One group commit of the SQLite event store: every queued append inside one transaction, each in its
+// own SAVEPOINT, so one fsync makes them all durable while each still succeeds or fails on its own (a
+// wrong expected revision rolls back only its savepoint) and later appends see earlier ones. Shared
+// by the store's writer thread and its in-process mode, and free of anything that cannot cross a
+// thread boundary: outcomes are plain data.
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import {
+  type AppendResult,
+  type ExpectedRevision,
+  type NewEvent,
+  WrongExpectedVersionError,
+} from '../../domain/ports/event-store.ts'
+
+export interface AppendRequest {
+  streamId: string
+  events: NewEvent[]
+  expected: ExpectedRevision
+}
+
+export type AppendFailure =
+  | { kind: 'wrong_version'; streamId: string; expected: ExpectedRevision; actual: number | 'no_stream' }
+  | { kind: 'other'; message: string }
+
+export type AppendOutcome = { result: AppendResult } | { failure: AppendFailure }
+
+export interface WriteStatements {
+  streamHead: StatementSync
+  byEventId: StatementSync
+  insert: StatementSync
+}
+
+export const prepareWrites = (db: DatabaseSync): WriteStatements => ({
+  streamHead: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?'),
+  byEventId: db.prepare('SELECT stream_id, revision, position FROM events WHERE event_id = ?'),
+  insert: db.prepare(
+    'INSERT INTO events (stream_id, revision, event_id, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ),
+})
+
+/** The error an append's caller sees, rebuilt from its outcome. */
+export function appendError(failure: AppendFailure): Error {
+  return failure.kind === 'wrong_version'
+    ? new WrongExpectedVersionError(failure.streamId, failure.expected, failure.actual)
+    : new Error(failure.message)
+}
+
+/**
+ * Writes the batch in one transaction and returns one outcome per append, in order. Throws when the
+ * transaction itself fails (locked past the busy timeout, disk full): then nothing of it is durable.
+ */
+export function writeBatch(
+  db: DatabaseSync,
+  statements: WriteStatements,
+  batch: readonly AppendRequest[],
+  createdAt: string,
+): AppendOutcome[] {
+  const outcomes: AppendOutcome[] = []
+  try {
+    db.exec('BEGIN IMMEDIATE')
+    for (const request of batch) {
+      db.exec('SAVEPOINT append_one')
+      try {
+        outcomes.push({ result: appendOne(statements, request, createdAt) })
+        db.exec('RELEASE append_one')
+      } catch (error) {
+        db.exec('ROLLBACK TO append_one')
+        db.exec('RELEASE append_one')
+        outcomes.push({ failure: asFailure(error) })
+      }
+    }
+    db.exec('COMMIT')
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK')
+    throw error
+  }
+  return outcomes
+}
+
+function asFailure(error: unknown): AppendFailure {
+  return error instanceof WrongExpectedVersionError
+    ? { kind: 'wrong_version', streamId: error.streamId, expected: error.expected, actual: error.actual }
+    : { kind: 'other', message: error instanceof Error ? error.message : String(error) }
+}
+
+function appendOne(s: WriteStatements, { streamId, events, expected }: AppendRequest, createdAt: string) {
+  const head = (s.streamHead.get(streamId) as { revision: number | null }).revision
+  const first = events[0]
+  if (first) {
+    const existing = s.byEventId.get(first.id) as
+      | { stream_id: string; revision: number; position: number }
+      | undefined
+    if (existing) {
+      // The same events were appended before (a retry): acknowledge them again, append nothing.
+      if (existing.stream_id !== streamId)
+        throw new Error(`Event ${first.id} belongs to stream ${existing.stream_id}`)
+      const last = s.byEventId.get(events.at(-1)!.id) as { revision: number; position: number } | undefined
+      return {
+        nextRevision: last?.revision ?? existing.revision,
+        position: last?.position ?? existing.position,
+      }
+    }
+  }
+  const matches =
+    expected === 'any' || (expected === 'no_stream' ? head === null : head !== null && head === expected)
+  if (!matches) throw new WrongExpectedVersionError(streamId, expected, head ?? 'no_stream')
+  let revision = head ?? -1
+  let position = 0
+  for (const event of events) {
+    revision += 1
+    const info = s.insert.run(
+      streamId,
+      revision,
+      event.id,
+      event.type,
+      JSON.stringify(event.data),
+      JSON.stringify(event.metadata ?? {}),
+      createdAt,
+    )
+    position = Number(info.lastInsertRowid)
+  }
+  return { nextRevision: revision, position }
+}
