@@ -30,6 +30,7 @@ interface Outcome {
 
 export interface MeshAddon {
   measure(
+    tool: MeshTool,
     input: Buffer,
     name: string,
     extension: string,
@@ -95,9 +96,13 @@ function raise(outcome: Outcome): never {
   throw new DomainError(e.code, e.message, { hint: e.hint })
 }
 
-/** Faces in the model (the pricing unit); DomainError limit_exceeded beyond maxFaces, invalid_mesh etc. for bad files. */
-export async function measureFaces(input: MeshInput, maxFaces: number): Promise<number> {
+/**
+ * Faces in the model as `tool` counts them (the pricing unit: placed in the scene for tools that
+ * bake instances, stored otherwise); DomainError limit_exceeded beyond maxFaces, invalid_mesh etc. for bad files.
+ */
+export async function measureFaces(tool: MeshTool, input: MeshInput, maxFaces: number): Promise<number> {
   const outcome = await meshBackend().addon.measure(
+    tool,
     input.data,
     input.name,
     input.extension,
@@ -148,7 +153,7 @@ export function meshToolRunner<Options extends object>(toolId: ToolId, tool: Mes
   const faceLimit = maxUnits ?? Number.MAX_SAFE_INTEGER
   return {
     async measure(input) {
-      return { units: await measureFaces(await load(input), faceLimit) }
+      return { units: await measureFaces(tool, await load(input), faceLimit) }
     },
     async run(input, options, context) {
       const model = await load(input)

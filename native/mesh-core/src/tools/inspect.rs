@@ -11,6 +11,8 @@ use crate::render::{render_views, Triangle};
 use crate::topology::analyze;
 use serde_json::{json, Value};
 
+/// Faces are counted as placed in the scene when true, as stored otherwise: it bakes every instance for bounds and the preview.
+pub const COUNTS_PLACED_FACES: bool = true;
 pub const MAX_FACES: usize = 200_000;
 const SCHEMA_VERSION: u32 = 1;
 /// Lists longer than this are cut in inspection.json (and `details_truncated` is set).
@@ -117,7 +119,7 @@ fn preview_color(model: &Model, material: Option<usize>) -> [f32; 3] {
 }
 
 pub fn run(input: &Input) -> Result<ToolResult> {
-    let model = read_within(input, MAX_FACES)?;
+    let model = read_within(input, MAX_FACES, COUNTS_PLACED_FACES)?;
     let gltf = model.gltf_json.as_ref();
     let instances = model.instances();
     let baked = bake(&model);

@@ -14,6 +14,8 @@ use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::write::{write_glb_counted, GlbOptions};
 use serde_json::{json, Value};
 
+/// Faces are counted as placed in the scene when true, as stored otherwise: it keeps instancing: a mesh used several times is processed once.
+pub const COUNTS_PLACED_FACES: bool = false;
 pub const MAX_FACES: usize = 2_000_000;
 pub const MAX_BYTES: usize = 50 * 1024 * 1024;
 /// Deviation allowed when optimize also simplifies, as a fraction of the mesh size.
@@ -29,7 +31,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
             "Simplify or split the model first.",
         ));
     }
-    let mut model = read_within(input, MAX_FACES)?;
+    let mut model = read_within(input, MAX_FACES, COUNTS_PLACED_FACES)?;
     let read_s = seconds(started);
     let flag = |key: &str| options.get(key).and_then(Value::as_bool).unwrap_or(true);
     let glb = GlbOptions { quantize: flag("quantize"), compress: flag("compress") };

@@ -16,6 +16,8 @@ use crate::weld_normals::weld_near_normals;
 use crate::write::{write, OutputFormat};
 use serde_json::{json, Value};
 
+/// Faces are counted as placed in the scene when true, as stored otherwise: it keeps instancing: a mesh used several times is processed once.
+pub const COUNTS_PLACED_FACES: bool = false;
 pub const MAX_FACES: usize = 1_000_000;
 const DEFAULT_RATIO: f64 = 0.5;
 
@@ -34,7 +36,7 @@ pub fn output_format(requested: &str, source: SourceFormat) -> Result<(OutputFor
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let started = std::time::Instant::now();
-    let mut model = read_within(input, MAX_FACES)?;
+    let mut model = read_within(input, MAX_FACES, COUNTS_PLACED_FACES)?;
     let faces_in = model.face_count();
     let vertices_in = model.vertex_count();
     let ratio = match (options.get("target_faces").and_then(Value::as_u64), options.get("target_ratio").and_then(Value::as_f64)) {

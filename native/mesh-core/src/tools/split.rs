@@ -5,7 +5,7 @@
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::archive::zip_files;
 use crate::bake::bake;
-use crate::error::Result;
+use crate::error::{ErrorCode, MeshError, Result};
 use crate::math::Bounds;
 use crate::mesh_ops::compact;
 use crate::model::{Mesh, Model, SourceFormat};
@@ -17,6 +17,8 @@ use segment_core::{Detail, SegmentParams};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
+/// Faces are counted as placed in the scene when true, as stored otherwise: it bakes every instance into the parts.
+pub const COUNTS_PLACED_FACES: bool = true;
 pub const MAX_FACES: usize = 200_000;
 pub const MAX_PARTS: usize = 64;
 pub const MAX_ZIP_BYTES: usize = 100 * 1024 * 1024;
@@ -106,15 +108,28 @@ fn part_of(set: &FaceSet, faces: Vec<u32>, object_of_primitive: &[u32]) -> Part 
     }
 }
 
+/// The failure for a model with nothing to split: every face has zero area or repeats a corner.
+fn all_degenerate(faces: usize) -> MeshError {
+    MeshError {
+        code: ErrorCode::InvalidMesh,
+        message: format!("all {faces} faces of the model are degenerate (zero area or a repeated corner), so there is no part to export"),
+        hint: "Re-export the model with its real geometry (check the export scale and that the mesh was not collapsed to a point or a line), or run inspect_3d_model to see its degenerate faces.".into(),
+    }
+}
+
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let started = std::time::Instant::now();
     let s = settings(options)?;
-    let model = read_within(input, MAX_FACES)?;
+    let model = read_within(input, MAX_FACES, COUNTS_PLACED_FACES)?;
     let read_s = seconds(started);
     let objects = bake(&model);
     let primitives: Vec<&crate::model::Primitive> = objects.iter().flat_map(|o| &o.primitives).collect();
     let object_of_primitive: Vec<u32> = objects.iter().enumerate().flat_map(|(i, o)| std::iter::repeat_n(i as u32, o.primitives.len())).collect();
     let set = face_set(&objects);
+    // Checked before welding too, so preprocess "off" cannot export parts of nothing.
+    if set.area.iter().all(|&a| a == 0.0) {
+        return Err(all_degenerate(set.faces.len()));
+    }
     let extent = Bounds::of(&set.positions).extent();
     let welded = weld(&set, s.preprocess, extent);
     let dropped = faces_to_drop(&set, &welded, s.preprocess);
@@ -135,6 +150,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         let groups = if s.segmented && faces.len() >= SEGMENT_MIN_FACES { segment_piece(&set, &welded, &faces, &s, share) } else { vec![faces] };
         segmented_pieces += usize::from(groups.len() > 1);
         parts.extend(groups.into_iter().filter(|g| !g.is_empty()).map(|g| part_of(&set, g, &object_of_primitive)));
+    }
+    if parts.is_empty() {
+        return Err(all_degenerate(set.faces.len()));
     }
     let found = parts.len();
     let merged = consolidate(&mut parts, s.min_part_faces, s.min_part_area * total_area, s.max_parts);
@@ -204,8 +222,10 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     if dropped_count > 0 {
         notes.push(format!("{dropped_count} degenerate or repeated face(s) were removed by preprocessing."));
     }
-    if exported + dropped_count > model.face_count() {
-        notes.push("Meshes used more than once in the scene were exported once per use.".into());
+    // Faces are counted as placed in the scene, on both sides: exported + dropped = input.
+    let input_faces = model.placed_face_count();
+    if input_faces > model.face_count() {
+        notes.push("Meshes used more than once in the scene were exported once per use; input_faces counts them the same way.".into());
     }
     notes.push(format!(
         "{piece_count} loose piece(s){}; {found} candidate part(s), {merged} merged into neighbours (size floor or max_parts {}).",
@@ -227,7 +247,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let summary = json!({
         "schema_version": 1,
         "part_count": parts.len(),
-        "input_faces": model.face_count(),
+        "input_faces": input_faces,
         "exported_faces": exported,
         "notes": notes,
         "timings_s": { "read": read_s, "segment": segment_s, "write": seconds(write_started), "total": seconds(started) },
