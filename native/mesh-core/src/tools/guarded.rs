@@ -13,7 +13,7 @@ pub enum Job {
         max_faces: usize,
         placed: bool,
     },
-    Inspect,
+    Inspect(Value),
     Simplify(Value),
     Optimize(Value),
     Split(Value),
@@ -33,7 +33,7 @@ impl Job {
     /// The job for a tool name with its JSON options; None for an unknown name.
     pub fn named(tool: &str, options: Value) -> Option<Job> {
         Some(match tool {
-            "inspect" => Job::Inspect,
+            "inspect" => Job::Inspect(options),
             "simplify" => Job::Simplify(options),
             "optimize" => Job::Optimize(options),
             "split" => Job::Split(options),
@@ -50,7 +50,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 pub fn run_guarded(job: Job, input: &Input) -> Result<Done> {
     let outcome = catch_unwind(AssertUnwindSafe(|| match job {
         Job::Measure { max_faces, placed } => super::measure(input, max_faces, placed).map(Done::Measured),
-        Job::Inspect => super::inspect::run(input).map(Done::Ran),
+        Job::Inspect(o) => super::inspect::run(input, &o).map(Done::Ran),
         Job::Simplify(o) => super::simplify::run(input, &o).map(Done::Ran),
         Job::Optimize(o) => super::optimize::run(input, &o).map(Done::Ran),
         Job::Split(o) => super::split::run(input, &o).map(Done::Ran),

@@ -3,6 +3,7 @@
 pub mod guarded;
 pub mod inspect;
 pub mod optimize;
+pub mod options;
 pub mod simplify;
 pub mod split;
 

@@ -2,6 +2,7 @@
 //! `segmented` each piece is also cut into meaningful regions by segment-core. Parts below
 //! `min_part_faces` / `min_part_area` (or the floor `detail` implies) merge into their nearest
 //! neighbour, and the smallest merge until `max_parts` holds.
+use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::archive::zip_files;
 use crate::bake::bake;
@@ -14,16 +15,51 @@ use crate::split::{consolidate, face_set, faces_to_drop, pieces, signed_volume, 
 use crate::topology::analyze;
 use crate::write::{write, OutputFormat};
 use segment_core::{Detail, SegmentParams};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-/// Faces are counted as placed in the scene when true, as stored otherwise: it bakes every instance into the parts.
+/// Faces are counted as placed in the scene: split bakes every instance into the parts.
 pub const COUNTS_PLACED_FACES: bool = true;
-pub const MAX_FACES: usize = 200_000;
-pub const MAX_PARTS: usize = 64;
 pub const MAX_ZIP_BYTES: usize = 100 * 1024 * 1024;
 /// Pieces smaller than this are not worth segmenting.
 const SEGMENT_MIN_FACES: usize = 64;
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DetailOption {
+    Low,
+    Medium,
+    High,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PreprocessOption {
+    Auto,
+    On,
+    Off,
+}
+
+/// The options as the service's catalog defines them (domain/tools/options/split_3d_model.ts),
+/// with the defaults that depend on other options (min_part_area from detail) already resolved.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitOptions {
+    pub max_faces: usize,
+    pub detail: DetailOption,
+    pub max_parts: usize,
+    pub min_part_faces: usize,
+    /// Fraction of the total area.
+    pub min_part_area: f64,
+    /// "glb", "obj" or "ply".
+    pub format: String,
+    pub preprocess: PreprocessOption,
+    pub segmented: bool,
+    /// Grams per cubic centimetre, for per-part masses; absent for none.
+    #[serde(default)]
+    pub density: Option<f64>,
+}
 
 struct Settings {
     detail: Detail,
@@ -37,31 +73,31 @@ struct Settings {
     density: Option<f64>,
 }
 
-fn settings(options: &Value) -> Result<Settings> {
-    let detail = match options.get("detail").and_then(Value::as_str).unwrap_or("medium") {
-        "low" => Detail::Low,
-        "high" => Detail::High,
-        _ => Detail::Medium,
-    };
-    // Without an explicit floor, the detail level decides how small a part may be.
-    let floor = match detail {
-        Detail::Low => 0.02,
-        Detail::Medium => 0.005,
-        Detail::High => 0.001,
-    };
+fn settings(options: &SplitOptions) -> Result<Settings> {
+    if options.max_parts == 0 {
+        return Err(MeshError::options("split options: max_parts must be at least 1"));
+    }
+    check_range("split", "min_part_area", options.min_part_area, 0.0, 1.0)?;
+    if let Some(d) = options.density {
+        check_range("split", "density", d, f64::MIN_POSITIVE, f64::MAX)?;
+    }
     Ok(Settings {
-        detail,
-        max_parts: options.get("max_parts").and_then(Value::as_u64).map_or(MAX_PARTS, |m| (m as usize).clamp(1, MAX_PARTS)),
-        min_part_faces: options.get("min_part_faces").and_then(Value::as_u64).unwrap_or(0) as usize,
-        min_part_area: options.get("min_part_area").and_then(Value::as_f64).unwrap_or(floor),
-        format: OutputFormat::parse(options.get("format").and_then(Value::as_str).unwrap_or("glb"))?,
-        preprocess: match options.get("preprocess").and_then(Value::as_str).unwrap_or("auto") {
-            "on" => Preprocess::On,
-            "off" => Preprocess::Off,
-            _ => Preprocess::Auto,
+        detail: match options.detail {
+            DetailOption::Low => Detail::Low,
+            DetailOption::Medium => Detail::Medium,
+            DetailOption::High => Detail::High,
         },
-        segmented: options.get("segmented").and_then(Value::as_bool).unwrap_or(true),
-        density: options.get("density").and_then(Value::as_f64),
+        max_parts: options.max_parts,
+        min_part_faces: options.min_part_faces,
+        min_part_area: options.min_part_area,
+        format: OutputFormat::parse(&options.format)?,
+        preprocess: match options.preprocess {
+            PreprocessOption::Auto => Preprocess::Auto,
+            PreprocessOption::On => Preprocess::On,
+            PreprocessOption::Off => Preprocess::Off,
+        },
+        segmented: options.segmented,
+        density: options.density,
     })
 }
 
@@ -119,8 +155,9 @@ fn all_degenerate(faces: usize) -> MeshError {
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let started = std::time::Instant::now();
-    let s = settings(options)?;
-    let model = read_within(input, MAX_FACES, COUNTS_PLACED_FACES)?;
+    let options: SplitOptions = parse("split", options)?;
+    let s = settings(&options)?;
+    let model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     let read_s = seconds(started);
     let objects = bake(&model);
     let primitives: Vec<&crate::model::Primitive> = objects.iter().flat_map(|o| &o.primitives).collect();
