@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startTestService, type TestAccount, type TestService, waitForJob } from '../support/service.ts'
 
 interface Job {
@@ -40,9 +40,9 @@ function lyingStl(): Buffer {
 const bombs: Array<[string, string, () => Buffer, string]> = [
   ['glTF zero-filled accessor in 150 primitives', 'bomb.gltf', zeroAccessorBomb, 'limit_exceeded'],
   [
-    'OBJ of 220,000 fanned triangles',
+    'OBJ polygon fanning into 2.1 million triangles, above every tool limit',
     'fan.obj',
-    () => Buffer.from(`v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n${'f 1 2 3 4\n'.repeat(110_000)}`),
+    () => Buffer.from(`v 0 0 0\nf${' 1'.repeat(2_100_000)}\n`),
     'limit_exceeded',
   ],
   [
@@ -92,11 +92,16 @@ function degenerateCube(): Buffer {
 
 describe('declared-size bombs through the job API', () => {
   let service: TestService
+  // A fresh account per bomb: optimize allows three jobs a day before the first purchase.
   let jo: TestAccount
+  let accounts = 0
 
   beforeAll(async () => {
     service = await startTestService({ rateLimit: { perSecond: 1000, burst: 1000 } })
-    jo = await service.account({ credits: 100, login: 'jo' })
+  })
+  beforeEach(async () => {
+    accounts += 1
+    jo = await service.account({ credits: 100, login: `jo${accounts}` })
   })
   afterAll(() => service.close())
 
