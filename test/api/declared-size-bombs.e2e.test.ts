@@ -1,12 +1,14 @@
 // Declared-size bombs and models with nothing to split, through the job API: each job fails with
 // the spec's code and a hint, and the account keeps its credits. The bombs are built here, in
-// memory: a few kilobytes of glTF, OBJ, PLY or STL that declare millions of faces. The kiln-mesh
+// memory: a few kilobytes of glTF, OBJ, PLY or STL that declare millions of faces, and a PDF whose
+// object stream inflates to 64 MB. The kiln-mesh
 // command reads the glTF bomb under /usr/bin/time to show the worker's memory stays small.
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { deflateSync } from 'node:zlib'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startTestService, type TestAccount, type TestService, waitForJob } from '../support/service.ts'
 
@@ -90,6 +92,57 @@ function degenerateCube(): Buffer {
   )
 }
 
+/** A one-page PDF whose object stream (object 5, indexed by the cross-reference stream 6) inflates to 64 MB. */
+function objectStreamBomb(): Buffer {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.5\n')]
+  const offsets = new Map<number, number>()
+  let at = parts[0]!.length
+  const add = (n: number, body: Buffer) => {
+    offsets.set(n, at)
+    const object = Buffer.concat([Buffer.from(`${n} 0 obj\n`), body, Buffer.from('\nendobj\n')])
+    parts.push(object)
+    at += object.length
+  }
+  add(1, Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'))
+  add(2, Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'))
+  add(3, Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>'))
+  const content = Buffer.alloc(64 * 1024 * 1024 + 7, ' ')
+  content.write('4 0 ', 0)
+  content.write('(x)', content.length - 3)
+  const packed = deflateSync(content)
+  add(
+    5,
+    Buffer.concat([
+      Buffer.from(
+        `<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${packed.length} >>\nstream\n`,
+      ),
+      packed,
+      Buffer.from('\nendstream'),
+    ]),
+  )
+  const xrefAt = at
+  const entries = Buffer.alloc(7 * 7)
+  entries.writeUInt16BE(0xffff, 5)
+  for (let n = 1; n <= 6; n++) {
+    const entry = entries.subarray(n * 7)
+    if (n === 4) {
+      entry.writeUInt8(2, 0)
+      entry.writeUInt32BE(5, 1)
+    } else {
+      entry.writeUInt8(1, 0)
+      entry.writeUInt32BE(n === 6 ? xrefAt : offsets.get(n)!, 1)
+    }
+  }
+  parts.push(
+    Buffer.from(
+      `6 0 obj\n<< /Type /XRef /Size 7 /W [1 4 2] /Root 1 0 R /Length ${entries.length} >>\nstream\n`,
+    ),
+    entries,
+    Buffer.from(`\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`),
+  )
+  return Buffer.concat(parts)
+}
+
 describe('declared-size bombs through the job API', () => {
   let service: TestService
   // A fresh account per bomb: optimize allows three jobs a day before the first purchase.
@@ -130,6 +183,18 @@ describe('declared-size bombs through the job API', () => {
         expect(await balance()).toBe(before)
       })
 
+  it('a PDF whose object stream inflates to 64 MB fails extract_pdf with invalid_pdf and costs nothing', async () => {
+    const before = await balance()
+    const bomb = objectStreamBomb()
+    expect(bomb.length).toBeLessThan(1024 * 1024)
+    const job = await run('extract_pdf', 'bomb.pdf', bomb)
+    expect(job.status).toBe('failed')
+    expect(job.error!.code).toBe('invalid_pdf')
+    expect(job.error!.message).toMatch(/decodes to more than 8 MB/)
+    expect(job.error!.hint).toBeTruthy()
+    expect(await balance()).toBe(before)
+  })
+
   it('split of a model whose faces are all degenerate fails with invalid_mesh saying why, and costs nothing', async () => {
     const before = await balance()
     const job = await run('split_3d_model', 'flat.gltf', degenerateCube())
@@ -145,7 +210,7 @@ const kilnMesh = join(import.meta.dirname, '..', '..', 'native', 'target', 'rele
 const timeCommand = '/usr/bin/time'
 const canMeasure = existsSync(kilnMesh) && existsSync(timeCommand)
 if (!canMeasure && !process.env.CI)
-  console.warn('[mesh-bombs] SKIPPED memory check: needs native/target/release/kiln-mesh and /usr/bin/time')
+  console.warn('[declared-size-bombs] SKIPPED memory check: needs native/target/release/kiln-mesh and /usr/bin/time')
 
 describe.runIf(canMeasure || process.env.CI)('the glTF bomb in the mesh core process', () => {
   it('is refused with the worker under 64 MB of resident memory', () => {
