@@ -210,7 +210,9 @@ const kilnMesh = join(import.meta.dirname, '..', '..', 'native', 'target', 'rele
 const timeCommand = '/usr/bin/time'
 const canMeasure = existsSync(kilnMesh) && existsSync(timeCommand)
 if (!canMeasure && !process.env.CI)
-  console.warn('[declared-size-bombs] SKIPPED memory check: needs native/target/release/kiln-mesh and /usr/bin/time')
+  console.warn(
+    '[declared-size-bombs] SKIPPED memory check: needs native/target/release/kiln-mesh and /usr/bin/time',
+  )
 
 describe.runIf(canMeasure || process.env.CI)('the glTF bomb in the mesh core process', () => {
   it('is refused with the worker under 64 MB of resident memory', () => {
