@@ -10,10 +10,12 @@ import { dirname, join, resolve, sep } from 'node:path'
 import { DomainError } from '../domain/errors.ts'
 import type { ToolInputFile, ToolRunner } from '../domain/ports/tool-runner.ts'
 import { getTool, type ToolId } from '../domain/tools/catalog.ts'
+import { simplifyCoreOptions } from '../domain/tools/options/simplify_3d_model.ts'
+import { splitCoreOptions } from '../domain/tools/options/split_3d_model.ts'
 import { loadNativeAddon } from './load.ts'
 
 export type MeshTool = 'inspect' | 'simplify' | 'optimize' | 'split'
-export type MeshErrorCode = 'invalid_mesh' | 'unsupported_format' | 'limit_exceeded'
+export type MeshErrorCode = 'invalid_mesh' | 'unsupported_format' | 'limit_exceeded' | 'invalid_options'
 
 export interface MeshFile {
   /** Relative output name; may carry a folder such as `parts/`. */
@@ -30,6 +32,7 @@ interface Outcome {
 
 export interface MeshAddon {
   measure(
+    tool: MeshTool,
     input: Buffer,
     name: string,
     extension: string,
@@ -95,9 +98,42 @@ function raise(outcome: Outcome): never {
   throw new DomainError(e.code, e.message, { hint: e.hint })
 }
 
-/** Faces in the model (the pricing unit); DomainError limit_exceeded beyond maxFaces, invalid_mesh etc. for bad files. */
-export async function measureFaces(input: MeshInput, maxFaces: number): Promise<number> {
+/** Each core tool's catalog entry, and how its parsed options become the complete options the core reads. */
+const coreTools: Record<MeshTool, { id: ToolId; complete: (options: never) => object }> = {
+  inspect: { id: 'inspect_3d_model', complete: (options: object) => options },
+  optimize: { id: 'optimize_3d_model', complete: (options: object) => options },
+  simplify: { id: 'simplify_3d_model', complete: simplifyCoreOptions },
+  split: { id: 'split_3d_model', complete: splitCoreOptions },
+}
+
+/**
+ * The options the core reads for `tool`, from the catalog alone: the tool's schema with its
+ * defaults applied, defaults that depend on other options resolved, and the tool's face limit.
+ * The core refuses unknown fields and wrong types, so nothing here may be left to a Rust default.
+ */
+export function coreOptions(tool: MeshTool, options: object): Record<string, unknown> {
+  const { id, complete } = coreTools[tool]
+  const definition = getTool(id)
+  const parsed = definition.options.safeParse(options)
+  if (!parsed.success)
+    throw new DomainError(
+      'invalid_options',
+      `Invalid options for ${id}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ')}.`,
+      { hint: `See the options schema of ${id} in GET /v1/tools.` },
+    )
+  return {
+    ...complete(parsed.data as never),
+    max_faces: definition.limits.maxUnits ?? Number.MAX_SAFE_INTEGER,
+  }
+}
+
+/**
+ * Faces in the model as `tool` counts them (the pricing unit: placed in the scene for tools that
+ * bake instances, stored otherwise); DomainError limit_exceeded beyond maxFaces, invalid_mesh etc. for bad files.
+ */
+export async function measureFaces(tool: MeshTool, input: MeshInput, maxFaces: number): Promise<number> {
   const outcome = await meshBackend().addon.measure(
+    tool,
     input.data,
     input.name,
     input.extension,
@@ -108,14 +144,14 @@ export async function measureFaces(input: MeshInput, maxFaces: number): Promise<
   return outcome.faces
 }
 
-/** Runs a mesh tool off the JS thread; DomainError on a bad or too large model. */
+/** Runs a mesh tool off the JS thread with the catalog's options (coreOptions); DomainError on a bad or too large model. */
 export async function runMeshTool(tool: MeshTool, input: MeshInput, options: object): Promise<MeshRunResult> {
   const outcome = await meshBackend().addon.runTool(
     tool,
     input.data,
     input.name,
     input.extension,
-    JSON.stringify(options),
+    JSON.stringify(coreOptions(tool, options)),
     input.resourceDir ?? null,
   )
   if (outcome.error || outcome.summaryJson === undefined) raise(outcome)
@@ -148,7 +184,7 @@ export function meshToolRunner<Options extends object>(toolId: ToolId, tool: Mes
   const faceLimit = maxUnits ?? Number.MAX_SAFE_INTEGER
   return {
     async measure(input) {
-      return { units: await measureFaces(await load(input), faceLimit) }
+      return { units: await measureFaces(tool, await load(input), faceLimit) }
     },
     async run(input, options, context) {
       const model = await load(input)

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { coreOptions, type MeshTool } from '../../native/mesh.ts'
 import { readTriangles, surfaceError, writeGeneratedSphere } from './geometry.ts'
 
 const root = resolve(import.meta.dirname, '../..')
@@ -38,8 +39,9 @@ if (!existsSync(kilnMesh)) {
   )
   if (built.status !== 0) process.exit(built.status ?? 1)
 }
-const kiln = (tool: string, input: string, out: string, options: object) =>
-  timed(kilnMesh, [tool, input, out, JSON.stringify(options)])
+// kiln-mesh reads complete options: the catalog's defaults and face limit, as the workers send them.
+const kiln = (tool: MeshTool, input: string, out: string, options: object) =>
+  timed(kilnMesh, [tool, input, out, JSON.stringify(coreOptions(tool, options))])
 const gltfTransform = (args: string[]) => timed(node, [bin('gltf-transform'), ...args])
 const gltfpack = (args: string[]) => timed(node, [bin('gltfpack'), ...args])
 

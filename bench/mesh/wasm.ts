@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { basename, extname, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { loadMeshBuild, type MeshAddon, type MeshTool } from '../../native/mesh.ts'
+import { coreOptions, loadMeshBuild, type MeshAddon, type MeshTool } from '../../native/mesh.ts'
 
 const corpus = resolve(import.meta.dirname, '../../../shared/corpus')
 const runs = Number(process.argv[2] ?? 5)
@@ -26,7 +26,8 @@ const tasks: Array<[MeshTool, object]> = [
 ]
 
 async function median(addon: MeshAddon, tool: MeshTool, data: Buffer, name: string, options: object) {
-  const call = () => addon.runTool(tool, data, name, extname(name).slice(1), JSON.stringify(options))
+  const call = () =>
+    addon.runTool(tool, data, name, extname(name).slice(1), JSON.stringify(coreOptions(tool, options)))
   await call()
   const times: number[] = []
   for (let i = 0; i < runs; i++) {

@@ -176,7 +176,7 @@ const definitions: ToolDefinition[] = [
     id: 'split_3d_model',
     title: 'Split a 3D model into parts',
     summary: 'Cuts a model into its loose pieces and meaningful parts, one file per part plus a zip.',
-    description: `Split a 3D model (GLB, glTF, OBJ, PLY or STL; up to 200,000 faces) into parts: loose pieces always, and with segmented=true also the meaningful parts of one connected mesh (a handle, a leg). Options: detail, max_parts, min_part_faces, min_part_area, format, preprocess, segmented, density. Output: one file per part and <model>_parts.zip with all of them. ${followNote}`,
+    description: `Split a 3D model (GLB, glTF, OBJ, PLY or STL; up to 200,000 faces) into parts: loose pieces always, and with segmented=true also the meaningful parts of one connected mesh (a handle, a leg). Faces are counted as placed in the scene: a mesh used by three nodes counts three times, in the limit, the price, input_faces and exported_faces alike. A model whose faces are all degenerate fails with invalid_mesh. Options: detail, max_parts, min_part_faces, min_part_area, format, preprocess, segmented, density. Output: one file per part and <model>_parts.zip with all of them. ${followNote}`,
     toolset: '3d',
     input: { kind: 'file', sources: fileSources, extensions: meshExtensions },
     options: splitOptions,
@@ -199,7 +199,7 @@ const definitions: ToolDefinition[] = [
     title: 'Inspect a 3D model',
     summary:
       'Reports what a model contains: scenes, meshes, materials, counts, bounds and defects, with a preview.',
-    description: `Inspect a 3D model (GLB, glTF, OBJ, PLY or STL; up to 200,000 faces). No options. Output: inspection.json (scenes, nodes, meshes, materials, textures, animations, bounding boxes, non-manifold edges, degenerate faces), summary.txt and preview.png. ${followNote}`,
+    description: `Inspect a 3D model (GLB, glTF, OBJ, PLY or STL; up to 200,000 faces as placed in the scene, a mesh used by several nodes counting once per use). No options. Output: inspection.json (scenes, nodes, meshes, materials, textures, animations, bounding boxes, non-manifold edges, degenerate faces), summary.txt and preview.png. ${followNote}`,
     toolset: '3d',
     input: { kind: 'file', sources: fileSources, extensions: meshExtensions },
     options: inspectOptions,

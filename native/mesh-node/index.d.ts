@@ -3,8 +3,8 @@
 
 export declare function coreVersion(): string
 
-/** Counts the model's faces (the pricing unit); a limit error beyond `maxFaces`. */
-export declare function measure(input: Buffer, name: string, extension: string, maxFaces: number, resourceDir?: string | undefined | null): Promise<unknown>
+/** Counts the model's faces (the pricing unit) as `tool` counts them; a limit error beyond `maxFaces`. */
+export declare function measure(tool: string, input: Buffer, name: string, extension: string, maxFaces: number, resourceDir?: string | undefined | null): Promise<unknown>
 
 export interface OutputFile {
   name: string

@@ -39,8 +39,21 @@ async function expectSameRigging(source: string, outDir: string): Promise<void> 
 }
 
 describe.runIf(hasCorpus)('mesh tools on the corpus', () => {
-  test.each(corpusModels)('measure counts the faces of %s', async (model, faces) => {
-    expect(await inspect.measure(await inputFile(model), {})).toEqual({ units: faces })
+  test.each(corpusModels)('measure counts the stored faces of %s for optimize', async (model, faces) => {
+    expect(await optimize.measure(await inputFile(model), optimizeOptions.parse({}))).toEqual({
+      units: faces,
+    })
+  })
+
+  test('split and inspect measure faces as placed in the scene, instances included', async () => {
+    // ShapeCollection stores 2,390 triangles and places some of its meshes more than once.
+    const model = await inputFile('glb/ShapeCollection.glb')
+    expect(await optimize.measure(model, optimizeOptions.parse({}))).toEqual({ units: 2390 })
+    expect(await inspect.measure(model, {})).toEqual({ units: 3542 })
+    expect(await split.measure(model, splitOptions.parse({}))).toEqual({ units: 3542 })
+    const ctx = await context()
+    const { summary } = await split.run(model, splitOptions.parse({ segmented: false }), ctx)
+    expect(summary).toMatchObject({ input_faces: 3542, exported_faces: 3542 })
   })
 
   test.each(corpusModels)('inspect %s', async (model, faces) => {

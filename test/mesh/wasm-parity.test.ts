@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { extname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadMeshBuild, type MeshAddon } from '../../native/mesh.ts'
+import { coreOptions, loadMeshBuild, type MeshAddon, type MeshTool } from '../../native/mesh.ts'
 import { corpusDir, hasCorpus } from './corpus.ts'
 
 const native = loadMeshBuild('native')
@@ -42,7 +42,7 @@ async function run(addon: MeshAddon, tool: string, path: string, options: object
     await readFile(join(corpusDir, path)),
     name,
     extname(name).slice(1),
-    JSON.stringify(options),
+    JSON.stringify(coreOptions(tool as MeshTool, options)),
   )
   const summary = outcome.summaryJson ? JSON.parse(outcome.summaryJson) : null
   if (summary) delete summary.timings_s

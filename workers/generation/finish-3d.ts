@@ -7,6 +7,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { loadNativeAddon } from '../../native/load.ts'
+import { coreOptions, type MeshTool } from '../../native/mesh.ts'
 import { groundAtUnitSize } from './ground-glb.ts'
 
 /** The mesh-node binding's generic tool entry point (native/mesh-node/src/lib.rs). */
@@ -38,7 +39,7 @@ export interface FinishedModel {
 
 async function runMeshTool(
   addon: MeshAddon,
-  tool: string,
+  tool: MeshTool,
   glb: Uint8Array,
   options: Record<string, unknown>,
 ) {
@@ -47,7 +48,7 @@ async function runMeshTool(
     Buffer.from(glb.buffer, glb.byteOffset, glb.byteLength),
     'model.glb',
     'glb',
-    JSON.stringify(options),
+    JSON.stringify(coreOptions(tool, options)),
   )
   if (outcome.error) throw new Error(`${tool}: ${outcome.error.message}`)
   return {

@@ -1,5 +1,8 @@
 import { z } from 'zod'
 
+/** The share of faces kept when neither target_ratio nor target_faces is given. */
+export const defaultTargetRatio = 0.5
+
 export const simplifyOptions = z
   .strictObject({
     target_ratio: z
@@ -8,7 +11,7 @@ export const simplifyOptions = z
       .max(1)
       .optional()
       .describe(
-        'Fraction of faces to keep, e.g. 0.25. When neither target_ratio nor target_faces is given, 0.5.',
+        `Fraction of faces to keep, e.g. 0.25. When neither target_ratio nor target_faces is given, ${defaultTargetRatio}.`,
       ),
     target_faces: z.int().min(4).optional().describe('Number of faces to aim for, instead of target_ratio.'),
     max_error: z
@@ -36,3 +39,9 @@ export const simplifyOptions = z
     message: 'give target_ratio or target_faces, not both',
   })
 export type SimplifyOptions = z.infer<typeof simplifyOptions>
+
+/** The options the mesh core reads: exactly one of target_ratio and target_faces, every other option given. */
+export function simplifyCoreOptions(options: SimplifyOptions) {
+  if (options.target_faces !== undefined) return options
+  return { ...options, target_ratio: options.target_ratio ?? defaultTargetRatio }
+}

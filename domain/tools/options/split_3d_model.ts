@@ -1,5 +1,11 @@
 import { z } from 'zod'
 
+/** The most parts one split returns (the schema's ceiling, and max_parts when it is not given). */
+export const maxParts = 64
+
+/** Without min_part_area, the detail level decides how small a part may be, as a fraction of the total area. */
+export const minPartAreaByDetail = { low: 0.02, medium: 0.005, high: 0.001 } as const
+
 // Exactly the spec's table; no other properties.
 export const splitOptions = z.strictObject({
   detail: z
@@ -9,7 +15,7 @@ export const splitOptions = z.strictObject({
   max_parts: z
     .int()
     .min(1)
-    .max(64)
+    .max(maxParts)
     .optional()
     .describe('Safety ceiling on the number of parts (1-64), clamped to the plan.'),
   min_part_faces: z
@@ -41,3 +47,14 @@ export const splitOptions = z.strictObject({
     .describe('Material density for per-part mass estimates (g/cm³).'),
 })
 export type SplitOptions = z.infer<typeof splitOptions>
+
+/** The options the mesh core reads: every one given, those whose default depends on others resolved. */
+export function splitCoreOptions(options: SplitOptions) {
+  const { density, ...rest } = options
+  return {
+    ...rest,
+    max_parts: options.max_parts ?? maxParts,
+    min_part_area: options.min_part_area ?? minPartAreaByDetail[options.detail],
+    ...(density != null && { density }),
+  }
+}

@@ -2,7 +2,7 @@
 //! workers run through the napi binding.
 //!
 //!   kiln-mesh <inspect|simplify|optimize|split> <input> <out-dir> [options-json]
-//!   kiln-mesh measure <input> [max-faces]
+//!   kiln-mesh measure <input> [max-faces] [tool]   (faces as the tool counts them; default optimize)
 //!
 //! Prints the tool's summary as JSON on stdout and writes its files under <out-dir>. A failure
 //! prints `{"error":{"code","message","hint"}}` on stderr and exits 2; bad usage exits 64.
@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: kiln-mesh <inspect|simplify|optimize|split> <input> <out-dir> [options-json]\n       kiln-mesh measure <input> [max-faces]";
+const USAGE: &str = "usage: kiln-mesh <inspect|simplify|optimize|split> <input> <out-dir> [options-json]\n       kiln-mesh measure <input> [max-faces] [tool]";
 
 fn usage(problem: &str) -> ExitCode {
     eprintln!("kiln-mesh: {problem}\n{USAGE}");
@@ -66,6 +66,7 @@ fn main() -> ExitCode {
     // Unlike the service, a local user may keep a .gltf's buffers and images beside it.
     let read = ReadOptions {
         resource_dir: input_path.parent().map(Path::to_path_buf),
+        ..ReadOptions::default()
     };
     let input = Input {
         data: &data,
@@ -80,7 +81,11 @@ fn main() -> ExitCode {
             Some(Ok(n)) => n,
             Some(Err(_)) => return usage("max-faces must be a whole number"),
         };
-        (Job::Measure { max_faces }, None)
+        let tool = args.get(3).map_or("optimize", String::as_str);
+        let Some(job) = Job::measure(tool, max_faces) else {
+            return usage(&format!("unknown tool {tool:?}"));
+        };
+        (job, None)
     } else {
         let Some(out_dir) = args.get(2) else {
             return usage("missing <out-dir>");

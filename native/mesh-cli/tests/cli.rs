@@ -30,6 +30,10 @@ fn cube(dir: &Path) -> PathBuf {
     path
 }
 
+/// Complete options, as the service's catalog sends them.
+const OPTIMIZE_OPTIONS: &str =
+    r#"{"max_faces":2000000,"compress":true,"quantize":true,"simplify_ratio":1,"remove_debris":0}"#;
+
 #[test]
 fn optimize_writes_a_glb_and_prints_the_summary() {
     let dir = scratch("optimize");
@@ -38,6 +42,7 @@ fn optimize_writes_a_glb_and_prints_the_summary() {
         .arg("optimize")
         .arg(cube(&dir))
         .arg(&out)
+        .arg(OPTIMIZE_OPTIONS)
         .output()
         .unwrap();
     assert!(
@@ -82,6 +87,7 @@ fn a_broken_file_is_an_error_value_not_a_crash() {
         .arg("inspect")
         .arg(&path)
         .arg(dir.join("out"))
+        .arg(r#"{"max_faces":200000}"#)
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
@@ -110,4 +116,34 @@ fn bad_usage_exits_64() {
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(64));
+}
+
+#[test]
+fn options_of_the_wrong_type_or_unknown_are_refused() {
+    let dir = scratch("options");
+    let model = cube(&dir);
+    for (options, words) in [
+        (
+            r#"{"max_faces":2000000,"compress":"yes","quantize":true,"simplify_ratio":1,"remove_debris":0}"#,
+            "invalid type",
+        ),
+        (
+            r#"{"max_faces":2000000,"compress":true,"quantize":true,"simplify_ratio":1,"remove_debris":0,"colour":1}"#,
+            "unknown field `colour`",
+        ),
+        (r#"{"compress":true}"#, "missing field"),
+    ] {
+        let run = kiln_mesh()
+            .arg("optimize")
+            .arg(&model)
+            .arg(dir.join("o"))
+            .arg(options)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{options}");
+        let error: serde_json::Value = serde_json::from_slice(&run.stderr).unwrap();
+        assert_eq!(error["error"]["code"], "invalid_options");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(message.contains(words), "{message:?} should say {words:?}");
+    }
 }

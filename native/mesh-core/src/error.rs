@@ -6,6 +6,9 @@ pub enum ErrorCode {
     InvalidMesh,
     UnsupportedFormat,
     LimitExceeded,
+    /// Options the core cannot read: a wrong type, an unknown or a missing field. The service
+    /// validates options against its catalog first, so this means the two disagree.
+    InvalidOptions,
 }
 
 impl ErrorCode {
@@ -14,6 +17,7 @@ impl ErrorCode {
             ErrorCode::InvalidMesh => "invalid_mesh",
             ErrorCode::UnsupportedFormat => "unsupported_format",
             ErrorCode::LimitExceeded => "limit_exceeded",
+            ErrorCode::InvalidOptions => "invalid_options",
         }
     }
 }
@@ -36,6 +40,14 @@ impl MeshError {
 
     pub fn unsupported(message: impl Into<String>, hint: impl Into<String>) -> Self {
         MeshError { code: ErrorCode::UnsupportedFormat, message: message.into(), hint: hint.into() }
+    }
+
+    pub fn options(message: impl Into<String>) -> Self {
+        MeshError {
+            code: ErrorCode::InvalidOptions,
+            message: message.into(),
+            hint: "Pass every option of the tool with its documented type (see the tool's options schema); no others.".into(),
+        }
     }
 
     pub fn limit(message: impl Into<String>, hint: impl Into<String>) -> Self {

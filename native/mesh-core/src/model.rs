@@ -186,6 +186,13 @@ impl Model {
         self.meshes.iter().flat_map(|m| &m.primitives).map(Primitive::face_count).sum()
     }
 
+    /// Triangles as placed in the scene (a mesh used by three nodes counts three times): what
+    /// tools that bake every instance (split) work on and are priced by.
+    pub fn placed_face_count(&self) -> usize {
+        let per_mesh: Vec<usize> = self.meshes.iter().map(|m| m.primitives.iter().map(Primitive::face_count).sum()).collect();
+        self.instances().iter().map(|i| per_mesh[i.mesh]).sum()
+    }
+
     /// Whether outputs that cannot hold skins and animations (OBJ, PLY, STL, split parts) lose some.
     pub fn is_rigged_or_animated(&self) -> bool {
         !self.skins.is_empty() || !self.animations.is_empty()

@@ -40,7 +40,7 @@ fn read(dir: &Path, rel: &str) -> mesh_core::Model {
     let path = dir.join(rel);
     let data = std::fs::read(&path).unwrap();
     let ext = path.extension().unwrap().to_str().unwrap();
-    let options = ReadOptions { resource_dir: path.parent().map(Path::to_path_buf) };
+    let options = ReadOptions { resource_dir: path.parent().map(Path::to_path_buf), ..ReadOptions::default() };
     read_model(&data, ext, &options).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
@@ -101,7 +101,7 @@ fn written_files_read_back_with_the_same_faces() {
 fn an_index_past_the_vertices_is_an_invalid_mesh() {
     let Some(dir) = corpus() else { return };
     let path = dir.join("malformed/gltf/IndexOutOfRange/IndexOutOfRange.gltf");
-    let options = ReadOptions { resource_dir: path.parent().map(Path::to_path_buf) };
+    let options = ReadOptions { resource_dir: path.parent().map(Path::to_path_buf), ..ReadOptions::default() };
     let err = read_model(&std::fs::read(&path).unwrap(), "gltf", &options).unwrap_err();
     assert_eq!(err.code, mesh_core::ErrorCode::InvalidMesh);
     assert!(err.message.contains("out of range"), "{}", err.message);

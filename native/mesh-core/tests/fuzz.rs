@@ -118,10 +118,29 @@ fn readable_mutants_never_panic_a_tool() {
             }
             let input = Input { data: &mutant, name: "fuzz", extension, read: ReadOptions::default() };
             let outcome = catch_unwind(AssertUnwindSafe(|| {
-                let _ = tools::inspect::run(&input);
-                let _ = tools::simplify::run(&input, &json!({ "target_ratio": 0.5, "format": "glb" }));
-                let _ = tools::optimize::run(&input, &json!({ "simplify_ratio": 0.7, "remove_debris": 0.01 }));
-                let _ = tools::split::run(&input, &json!({ "segmented": true, "max_parts": 4 }));
+                // Complete options, as the service's catalog sends them: any error must be about the file.
+                let outcomes = [
+                    tools::inspect::run(&input, &json!({ "max_faces": 200_000 })).err(),
+                    tools::simplify::run(
+                        &input,
+                        &json!({ "max_faces": 1_000_000, "target_ratio": 0.5, "max_error": 0.01, "lock_border": false, "format": "glb" }),
+                    )
+                    .err(),
+                    tools::optimize::run(
+                        &input,
+                        &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "simplify_ratio": 0.7, "remove_debris": 0.01 }),
+                    )
+                    .err(),
+                    tools::split::run(
+                        &input,
+                        &json!({ "max_faces": 200_000, "detail": "medium", "max_parts": 4, "min_part_faces": 0, "min_part_area": 0.005,
+                                 "format": "glb", "preprocess": "auto", "segmented": true }),
+                    )
+                    .err(),
+                ];
+                for e in outcomes.into_iter().flatten() {
+                    assert_ne!(e.code, mesh_core::ErrorCode::InvalidOptions, "{e}");
+                }
             }));
             if outcome.is_err() {
                 let path = std::env::temp_dir().join(format!("mesh-tool-fuzz-crash-{i}.{extension}"));

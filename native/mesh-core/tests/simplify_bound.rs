@@ -18,7 +18,12 @@ fn corpus_file(rel: &str) -> Option<Vec<u8>> {
     data
 }
 
+/// Runs simplify with `options` over the catalog's defaults (the core takes complete options).
 fn simplify_glb(data: &[u8], options: Value) -> (Value, Model) {
+    let mut options = options;
+    for (key, value) in [("max_faces", json!(1_000_000)), ("max_error", json!(0.01)), ("lock_border", json!(false)), ("format", json!("same"))] {
+        options.as_object_mut().unwrap().entry(key).or_insert(value);
+    }
     let input = Input { data, name: "model.glb", extension: "glb", read: ReadOptions::default() };
     let result = simplify::run(&input, &options).unwrap();
     let model = read_model(&result.files[0].data, "glb", &ReadOptions::default()).unwrap();

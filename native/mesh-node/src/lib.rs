@@ -54,7 +54,7 @@ impl Task for ToolTask {
             data: &self.input,
             name: &self.name,
             extension: &self.extension,
-            read: ReadOptions { resource_dir: self.resource_dir.as_ref().map(PathBuf::from) },
+            read: ReadOptions { resource_dir: self.resource_dir.as_ref().map(PathBuf::from), ..ReadOptions::default() },
         };
         Ok(run_guarded(job, &input))
     }
@@ -86,10 +86,11 @@ fn options(json: &str) -> Result<serde_json::Value> {
     serde_json::from_str(json).map_err(|e| Error::from_reason(format!("options are not JSON: {e}")))
 }
 
-/// Counts the model's faces (the pricing unit); a limit error beyond `maxFaces`.
+/// Counts the model's faces (the pricing unit) as `tool` counts them; a limit error beyond `maxFaces`.
 #[napi]
-pub fn measure(input: Buffer, name: String, extension: String, max_faces: u32, resource_dir: Option<String>) -> AsyncTask<ToolTask> {
-    task(Job::Measure { max_faces: max_faces as usize }, input, name, extension, resource_dir)
+pub fn measure(tool: String, input: Buffer, name: String, extension: String, max_faces: u32, resource_dir: Option<String>) -> Result<AsyncTask<ToolTask>> {
+    let job = Job::measure(&tool, max_faces as usize).ok_or_else(|| Error::from_reason(format!("unknown mesh tool {tool:?}")))?;
+    Ok(task(job, input, name, extension, resource_dir))
 }
 
 /// Runs one tool ("inspect", "simplify", "optimize" or "split") with JSON options.

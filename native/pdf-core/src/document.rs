@@ -36,11 +36,20 @@ impl PdfDocument {
         }
         let load = |bytes: &[u8]| {
             let options = LoadOptions {
-                max_decompressed_size: Some(objects::MAX_STREAM_BYTES),
+                max_decompressed_size: Some(objects::load_stream_limit(bytes.len())),
                 ..LoadOptions::default()
             };
-            Document::load_mem_with_options(bytes, options)
-                .map_err(|error| invalid(format!("The PDF could not be parsed: {error}.")))
+            Document::load_mem_with_options(bytes, options).map_err(|error| {
+                // lopdf reports a stream past the limit as one it could not decompress.
+                if matches!(error, lopdf::Error::Decompress(_)) {
+                    return invalid(format!(
+                        "A compressed object or cross-reference stream of the PDF is corrupt or decodes to more than {} MB ({} times the file's size).",
+                        objects::load_stream_limit(bytes.len()) >> 20,
+                        objects::LOAD_EXPANSION
+                    ));
+                }
+                invalid(format!("The PDF could not be parsed: {error}."))
+            })
         };
         let mut doc = load(bytes)?;
         if let Some(patched) = with_referenced_encrypt(bytes, &doc.trailer) {

@@ -6,6 +6,19 @@ use lopdf::{Dictionary, Document, Object, Stream};
 /// Ceiling on any decoded stream, so a compression bomb costs an error, not the worker's memory.
 pub const MAX_STREAM_BYTES: usize = 256 << 20;
 
+/// Object and cross-reference streams are decoded, and every object in them parsed and kept,
+/// while the file is opened: each may decode to at most this many times the file's size (with a
+/// floor for small files), so a few kilobytes that declare hundreds of megabytes are refused.
+pub const LOAD_EXPANSION: usize = 64;
+pub const MIN_LOAD_STREAM_BYTES: usize = 8 << 20;
+
+/// The largest object or cross-reference stream a file of `file_bytes` may decode to while opening.
+pub fn load_stream_limit(file_bytes: usize) -> usize {
+    file_bytes
+        .saturating_mul(LOAD_EXPANSION)
+        .clamp(MIN_LOAD_STREAM_BYTES, MAX_STREAM_BYTES)
+}
+
 pub fn resolve<'a>(doc: &'a Document, object: &'a Object) -> Option<&'a Object> {
     doc.dereference(object).ok().map(|(_, object)| object)
 }

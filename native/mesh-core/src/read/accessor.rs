@@ -7,6 +7,24 @@ use serde_json::Value;
 pub struct Views<'a> {
     pub data: Vec<std::borrow::Cow<'a, [u8]>>,
     pub strides: Vec<Option<usize>>,
+    /// Values (floats or indices) still allowed to be decoded from this file; every read takes
+    /// from it before allocating, so no accessor, however often referenced, decodes past it.
+    pub budget: std::cell::Cell<usize>,
+}
+
+impl Views<'_> {
+    /// Takes `values` from the decode budget, or refuses when the file would need more.
+    pub fn charge(&self, values: usize) -> Result<()> {
+        let left = self.budget.get();
+        if values > left {
+            return Err(MeshError::limit(
+                "the model's accessors decode to more values than this tool's face limit allows",
+                "Remove unused vertices, attributes and animations (or split the model) and upload it again.",
+            ));
+        }
+        self.budget.set(left - values);
+        Ok(())
+    }
 }
 
 pub fn component_size(component_type: u64) -> Option<usize> {
@@ -122,6 +140,7 @@ pub fn read_floats(accessors: &[Value], index: usize, views: &Views) -> Result<(
     let l = layout(accessor)?;
     let size = component_size(l.component_type).unwrap_or(4);
     let elem = size * l.components;
+    views.charge(l.count.saturating_mul(l.components))?;
     let mut out = Vec::new();
     if let Some(view) = usize_field(accessor, "bufferView") {
         let offset = usize_field(accessor, "byteOffset").unwrap_or(0);
@@ -189,5 +208,6 @@ pub fn read_indices(accessors: &[Value], index: usize, views: &Views) -> Result<
     let size = component_size(l.component_type).unwrap_or(4);
     let view = usize_field(accessor, "bufferView").ok_or_else(|| MeshError::invalid("index accessor without bufferView"))?;
     let s = strided(views, view, usize_field(accessor, "byteOffset").unwrap_or(0), l.count, size, Some(size))?;
+    views.charge(l.count)?;
     Ok((0..l.count).map(|i| read_index(&s.bytes[i * size..], l.component_type)).collect())
 }

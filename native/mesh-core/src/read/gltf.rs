@@ -2,14 +2,16 @@
 //! Geometry is decoded (quantized and meshopt-compressed data included); materials, textures and
 //! samplers are kept as JSON; skins and animations are decoded (read/skin.rs); morph targets are
 //! reported but not carried.
-use super::accessor::{read_floats, read_indices, Views};
-use super::{meshopt_ext, ReadOptions};
+use super::accessor::{read_floats, read_indices, type_components, Views};
+use super::{meshopt_ext, ReadLimits, ReadOptions};
 use crate::error::{MeshError, Result};
 use crate::math::compose;
 use crate::model::{Attribute, Image, Mesh, Model, Node, Primitive, SourceFormat, Trs, IDENTITY};
 use base64::Engine;
 use serde_json::Value;
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 const DRACO: &str = "KHR_draco_mesh_compression";
 const MESHOPT: &str = "EXT_meshopt_compression";
@@ -44,8 +46,9 @@ pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &Rea
             "Decompress it first, e.g. `npx @gltf-transform/cli copy in.glb out.glb`, or export with meshopt compression (EXT_meshopt_compression) instead.",
         ));
     }
+    check_declared(&root, &options.limits)?;
     let buffers = load_buffers(&root, bin, options)?;
-    let views = load_views(&root, &buffers)?;
+    let views = load_views(&root, &buffers, &options.limits)?;
     let mut model = Model::new(format);
     read_meshes(&root, &views, &mut model)?;
     read_nodes(&root, &mut model)?;
@@ -57,7 +60,8 @@ pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &Rea
     model.materials = array(&root, "materials").to_vec();
     model.textures = array(&root, "textures").to_vec();
     model.samplers = array(&root, "samplers").to_vec();
-    model.images = read_images(&root, &views, &buffers, options, &mut model.notes)?;
+    let file_bytes = json.len() + bin.map_or(0, <[u8]>::len);
+    model.images = read_images(&root, &views, file_bytes, options, &mut model.notes)?;
     model.gltf_json = Some(root);
     Ok(model)
 }
@@ -101,11 +105,56 @@ fn load_buffers<'a>(root: &Value, bin: Option<&'a [u8]>, options: &ReadOptions) 
     Ok(out)
 }
 
-fn load_views<'a>(root: &Value, buffers: &'a [Option<Cow<'a, [u8]>>]) -> Result<Views<'a>> {
+/// Faces and decoded values the meshes declare, checked against the limits from the accessors'
+/// counts alone: nothing is read or allocated, however much a small file claims.
+fn check_declared(root: &Value, limits: &ReadLimits) -> Result<()> {
+    let accessors = array(root, "accessors");
+    let accessor = |i: &Value| i.as_u64().and_then(|i| accessors.get(i as usize));
+    let count = |i: &Value| accessor(i).and_then(|a| index(a, "count")).unwrap_or(0);
+    let components = |i: &Value| accessor(i).and_then(|a| a.get("type")).and_then(Value::as_str).and_then(type_components).unwrap_or(0);
+    let meshes = array(root, "meshes");
+    let mut declared: Vec<(usize, usize)> = Vec::with_capacity(meshes.len());
+    for mesh in meshes {
+        let (mut faces, mut values) = (0usize, 0usize);
+        for primitive in array(mesh, "primitives") {
+            let mode = primitive.get("mode").and_then(Value::as_u64).unwrap_or(4);
+            let Some(attributes) = primitive.get("attributes").and_then(Value::as_object) else { continue };
+            let Some(position) = attributes.get("POSITION") else { continue };
+            if !(4..=6).contains(&mode) {
+                continue;
+            }
+            let vertices = count(position);
+            let corners = primitive.get("indices").map_or(vertices, count);
+            let triangles = if mode == 4 { corners / 3 } else { corners.saturating_sub(2) };
+            let per_vertex: usize = attributes.iter().filter(|(s, _)| *s == "POSITION" || keeps_attribute(s)).map(|(_, a)| components(a)).sum();
+            faces = faces.saturating_add(triangles);
+            values = values.saturating_add(vertices.saturating_mul(per_vertex)).saturating_add(corners).saturating_add(triangles.saturating_mul(3));
+        }
+        declared.push((faces, values));
+    }
+    let nodes = array(root, "nodes");
+    let mut uses = vec![usize::from(nodes.is_empty()); meshes.len()];
+    for m in nodes.iter().filter_map(|n| index(n, "mesh")) {
+        if let Some(u) = uses.get_mut(m) {
+            *u += 1;
+        }
+    }
+    let (mut faces, mut values) = (0usize, 0usize);
+    for (&(f, v), &u) in declared.iter().zip(&uses) {
+        // Stored meshes are decoded once whether placed or not; tools that bake copy each placement.
+        let (face_weight, value_weight) = if limits.placed { (u, u.max(1)) } else { (1, 1) };
+        faces = faces.saturating_add(f.saturating_mul(face_weight));
+        values = values.saturating_add(v.saturating_mul(value_weight));
+    }
+    limits.check_faces(faces)?;
+    limits.check_values(values)
+}
+
+fn load_views<'a>(root: &Value, buffers: &'a [Option<Cow<'a, [u8]>>], limits: &ReadLimits) -> Result<Views<'a>> {
     let mut data = Vec::new();
     let mut strides = Vec::new();
-    let mut budget = usize::MAX >> 1;
-    budget = budget.min(1 << 30);
+    // Meshopt views decode to what they declare (count * stride): hold them to the same budget.
+    let mut budget = limits.value_budget().saturating_mul(4).min(1 << 30);
     for (i, view) in array(root, "bufferViews").iter().enumerate() {
         strides.push(index(view, "byteStride"));
         if let Some(ext) = view.pointer(&format!("/extensions/{MESHOPT}")) {
@@ -127,7 +176,7 @@ fn load_views<'a>(root: &Value, buffers: &'a [Option<Cow<'a, [u8]>>]) -> Result<
             .ok_or_else(|| MeshError::invalid(format!("buffer view {i} runs past the end of its buffer")))?;
         data.push(Cow::Borrowed(slice));
     }
-    Ok(Views { data, strides })
+    Ok(Views { data, strides, budget: std::cell::Cell::new(limits.value_budget()) })
 }
 
 fn triangulate(mode: u64, indices: Vec<u32>) -> Vec<u32> {
@@ -149,8 +198,55 @@ fn keeps_attribute(semantic: &str) -> bool {
     semantic == "NORMAL" || semantic == "TANGENT" || ["TEXCOORD_", "COLOR_", "JOINTS_", "WEIGHTS_"].iter().any(|p| semantic.starts_with(p))
 }
 
+/// Decoded float accessors shared by several primitives: each is decoded once, and handed over
+/// without a copy at its last use.
+struct SharedAccessors<'r> {
+    accessors: &'r [Value],
+    uses_left: HashMap<usize, usize>,
+    decoded: HashMap<usize, Rc<(usize, Vec<f32>)>>,
+}
+
+impl<'r> SharedAccessors<'r> {
+    fn new(root: &'r Value) -> Self {
+        let mut uses_left: HashMap<usize, usize> = HashMap::new();
+        // Exactly the attributes read_meshes reads: kept semantics of triangle primitives with positions.
+        for primitive in array(root, "meshes").iter().flat_map(|m| array(m, "primitives")) {
+            let mode = primitive.get("mode").and_then(Value::as_u64).unwrap_or(4);
+            let Some(attributes) = primitive.get("attributes").and_then(Value::as_object) else { continue };
+            if !(4..=6).contains(&mode) || attributes.get("POSITION").and_then(Value::as_u64).is_none() {
+                continue;
+            }
+            for (_, a) in attributes.iter().filter(|(s, _)| *s == "POSITION" || keeps_attribute(s)) {
+                if let Some(a) = a.as_u64() {
+                    *uses_left.entry(a as usize).or_default() += 1;
+                }
+            }
+        }
+        SharedAccessors { accessors: array(root, "accessors"), uses_left, decoded: HashMap::new() }
+    }
+
+    /// The accessor's component count and values; a copy (charged to the budget) while other uses remain.
+    fn take(&mut self, index: usize, views: &Views) -> Result<(usize, Vec<f32>)> {
+        let left = self.uses_left.get(&index).copied().unwrap_or(1);
+        let decoded = match self.decoded.remove(&index) {
+            Some(d) => d,
+            None => Rc::new(read_floats(self.accessors, index, views)?),
+        };
+        if left <= 1 {
+            self.uses_left.remove(&index);
+            return Ok(Rc::try_unwrap(decoded).unwrap_or_else(|shared| (*shared).clone()));
+        }
+        self.uses_left.insert(index, left - 1);
+        views.charge(decoded.1.len())?;
+        let copy = (*decoded).clone();
+        self.decoded.insert(index, decoded);
+        Ok(copy)
+    }
+}
+
 fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
     let accessors = array(root, "accessors");
+    let mut shared = SharedAccessors::new(root);
     let mut dropped: Vec<String> = Vec::new();
     for mesh in array(root, "meshes") {
         let mut out = Mesh { name: mesh.get("name").and_then(Value::as_str).map(String::from), primitives: Vec::new() };
@@ -165,7 +261,7 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
                 dropped.push("primitives without positions".into());
                 continue;
             };
-            let (components, flat) = read_floats(accessors, position as usize, views)?;
+            let (components, flat) = shared.take(position as usize, views)?;
             if components != 3 {
                 return Err(MeshError::invalid("POSITION accessor is not VEC3"));
             }
@@ -180,7 +276,7 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
                     continue;
                 }
                 let Some(accessor) = accessor.as_u64() else { continue };
-                let (components, data) = read_floats(accessors, accessor as usize, views)?;
+                let (components, data) = shared.take(accessor as usize, views)?;
                 if (semantic.starts_with("JOINTS_") || semantic.starts_with("WEIGHTS_")) && components != 4 {
                     return Err(MeshError::invalid(format!("{semantic} is not VEC4")));
                 }
@@ -285,13 +381,21 @@ pub fn sniff_mime(data: &[u8]) -> &'static str {
     }
 }
 
-fn read_images(root: &Value, views: &Views, _buffers: &[Option<Cow<[u8]>>], options: &ReadOptions, notes: &mut Vec<String>) -> Result<Vec<Image>> {
+fn read_images(root: &Value, views: &Views, file_bytes: usize, options: &ReadOptions, notes: &mut Vec<String>) -> Result<Vec<Image>> {
     let mut out = Vec::new();
     let mut missing = 0;
+    // Images in buffer views are copied out: many images naming one large view must not
+    // multiply it past the file's own size.
+    let mut copied = 0usize;
     for image in array(root, "images") {
         let name = image.get("name").and_then(Value::as_str).map(String::from);
         let data = if let Some(view) = index(image, "bufferView") {
-            Some(views.data.get(view).ok_or_else(|| MeshError::invalid("an image refers to a missing buffer view"))?.to_vec())
+            let bytes = views.data.get(view).ok_or_else(|| MeshError::invalid("an image refers to a missing buffer view"))?;
+            copied = copied.saturating_add(bytes.len());
+            if copied > file_bytes {
+                return Err(MeshError::invalid("the model's images declare more bytes than the file holds (images repeat one buffer view)"));
+            }
+            Some(bytes.to_vec())
         } else {
             match image.get("uri").and_then(Value::as_str) {
                 Some(uri) if uri.starts_with("data:") => Some(decode_data_uri(uri)?),

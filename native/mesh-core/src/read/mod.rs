@@ -2,6 +2,7 @@
 mod accessor;
 mod glb;
 mod gltf;
+pub mod limits;
 mod meshopt_ext;
 mod obj;
 mod off;
@@ -15,11 +16,14 @@ use crate::model::{Model, SourceFormat};
 use std::path::PathBuf;
 
 pub use gltf::sniff_mime;
+pub use limits::ReadLimits;
 
 #[derive(Clone, Debug, Default)]
 pub struct ReadOptions {
     /// Folder whose files a .gltf may name as external buffers or images (plain names only).
     pub resource_dir: Option<PathBuf>,
+    /// The face limit, checked from declared counts before anything is decoded.
+    pub limits: ReadLimits,
 }
 
 pub const SUPPORTED: &str = "glb, gltf (embedded buffers), obj, ply, stl, off";
@@ -51,10 +55,10 @@ pub fn read_model(data: &[u8], extension: &str, options: &ReadOptions) -> Result
             gltf::read(json, bin, format, options)?
         }
         SourceFormat::Gltf => gltf::read(data, None, format, options)?,
-        SourceFormat::Obj => obj::read(data)?,
-        SourceFormat::Ply => ply::read(data)?,
-        SourceFormat::Stl => stl::read(data)?,
-        SourceFormat::Off => off::read(data)?,
+        SourceFormat::Obj => obj::read(data, &options.limits)?,
+        SourceFormat::Ply => ply::read(data, &options.limits)?,
+        SourceFormat::Stl => stl::read(data, &options.limits)?,
+        SourceFormat::Off => off::read(data, &options.limits)?,
     };
     sanitize::sanitize(&mut model)?;
     Ok(model)

@@ -1,9 +1,32 @@
 //! Wavefront OBJ through `tobj` (polygons fan-triangulated, one index per vertex); one mesh per
 //! object/group. Material libraries are not uploaded with the file, so materials are left out.
+use super::ReadLimits;
 use crate::error::{MeshError, Result};
 use crate::model::{Attribute, Mesh, Model, Primitive, SourceFormat};
 
-pub fn read(data: &[u8]) -> Result<Model> {
+/// Triangles and vertex values the file's `f` and `v`/`vn`/`vt` lines make, counted from the text
+/// before the parser allocates (a polygon of n corners makes n - 2 triangles).
+fn check_declared(data: &[u8], limits: &ReadLimits) -> Result<()> {
+    let (mut faces, mut values) = (0usize, 0usize);
+    for line in data.split(|&b| b == b'\n') {
+        let mut words = line.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
+        match words.next() {
+            Some(b"f") => {
+                let triangles = words.count().saturating_sub(2);
+                faces += triangles;
+                // Each corner of each triangle may become its own vertex (position, normal, UV, colour).
+                values += triangles * 3 * 12;
+            }
+            Some(b"v" | b"vn" | b"vt") => values += 3,
+            _ => {}
+        }
+    }
+    limits.check_faces(faces)?;
+    limits.check_values(values)
+}
+
+pub fn read(data: &[u8], limits: &ReadLimits) -> Result<Model> {
+    check_declared(data, limits)?;
     let options = tobj::LoadOptions { triangulate: true, single_index: true, ignore_points: true, ignore_lines: true };
     let mut reader = std::io::BufReader::new(data);
     let (models, _materials) = tobj::load_obj_buf(&mut reader, &options, |_| Err(tobj::LoadError::OpenFileFailed))

@@ -1,8 +1,9 @@
 //! OFF (Object File Format, used by the Princeton Segmentation Benchmark): counts, vertices, polygons.
+use super::ReadLimits;
 use crate::error::{MeshError, Result};
 use crate::model::{Mesh, Model, Primitive, SourceFormat};
 
-pub fn read(data: &[u8]) -> Result<Model> {
+pub fn read(data: &[u8], limits: &ReadLimits) -> Result<Model> {
     let text = std::str::from_utf8(data).map_err(|_| MeshError::invalid("the OFF file is not text"))?;
     let mut words = text.lines().map(|l| l.split('#').next().unwrap_or("")).flat_map(str::split_whitespace);
     let header = words.next().ok_or_else(|| MeshError::invalid("the OFF file is empty"))?;
@@ -18,6 +19,8 @@ pub fn read(data: &[u8]) -> Result<Model> {
     if vertices.saturating_mul(6) > data.len() || faces.saturating_mul(8) > data.len() {
         return Err(MeshError::invalid("the OFF header counts more elements than the file holds"));
     }
+    limits.check_faces(faces)?;
+    limits.check_values(vertices.saturating_mul(3).saturating_add(faces.saturating_mul(3)))?;
     let mut positions = Vec::with_capacity(vertices);
     for _ in 0..vertices {
         positions.push([number("coordinate")? as f32, number("coordinate")? as f32, number("coordinate")? as f32]);
@@ -28,6 +31,9 @@ pub fn read(data: &[u8]) -> Result<Model> {
         let polygon: Vec<u32> = (0..n).map(|_| number("vertex index").map(|v| v as u32)).collect::<Result<_>>()?;
         for k in 2..polygon.len() {
             indices.extend_from_slice(&[polygon[0], polygon[k - 1], polygon[k]]);
+        }
+        if indices.len() / 3 > limits.max_faces {
+            limits.check_faces(indices.len() / 3)?;
         }
     }
     let mut model = Model::new(SourceFormat::Off);

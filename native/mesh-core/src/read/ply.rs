@@ -1,6 +1,7 @@
 //! PLY (Stanford polygon format): ASCII and binary little/big endian. Reads the vertex element
 //! (position, normal, texture coordinates, colour) and polygons from a `face` element or strips
 //! from a `tristrips` element (-1 restarts a strip); other elements are skipped.
+use super::ReadLimits;
 use crate::error::{MeshError, Result};
 use crate::model::{Attribute, Mesh, Model, Primitive, SourceFormat};
 
@@ -173,8 +174,32 @@ fn vertex_layout(element: &Element) -> Result<VertexLayout> {
     Ok(VertexLayout { position, normal: all3(&["nx"], &["ny"], &["nz"]), uv, color })
 }
 
-pub fn read(data: &[u8]) -> Result<Model> {
+/// Fewest body bytes one instance of the element can take: a binary record with empty lists, or
+/// ASCII values of one character separated by single spaces.
+fn min_element_bytes(element: &Element, encoding: Encoding) -> usize {
+    match encoding {
+        Encoding::Ascii => (2 * element.properties.len()).saturating_sub(1),
+        _ => element.properties.iter().map(|p| p.list.unwrap_or(p.scalar).size()).sum(),
+    }
+}
+
+/// Declared element counts against the body's size and the face limit, before anything is read.
+fn check_declared(elements: &[Element], encoding: Encoding, body: usize, limits: &ReadLimits) -> Result<()> {
+    let mut needed = 0usize;
+    for element in elements {
+        needed = needed.saturating_add(element.count.saturating_mul(min_element_bytes(element, encoding)));
+    }
+    if needed > body {
+        return Err(MeshError::invalid(format!("the PLY header declares elements that need at least {needed} bytes, but the body has {body}")));
+    }
+    let count = |name: &str| elements.iter().filter(|e| e.name == name && !e.properties.is_empty()).map(|e| e.count).sum::<usize>();
+    limits.check_faces(count("face"))?;
+    limits.check_values(count("vertex").saturating_mul(12).saturating_add(count("face").saturating_mul(3)))
+}
+
+pub fn read(data: &[u8], limits: &ReadLimits) -> Result<Model> {
     let (encoding, elements, start) = parse_header(data)?;
+    check_declared(&elements, encoding, data.len() - start, limits)?;
     let mut body = Body { data, at: start, encoding };
     let mut primitive = Primitive::default();
     let (mut normals, mut uvs, mut colors) = (Vec::new(), Vec::new(), Vec::new());
@@ -233,6 +258,10 @@ pub fn read(data: &[u8]) -> Result<Model> {
                 }
                 "tristrips" => push_strips(&list, &mut primitive.indices),
                 _ => {}
+            }
+            // Polygons and strips make several triangles each: hold the running count to the limit.
+            if primitive.indices.len() / 3 > limits.max_faces {
+                limits.check_faces(primitive.indices.len() / 3)?;
             }
         }
     }

@@ -8,11 +8,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// What a front end asks the core to do.
 pub enum Job {
-    /// Count faces (the pricing unit), refusing models above `max_faces`.
+    /// Count faces (the pricing unit) as the tool counts them, refusing models above `max_faces`.
     Measure {
         max_faces: usize,
+        placed: bool,
     },
-    Inspect,
+    Inspect(Value),
     Simplify(Value),
     Optimize(Value),
     Split(Value),
@@ -24,10 +25,15 @@ pub enum Done {
 }
 
 impl Job {
+    /// The measure for a tool name; None for an unknown name.
+    pub fn measure(tool: &str, max_faces: usize) -> Option<Job> {
+        super::counts_placed_faces(tool).map(|placed| Job::Measure { max_faces, placed })
+    }
+
     /// The job for a tool name with its JSON options; None for an unknown name.
     pub fn named(tool: &str, options: Value) -> Option<Job> {
         Some(match tool {
-            "inspect" => Job::Inspect,
+            "inspect" => Job::Inspect(options),
             "simplify" => Job::Simplify(options),
             "optimize" => Job::Optimize(options),
             "split" => Job::Split(options),
@@ -43,8 +49,8 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 /// Runs `job` on `input`; a panic comes back as `invalid_mesh`, never unwinds into the caller.
 pub fn run_guarded(job: Job, input: &Input) -> Result<Done> {
     let outcome = catch_unwind(AssertUnwindSafe(|| match job {
-        Job::Measure { max_faces } => super::measure(input, max_faces).map(Done::Measured),
-        Job::Inspect => super::inspect::run(input).map(Done::Ran),
+        Job::Measure { max_faces, placed } => super::measure(input, max_faces, placed).map(Done::Measured),
+        Job::Inspect(o) => super::inspect::run(input, &o).map(Done::Ran),
         Job::Simplify(o) => super::simplify::run(input, &o).map(Done::Ran),
         Job::Optimize(o) => super::optimize::run(input, &o).map(Done::Ran),
         Job::Split(o) => super::split::run(input, &o).map(Done::Ran),

@@ -1,6 +1,7 @@
 //! inspect_3d_model: an inventory of the model (scenes, nodes, meshes with per-primitive counts,
 //! attributes and bounds, materials, textures, animations), mesh health (borders, non-manifold
 //! edges, degenerate faces, pieces), a plain-text summary and a preview image.
+use super::options::{parse, InspectOptions};
 use super::{read_within, Input, OutputFile, ToolResult};
 use crate::bake::bake;
 use crate::error::Result;
@@ -11,7 +12,8 @@ use crate::render::{render_views, Triangle};
 use crate::topology::analyze;
 use serde_json::{json, Value};
 
-pub const MAX_FACES: usize = 200_000;
+/// Faces are counted as placed in the scene: inspect bakes every instance for its bounds and preview.
+pub const COUNTS_PLACED_FACES: bool = true;
 const SCHEMA_VERSION: u32 = 1;
 /// Lists longer than this are cut in inspection.json (and `details_truncated` is set).
 const MAX_LISTED: usize = 500;
@@ -116,8 +118,9 @@ fn preview_color(model: &Model, material: Option<usize>) -> [f32; 3] {
         .unwrap_or([0.72, 0.74, 0.78])
 }
 
-pub fn run(input: &Input) -> Result<ToolResult> {
-    let model = read_within(input, MAX_FACES)?;
+pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
+    let options: InspectOptions = parse("inspect", options)?;
+    let model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     let gltf = model.gltf_json.as_ref();
     let instances = model.instances();
     let baked = bake(&model);

@@ -3,11 +3,12 @@
 pub mod guarded;
 pub mod inspect;
 pub mod optimize;
+pub mod options;
 pub mod simplify;
 pub mod split;
 
 use crate::error::{MeshError, Result};
-use crate::read::{read_model, ReadOptions};
+use crate::read::{read_model, ReadLimits, ReadOptions};
 use crate::Model;
 use serde_json::Value;
 
@@ -44,10 +45,13 @@ impl Input<'_> {
     }
 }
 
-/// Reads the model and refuses it when it has more faces than `max_faces`.
-pub fn read_within(input: &Input, max_faces: usize) -> Result<Model> {
-    let model = read_model(input.data, input.extension, &input.read)?;
-    check_limit(model.face_count(), max_faces)?;
+/// Reads the model and refuses it when it has more faces than `max_faces`: first from what the
+/// file declares, before anything is decoded, then from what was read. `placed` counts faces as
+/// placed in the scene (for tools that bake every instance), otherwise as stored.
+pub fn read_within(input: &Input, max_faces: usize, placed: bool) -> Result<Model> {
+    let read = ReadOptions { limits: ReadLimits { max_faces, placed }, ..input.read.clone() };
+    let model = read_model(input.data, input.extension, &read)?;
+    check_limit(if placed { model.placed_face_count() } else { model.face_count() }, max_faces)?;
     Ok(model)
 }
 
@@ -61,9 +65,22 @@ pub fn check_limit(faces: usize, max_faces: usize) -> Result<()> {
     Ok(())
 }
 
-/// The pricing measure: triangles stored in the file, or a limit error beyond `max_faces`.
-pub fn measure(input: &Input, max_faces: usize) -> Result<usize> {
-    Ok(read_within(input, max_faces)?.face_count())
+/// The pricing measure: triangles as the tool counts them (placed in the scene for tools that
+/// bake instances, stored in the file for the others), or a limit error beyond `max_faces`.
+pub fn measure(input: &Input, max_faces: usize, placed: bool) -> Result<usize> {
+    let model = read_within(input, max_faces, placed)?;
+    Ok(if placed { model.placed_face_count() } else { model.face_count() })
+}
+
+/// Whether the named tool counts faces as placed in the scene; None for an unknown tool.
+pub fn counts_placed_faces(tool: &str) -> Option<bool> {
+    Some(match tool {
+        "inspect" => inspect::COUNTS_PLACED_FACES,
+        "simplify" => simplify::COUNTS_PLACED_FACES,
+        "optimize" => optimize::COUNTS_PLACED_FACES,
+        "split" => split::COUNTS_PLACED_FACES,
+        _ => return None,
+    })
 }
 
 pub fn seconds(since: std::time::Instant) -> f64 {

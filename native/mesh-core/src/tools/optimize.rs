@@ -4,37 +4,46 @@
 //! (meshoptimizer, after Forsyth's linear-speed algorithm) and vertices for fetch locality; then
 //! drop unused materials, textures and duplicate images, and write GLB with
 //! KHR_mesh_quantization and EXT_meshopt_compression.
+use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::debris::{remove_debris, DebrisRemoved};
-use crate::error::{MeshError, Result};
+use crate::error::Result;
 use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
 use crate::simplify::{extent_of, simplify_primitive};
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::write::{write_glb_counted, GlbOptions};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-pub const MAX_FACES: usize = 2_000_000;
-pub const MAX_BYTES: usize = 50 * 1024 * 1024;
+/// Faces are counted as stored in the file: optimize keeps instancing, so a mesh used by several nodes is processed once.
+pub const COUNTS_PLACED_FACES: bool = false;
 /// Deviation allowed when optimize also simplifies, as a fraction of the mesh size.
 const SIMPLIFY_ERROR: f32 = 0.01;
-/// Largest `remove_debris` fraction: beyond half the area a piece is no longer debris.
-const MAX_DEBRIS_FRACTION: f64 = 0.5;
+
+/// The options as the service's catalog defines them (domain/tools/options/optimize_3d_model.ts).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptimizeOptions {
+    pub max_faces: usize,
+    pub compress: bool,
+    pub quantize: bool,
+    /// Fraction of triangles to keep; 1 = no simplification.
+    pub simplify_ratio: f64,
+    /// Loose pieces below this fraction of their mesh's area are dropped; 0 = off.
+    pub remove_debris: f64,
+}
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let started = std::time::Instant::now();
-    if input.data.len() > MAX_BYTES {
-        return Err(MeshError::limit(
-            format!("the file has {} bytes; this tool takes up to {MAX_BYTES}", input.data.len()),
-            "Simplify or split the model first.",
-        ));
-    }
-    let mut model = read_within(input, MAX_FACES)?;
+    let options: OptimizeOptions = parse("optimize", options)?;
+    check_range("optimize", "simplify_ratio", options.simplify_ratio, f64::MIN_POSITIVE, 1.0)?;
+    check_range("optimize", "remove_debris", options.remove_debris, 0.0, 1.0)?;
+    let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     let read_s = seconds(started);
-    let flag = |key: &str| options.get(key).and_then(Value::as_bool).unwrap_or(true);
-    let glb = GlbOptions { quantize: flag("quantize"), compress: flag("compress") };
-    let ratio = options.get("simplify_ratio").and_then(Value::as_f64).unwrap_or(1.0);
-    let debris_fraction = options.get("remove_debris").and_then(Value::as_f64).unwrap_or(0.0).clamp(0.0, MAX_DEBRIS_FRACTION);
+    let glb = GlbOptions { quantize: options.quantize, compress: options.compress };
+    let ratio = options.simplify_ratio;
+    let debris_fraction = options.remove_debris;
     let before = json!({
         "bytes": input.data.len(),
         "faces": model.face_count(),

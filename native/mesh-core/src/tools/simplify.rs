@@ -5,8 +5,9 @@
 //! (e.g. the seam column of a UV sphere without UVs) would otherwise look like an attribute seam
 //! to the simplifier and pin its edges in place, and would be written twice; so would copies whose
 //! normals differ only by noise (weld_normals.rs).
+use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
-use crate::error::Result;
+use crate::error::{MeshError, Result};
 use crate::mesh_ops::{weld_identical, without_degenerate};
 use crate::model::SourceFormat;
 use crate::simplify::{extent_of, simplify_primitive_with_locks};
@@ -14,10 +15,28 @@ use crate::stitch::shared_positions;
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::weld_normals::weld_near_normals;
 use crate::write::{write, OutputFormat};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-pub const MAX_FACES: usize = 1_000_000;
-const DEFAULT_RATIO: f64 = 0.5;
+/// Faces are counted as stored in the file: simplify keeps instancing, so a mesh used by several nodes is processed once.
+pub const COUNTS_PLACED_FACES: bool = false;
+
+/// The options as the service's catalog defines them (domain/tools/options/simplify_3d_model.ts),
+/// with exactly one of `target_ratio` and `target_faces` given.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimplifyOptions {
+    pub max_faces: usize,
+    #[serde(default)]
+    pub target_ratio: Option<f64>,
+    #[serde(default)]
+    pub target_faces: Option<u64>,
+    /// Largest deviation as a fraction of the mesh size.
+    pub max_error: f64,
+    pub lock_border: bool,
+    /// "same", "glb", "obj", "ply" or "stl".
+    pub format: String,
+}
 
 pub fn output_format(requested: &str, source: SourceFormat) -> Result<(OutputFormat, Option<String>)> {
     if requested != "same" {
@@ -34,20 +53,25 @@ pub fn output_format(requested: &str, source: SourceFormat) -> Result<(OutputFor
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let started = std::time::Instant::now();
-    let mut model = read_within(input, MAX_FACES)?;
+    let options: SimplifyOptions = parse("simplify", options)?;
+    check_range("simplify", "max_error", options.max_error, 0.0, 1.0)?;
+    let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     let faces_in = model.face_count();
     let vertices_in = model.vertex_count();
-    let ratio = match (options.get("target_faces").and_then(Value::as_u64), options.get("target_ratio").and_then(Value::as_f64)) {
-        (Some(faces), _) => (faces as f64 / faces_in as f64).min(1.0),
-        (None, Some(r)) => r,
-        (None, None) => DEFAULT_RATIO,
+    let ratio = match (options.target_faces, options.target_ratio) {
+        (Some(faces), None) => (faces as f64 / faces_in as f64).min(1.0),
+        (None, Some(r)) => {
+            check_range("simplify", "target_ratio", r, f64::MIN_POSITIVE, 1.0)?;
+            r
+        }
+        _ => return Err(MeshError::options("simplify options: give exactly one of target_ratio and target_faces")),
     };
     let target_faces = ((faces_in as f64 * ratio).round() as usize).max(1);
-    let max_error = options.get("max_error").and_then(Value::as_f64).unwrap_or(0.01) as f32;
+    let max_error = options.max_error as f32;
     // Open borders are part of the shape and held to the same error bound as the rest, as in
     // gltfpack and glTF-Transform; only where primitives of a mesh meet do they stay in place.
-    let lock_border = options.get("lock_border").and_then(Value::as_bool).unwrap_or(false);
-    let (format, format_note) = output_format(options.get("format").and_then(Value::as_str).unwrap_or("same"), model.format)?;
+    let lock_border = options.lock_border;
+    let (format, format_note) = output_format(&options.format, model.format)?;
 
     // Before welding, so vertices that only an unsampled UV set kept apart merge.
     let unsampled = drop_unsampled_texcoords(&mut model);

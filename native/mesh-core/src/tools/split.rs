@@ -2,10 +2,11 @@
 //! `segmented` each piece is also cut into meaningful regions by segment-core. Parts below
 //! `min_part_faces` / `min_part_area` (or the floor `detail` implies) merge into their nearest
 //! neighbour, and the smallest merge until `max_parts` holds.
+use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::archive::zip_files;
 use crate::bake::bake;
-use crate::error::Result;
+use crate::error::{ErrorCode, MeshError, Result};
 use crate::math::Bounds;
 use crate::mesh_ops::compact;
 use crate::model::{Mesh, Model, SourceFormat};
@@ -14,14 +15,51 @@ use crate::split::{consolidate, face_set, faces_to_drop, pieces, signed_volume, 
 use crate::topology::analyze;
 use crate::write::{write, OutputFormat};
 use segment_core::{Detail, SegmentParams};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-pub const MAX_FACES: usize = 200_000;
-pub const MAX_PARTS: usize = 64;
+/// Faces are counted as placed in the scene: split bakes every instance into the parts.
+pub const COUNTS_PLACED_FACES: bool = true;
 pub const MAX_ZIP_BYTES: usize = 100 * 1024 * 1024;
 /// Pieces smaller than this are not worth segmenting.
 const SEGMENT_MIN_FACES: usize = 64;
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DetailOption {
+    Low,
+    Medium,
+    High,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PreprocessOption {
+    Auto,
+    On,
+    Off,
+}
+
+/// The options as the service's catalog defines them (domain/tools/options/split_3d_model.ts),
+/// with the defaults that depend on other options (min_part_area from detail) already resolved.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitOptions {
+    pub max_faces: usize,
+    pub detail: DetailOption,
+    pub max_parts: usize,
+    pub min_part_faces: usize,
+    /// Fraction of the total area.
+    pub min_part_area: f64,
+    /// "glb", "obj" or "ply".
+    pub format: String,
+    pub preprocess: PreprocessOption,
+    pub segmented: bool,
+    /// Grams per cubic centimetre, for per-part masses; absent for none.
+    #[serde(default)]
+    pub density: Option<f64>,
+}
 
 struct Settings {
     detail: Detail,
@@ -35,31 +73,31 @@ struct Settings {
     density: Option<f64>,
 }
 
-fn settings(options: &Value) -> Result<Settings> {
-    let detail = match options.get("detail").and_then(Value::as_str).unwrap_or("medium") {
-        "low" => Detail::Low,
-        "high" => Detail::High,
-        _ => Detail::Medium,
-    };
-    // Without an explicit floor, the detail level decides how small a part may be.
-    let floor = match detail {
-        Detail::Low => 0.02,
-        Detail::Medium => 0.005,
-        Detail::High => 0.001,
-    };
+fn settings(options: &SplitOptions) -> Result<Settings> {
+    if options.max_parts == 0 {
+        return Err(MeshError::options("split options: max_parts must be at least 1"));
+    }
+    check_range("split", "min_part_area", options.min_part_area, 0.0, 1.0)?;
+    if let Some(d) = options.density {
+        check_range("split", "density", d, f64::MIN_POSITIVE, f64::MAX)?;
+    }
     Ok(Settings {
-        detail,
-        max_parts: options.get("max_parts").and_then(Value::as_u64).map_or(MAX_PARTS, |m| (m as usize).clamp(1, MAX_PARTS)),
-        min_part_faces: options.get("min_part_faces").and_then(Value::as_u64).unwrap_or(0) as usize,
-        min_part_area: options.get("min_part_area").and_then(Value::as_f64).unwrap_or(floor),
-        format: OutputFormat::parse(options.get("format").and_then(Value::as_str).unwrap_or("glb"))?,
-        preprocess: match options.get("preprocess").and_then(Value::as_str).unwrap_or("auto") {
-            "on" => Preprocess::On,
-            "off" => Preprocess::Off,
-            _ => Preprocess::Auto,
+        detail: match options.detail {
+            DetailOption::Low => Detail::Low,
+            DetailOption::Medium => Detail::Medium,
+            DetailOption::High => Detail::High,
         },
-        segmented: options.get("segmented").and_then(Value::as_bool).unwrap_or(true),
-        density: options.get("density").and_then(Value::as_f64),
+        max_parts: options.max_parts,
+        min_part_faces: options.min_part_faces,
+        min_part_area: options.min_part_area,
+        format: OutputFormat::parse(&options.format)?,
+        preprocess: match options.preprocess {
+            PreprocessOption::Auto => Preprocess::Auto,
+            PreprocessOption::On => Preprocess::On,
+            PreprocessOption::Off => Preprocess::Off,
+        },
+        segmented: options.segmented,
+        density: options.density,
     })
 }
 
@@ -106,15 +144,29 @@ fn part_of(set: &FaceSet, faces: Vec<u32>, object_of_primitive: &[u32]) -> Part 
     }
 }
 
+/// The failure for a model with nothing to split: every face has zero area or repeats a corner.
+fn all_degenerate(faces: usize) -> MeshError {
+    MeshError {
+        code: ErrorCode::InvalidMesh,
+        message: format!("all {faces} faces of the model are degenerate (zero area or a repeated corner), so there is no part to export"),
+        hint: "Re-export the model with its real geometry (check the export scale and that the mesh was not collapsed to a point or a line), or run inspect_3d_model to see its degenerate faces.".into(),
+    }
+}
+
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let started = std::time::Instant::now();
-    let s = settings(options)?;
-    let model = read_within(input, MAX_FACES)?;
+    let options: SplitOptions = parse("split", options)?;
+    let s = settings(&options)?;
+    let model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     let read_s = seconds(started);
     let objects = bake(&model);
     let primitives: Vec<&crate::model::Primitive> = objects.iter().flat_map(|o| &o.primitives).collect();
     let object_of_primitive: Vec<u32> = objects.iter().enumerate().flat_map(|(i, o)| std::iter::repeat_n(i as u32, o.primitives.len())).collect();
     let set = face_set(&objects);
+    // Checked before welding too, so preprocess "off" cannot export parts of nothing.
+    if set.area.iter().all(|&a| a == 0.0) {
+        return Err(all_degenerate(set.faces.len()));
+    }
     let extent = Bounds::of(&set.positions).extent();
     let welded = weld(&set, s.preprocess, extent);
     let dropped = faces_to_drop(&set, &welded, s.preprocess);
@@ -135,6 +187,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         let groups = if s.segmented && faces.len() >= SEGMENT_MIN_FACES { segment_piece(&set, &welded, &faces, &s, share) } else { vec![faces] };
         segmented_pieces += usize::from(groups.len() > 1);
         parts.extend(groups.into_iter().filter(|g| !g.is_empty()).map(|g| part_of(&set, g, &object_of_primitive)));
+    }
+    if parts.is_empty() {
+        return Err(all_degenerate(set.faces.len()));
     }
     let found = parts.len();
     let merged = consolidate(&mut parts, s.min_part_faces, s.min_part_area * total_area, s.max_parts);
@@ -204,8 +259,10 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     if dropped_count > 0 {
         notes.push(format!("{dropped_count} degenerate or repeated face(s) were removed by preprocessing."));
     }
-    if exported + dropped_count > model.face_count() {
-        notes.push("Meshes used more than once in the scene were exported once per use.".into());
+    // Faces are counted as placed in the scene, on both sides: exported + dropped = input.
+    let input_faces = model.placed_face_count();
+    if input_faces > model.face_count() {
+        notes.push("Meshes used more than once in the scene were exported once per use; input_faces counts them the same way.".into());
     }
     notes.push(format!(
         "{piece_count} loose piece(s){}; {found} candidate part(s), {merged} merged into neighbours (size floor or max_parts {}).",
@@ -227,7 +284,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let summary = json!({
         "schema_version": 1,
         "part_count": parts.len(),
-        "input_faces": model.face_count(),
+        "input_faces": input_faces,
         "exported_faces": exported,
         "notes": notes,
         "timings_s": { "read": read_s, "segment": segment_s, "write": seconds(write_started), "total": seconds(started) },
