@@ -29,12 +29,6 @@ describe.runIf(hasCorpus)('mesh errors', () => {
     expect(ran.code).toBe(expectedCode(file))
   })
 
-  test('Draco is unsupported with a hint that says how to convert', async () => {
-    const e = await failure(inspect.measure(await inputFile('glb/Box_Draco.glb'), {}))
-    expect(e.code).toBe('unsupported_format')
-    expect(e.hint).toMatch(/gltf-transform|meshopt/)
-  })
-
   test('a model with infinite coordinates everywhere is an invalid mesh', async () => {
     const e = await failure(inspect.measure(await inputFile('glb/BoxWithInfinites.glb'), {}))
     expect(e.code).toBe('invalid_mesh')

@@ -1,5 +1,5 @@
 //! glTF 2.0 (JSON with embedded or neighbouring buffers, or GLB) into the Model.
-//! Geometry is decoded (quantized and meshopt-compressed data included); materials, textures and
+//! Geometry is decoded (quantized, meshopt- and Draco-compressed data included: read/draco.rs); materials, textures and
 //! samplers are kept as JSON; skins and animations are decoded (read/skin.rs); morph targets are
 //! reported but not carried.
 use super::accessor::{read_floats, read_indices, type_components, Views};
@@ -13,7 +13,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-const DRACO: &str = "KHR_draco_mesh_compression";
 const MESHOPT: &str = "EXT_meshopt_compression";
 
 fn array<'v>(root: &'v Value, key: &str) -> &'v [Value] {
@@ -29,7 +28,7 @@ fn uses_extension(root: &Value, name: &str) -> bool {
 }
 
 pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &ReadOptions) -> Result<Model> {
-    let root: Value = serde_json::from_slice(json).map_err(|e| MeshError::invalid(format!("glTF JSON does not parse: {e}")))?;
+    let mut root: Value = serde_json::from_slice(json).map_err(|e| MeshError::invalid(format!("glTF JSON does not parse: {e}")))?;
     if !root.is_object() {
         return Err(MeshError::invalid("glTF JSON is not an object"));
     }
@@ -40,15 +39,12 @@ pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &Rea
             "Convert the model to glTF 2.0 (for example with Blender) and upload it again.",
         ));
     }
-    if uses_extension(&root, DRACO) {
-        return Err(MeshError::unsupported(
-            "Draco-compressed meshes (KHR_draco_mesh_compression) are not supported",
-            "Decompress it first, e.g. `npx @gltf-transform/cli copy in.glb out.glb`, or export with meshopt compression (EXT_meshopt_compression) instead.",
-        ));
-    }
     check_declared(&root, &options.limits)?;
     let buffers = load_buffers(&root, bin, options)?;
-    let views = load_views(&root, &buffers, &options.limits)?;
+    let mut views = load_views(&root, &buffers, &options.limits)?;
+    if uses_extension(&root, super::draco::EXTENSION) {
+        super::draco::inflate(&mut root, &mut views)?;
+    }
     let mut model = Model::new(format);
     read_meshes(&root, &views, &mut model)?;
     read_nodes(&root, &mut model)?;

@@ -1,5 +1,6 @@
 //! Readers: file bytes to Model, by format, followed by one sanitizing pass shared by all formats.
 mod accessor;
+mod draco;
 mod glb;
 mod gltf;
 pub mod limits;
