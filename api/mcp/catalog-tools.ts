@@ -4,6 +4,7 @@ import type { McpServer, ToolAnnotations } from '@modelcontextprotocol/server'
 import { createJob } from '../../app/jobs/create-job.ts'
 import { jobRequestFrom } from '../../app/jobs/job-request.ts'
 import type { ToolDefinition } from '../../domain/tools/catalog.ts'
+import { storedBytesOf } from '../account-storage.ts'
 import { requireScope, runScope } from '../auth.ts'
 import { jobSchema, toolOutput } from './output-schemas.ts'
 import { jobResult } from './results.ts'
@@ -46,11 +47,11 @@ export function registerCatalogTool(server: McpServer, tool: ToolDefinition, con
           { kind: 'fields', fields: jobFieldsOf(args) },
           services.ctx.config,
         )
-        const { jobId, position } = await createJob(services.ctx, {
-          accountId: principal.accountId,
-          tool: tool.id,
-          ...jobRequest,
-        })
+        const { jobId, position } = await createJob(
+          services.ctx,
+          { accountId: principal.accountId, tool: tool.id, ...jobRequest },
+          { storedBytes: storedBytesOf(services) },
+        )
         await services.waitForPosition(position)
         const job = await waitForJob(services, principal.accountId, jobId, waitMs, ctx)
         return jobResult(job, Math.round((Date.now() - started) / 1000))

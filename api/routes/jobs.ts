@@ -12,6 +12,7 @@ import type { FetchPolicy } from '../../app/jobs/stage-input.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { jobStatuses } from '../../domain/job/events.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
+import { storedBytesOf } from '../account-storage.ts'
 import { asApiJob, asApiPage } from '../job-view.ts'
 import { jobAfterPreferredWait } from '../prefer-wait.ts'
 import { takeQuote } from '../quote-limit.ts'
@@ -91,7 +92,7 @@ export const jobRoutes =
         const result = await createJob(
           app.services.ctx,
           { accountId: request.principal.accountId, tool: tool.id, ...jobRequest },
-          { fetchPolicy },
+          { fetchPolicy, storedBytes: storedBytesOf(app.services) },
         )
         return {
           created: result.created,

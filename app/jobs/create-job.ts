@@ -17,6 +17,7 @@ import { type JobInput, jobStream } from '../../domain/job/events.ts'
 import { getTool, isToolId, type ToolDefinition, type ToolId } from '../../domain/tools/catalog.ts'
 import { smallestPrice } from '../../domain/tools/pricing.ts'
 import { uploadStream } from '../../domain/upload/events.ts'
+import { checkUploadBody } from '../../domain/upload/storage-limits.ts'
 import { jobBlobPrefix, jobInputKey, type ServiceContext } from '../context.ts'
 import { accountDecider, jobDecider, uploadDecider } from '../deciders.ts'
 import { requireAvailableTool } from '../generation/availability.ts'
@@ -240,7 +241,14 @@ export async function readInput(
 export async function createJob(
   ctx: ServiceContext,
   request: CreateJobRequest,
-  { fetchPolicy = {} }: { fetchPolicy?: FetchPolicy } = {},
+  {
+    fetchPolicy = {},
+    storedBytes,
+  }: {
+    fetchPolicy?: FetchPolicy
+    /** The bytes the account keeps (storage read model): a body or URL input must fit under the cap. */
+    storedBytes?: (accountId: string) => Promise<number>
+  } = {},
 ): Promise<CreateJobResult> {
   const tool = requireTool(request.tool)
   requireAvailableTool(tool.id)
@@ -269,6 +277,13 @@ export async function createJob(
     throw new DomainError('busy', 'The service is at capacity.', { retryAfterSeconds: 10 })
   }
 
+  // A body or URL input becomes bytes the account keeps: refused before it is read when it cannot fit.
+  if (storedBytes && (request.input.kind === 'body' || request.input.kind === 'url'))
+    checkUploadBody(
+      await storedBytes(request.accountId),
+      request.input.kind === 'body' ? request.input.declaredBytes : 0,
+      ctx.config.storageLimits,
+    )
   const ready = await readInput(ctx, tool, request.input, fetchPolicy)
   try {
     return await admitAndCreate(ctx, request, tool, options, ready)

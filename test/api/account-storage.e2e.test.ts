@@ -76,4 +76,16 @@ describe('per-account storage caps', () => {
       .poll(async () => ((await (await bob.request('/v1/me')).json()) as Me).usage.stored_bytes)
       .toBe(expected)
   })
+
+  it('refuses a raw-body or URL job input that cannot fit, before a byte of it is stored', async () => {
+    const cy = await service.account({ login: 'cy', credits: 100 })
+    const big = await cy.request('/v1/tools/extract_pdf/jobs?filename=a.pdf', {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.alloc(12_000, 0x20),
+    })
+    expect(big.status).toBe(413)
+    expect(((await big.json()) as { error: { code: string } }).error.code).toBe('too_large')
+    expect(((await (await cy.request('/v1/me')).json()) as Me).usage.stored_bytes).toBe(0)
+  })
 })
