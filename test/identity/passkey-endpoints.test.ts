@@ -8,7 +8,11 @@ import { startTestService, type TestService } from '../support/service.ts'
 
 let service: TestService
 beforeAll(async () => {
-  service = await startTestService({}, { plugins: [registerConsole], consumeJobs: false })
+  service = await startTestService(
+    // The limit test names its client's address in X-Forwarded-For, as a proxy on loopback would.
+    { trustProxy: ['loopback'], addressRateLimit: { perSecond: 50, burst: 40 } },
+    { plugins: [registerConsole], consumeJobs: false },
+  )
 })
 afterAll(() => service?.close())
 
@@ -74,7 +78,7 @@ describe('passkey endpoints', () => {
   })
 
   it('starting sign-ins spends a per-address token bucket (429 beyond the burst)', async () => {
-    const { burst } = service.services.ctx.config.rateLimit
+    const { burst } = service.services.ctx.config.addressRateLimit
     const statuses: number[] = []
     // The clock stands still, so the bucket does not refill while the requests go out.
     const ctx = service.services.ctx

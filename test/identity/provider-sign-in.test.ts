@@ -51,6 +51,8 @@ beforeAll(async () => {
         apiUrl: github.url,
       },
       signupRateLimit: { perAddress: 1000, windowMs: 3_600_000 },
+      // The tests name their client's address in X-Forwarded-For, as a proxy on loopback would.
+      trustProxy: ['loopback'],
     },
     { plugins: [registerConsole], consumeJobs: false },
   )

@@ -66,7 +66,8 @@ describe('MCP Inspector CLI', () => {
     const { code, output, stderr } = await inspector('/mcp', ['--method', 'tools/list', '--strict'])
     expect(stderr).not.toMatch(/Error: tool/)
     expect(code).toBe(0)
-    expect(output.result.tools).toHaveLength(16)
+    // The ten catalog tools and seven companions (uploads, jobs, file reads, cancel, quote_job).
+    expect(output.result.tools).toHaveLength(17)
     // Warnings are not fatal under --strict, but kiln has none either.
     expect(stderr).not.toMatch(/Warning: tool/)
   })

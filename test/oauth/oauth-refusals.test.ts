@@ -484,7 +484,7 @@ describe('what an OAuth token may do', () => {
 describe('open registration', () => {
   it('is rate limited per client address (429 with Retry-After)', async () => {
     const limited = await startTestService(
-      { rateLimit: { perSecond: 1, burst: 3 } },
+      { addressRateLimit: { perSecond: 1, burst: 3 } },
       { plugins: [registerOAuth()], consumeJobs: false },
     )
     try {
