@@ -2,6 +2,7 @@
 // each decision yielded as one append. Deterministic for a seed. Tests append a few hundred events;
 // the benchmark appends over a million.
 
+import { createHash } from 'node:crypto'
 import { deterministicEventId } from '../../../app/event-ids.ts'
 import type { AccountCommand, ToolPolicy } from '../../../domain/account/commands.ts'
 import { decideAccount } from '../../../domain/account/decide.ts'
@@ -74,6 +75,57 @@ class AccountSim {
       if (isDomainError(error)) return null
       throw error
     }
+  }
+}
+
+/** Deterministic bytes standing in for an authenticator's randomness. */
+const bytesOf = (label: string, length: number): Buffer => {
+  const out: Buffer[] = []
+  for (let i = 0; out.length * 32 < length; i++)
+    out.push(createHash('sha256').update(`${label}#${i}`).digest())
+  return Buffer.concat(out).subarray(0, length)
+}
+
+/** An ES256 public key as WebAuthn stores it: a COSE_Key map (kty EC2, alg -7, crv P-256, x, y), base64url. */
+const cosePublicKey = (label: string): string =>
+  Buffer.concat([
+    Buffer.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]),
+    bytesOf(`${label}/x`, 32),
+    Buffer.from([0x22, 0x58, 0x20]),
+    bytesOf(`${label}/y`, 32),
+  ]).toString('base64url')
+
+/**
+ * Signing up with a passkey: a platform passkey (synced, its counter always 0) for one account in
+ * three, a security key (a counter that moves forward on every use) for the next, none for the third.
+ */
+function* registerPasskey(account: AccountSim, index: number, now: number): Generator<Append> {
+  const kind = index % 3
+  if (kind === 2) return
+  const platform = kind === 0
+  const credentialId = bytesOf(`passkey/${account.id}`, platform ? 16 : 64).toString('base64url')
+  const registered = account.decide({
+    type: 'RegisterPasskey',
+    data: {
+      credentialId,
+      publicKey: cosePublicKey(credentialId),
+      counter: platform ? 0 : 1,
+      transports: platform ? ['hybrid', 'internal'] : ['nfc', 'usb'],
+      now,
+    },
+  })
+  if (registered) yield registered
+}
+
+/** Signing in with each of the account's passkeys; the authenticator reports its next counter. */
+function* usePasskeys(account: AccountSim, round: number, now: number): Generator<Append> {
+  for (const [credentialId, { counter }] of account.state.passkeys) {
+    // A sign-in the account refuses (frozen) records nothing.
+    const used = account.attempt({
+      type: 'UsePasskey',
+      data: { credentialId, counter: counter === 0 ? 0 : counter + 1 + (round % 3), now },
+    })
+    if (used) yield used
   }
 }
 
@@ -152,7 +204,7 @@ function* runJob(account: AccountSim, jobIndex: number, now: number, next: () =>
   if (finished) yield finished
 }
 
-/** Occasional account life besides jobs: purchases, expiry sweeps, keys, disputes, clawbacks. */
+/** Occasional account life besides jobs: purchases, expiry sweeps, keys, disputes, clawbacks, passkey sign-ins. */
 function* accountLife(
   account: AccountSim,
   round: number,
@@ -208,6 +260,8 @@ function* accountLife(
       data: { disputeId: `dp_${round}`, now: now + minute },
     })
     if (unfrozen) yield unfrozen
+  } else if (roll < 0.5) {
+    yield* usePasskeys(account, round, now)
   }
 }
 
@@ -220,7 +274,7 @@ export function* generateHistory({
   const next = random(seed)
   const sims = Array.from({ length: accounts }, (_, i) => new AccountSim(i))
   let now = start
-  for (const sim of sims) {
+  for (const [index, sim] of sims.entries()) {
     const opened = sim.decide({
       type: 'OpenAccount',
       data: {
@@ -234,6 +288,7 @@ export function* generateHistory({
       },
     })
     if (opened) yield opened
+    yield* registerPasskey(sim, index, now)
   }
   let jobIndex = 0
   for (let round = 0; round < jobsPerAccount; round++) {
