@@ -8,6 +8,7 @@ import { specFor } from '../support/given-when-then.ts'
 const given = specFor(webhookEndpointsDecider)
 const accountId = 'acct_1'
 const at = '2026-11-24T12:00:00.000Z'
+const now = Date.parse(at)
 const added = (endpointId: string): WebhookEndpointEvent => ({
   type: 'WebhookEndpointAdded',
   data: {
@@ -31,10 +32,22 @@ describe('webhook endpoints', () => {
           url: 'https://x.example/h',
           events: ['job.succeeded'],
           secret: 's',
-          now: 0,
+          now,
         },
       })
-      .then([{ type: 'WebhookEndpointAdded', data: { endpointId: 'we_1', events: ['job.succeeded'] } }])
+      .then([
+        {
+          type: 'WebhookEndpointAdded',
+          data: {
+            accountId,
+            endpointId: 'we_1',
+            url: 'https://x.example/h',
+            events: ['job.succeeded'],
+            secret: 's',
+            at,
+          },
+        },
+      ])
     const full = Array.from({ length: maxWebhookEndpoints }, (_, i) => added(`we_${i}`))
     given(full)
       .when({
@@ -48,9 +61,11 @@ describe('webhook endpoints', () => {
     given([added('we_1')])
       .when({
         type: 'RotateWebhookSecret',
-        data: { accountId, endpointId: 'we_1', secret: 'whsec_b', now: 0 },
+        data: { accountId, endpointId: 'we_1', secret: 'whsec_b', now },
       })
-      .then([{ type: 'WebhookSecretRotated', data: { secret: 'whsec_b' } }])
+      .then([
+        { type: 'WebhookSecretRotated', data: { accountId, endpointId: 'we_1', secret: 'whsec_b', at } },
+      ])
     given([])
       .when({
         type: 'RotateWebhookSecret',
@@ -65,11 +80,13 @@ describe('webhook endpoints', () => {
   it('disables once, and not at all once removed', () => {
     const disable = {
       type: 'DisableWebhookEndpoint' as const,
-      data: { accountId, endpointId: 'we_1', reason: 'failing', now: 0 },
+      data: { accountId, endpointId: 'we_1', reason: 'failing', now },
     }
     given([added('we_1')])
       .when(disable)
-      .then([{ type: 'WebhookEndpointDisabled', data: { reason: 'failing' } }])
+      .then([
+        { type: 'WebhookEndpointDisabled', data: { accountId, endpointId: 'we_1', reason: 'failing', at } },
+      ])
     given([
       added('we_1'),
       { type: 'WebhookEndpointDisabled', data: { accountId, endpointId: 'we_1', reason: 'x', at } },
