@@ -14,6 +14,8 @@ export interface ExtractOptions {
   lastPage?: number
   /** "plain" (default) or "layout". */
   mode?: string
+  /** Also return each page's lines with their geometry (plain mode's text). */
+  lines?: boolean
 }
 
 export interface ExtractOutcome {
@@ -40,6 +42,21 @@ export interface PdfFailure {
   hint: string
 }
 
+export interface PdfLine {
+  text: string
+  /**
+   * Extent along the writing direction and baseline, in PDF points (line space: rotated so
+   * the text runs along +x and up is +y).
+   */
+  start: number
+  end: number
+  baseline: number
+  size: number
+  bold: boolean
+  /** Quarter turns counter-clockwise from horizontal. */
+  direction: number
+}
+
 export interface PdfPage {
   number: number
   text: string
@@ -47,4 +64,23 @@ export interface PdfPage {
   empty: boolean
   imageOnly: boolean
   unmappedGlyphs: number
+  /** The page's lines with their geometry, only with `lines: true`; joined by newlines they are `text`. */
+  lines?: Array<PdfLine>
 }
+
+export interface RenderedPage {
+  /** Binary PGM (P5), 8-bit grey on white: Tesseract reads it as it is. */
+  pgm: Buffer
+  width: number
+  height: number
+  /** The resolution used; lower than asked when the page was scaled to the pixel bound. */
+  dpi: number
+}
+
+export interface RenderOutcome {
+  page?: RenderedPage
+  failure?: PdfFailure
+}
+
+/** Renders one page (1-based) to grey pixels for OCR, at `dpi` bounded by the core's pixel limit. */
+export declare function renderPage(bytes: Buffer, pageNumber: number, dpi: number): Promise<RenderOutcome>

@@ -77,6 +77,19 @@ enum Codes {
     },
 }
 
+/// A bold face by its PostScript name (`ABCDEF+Times-Bold`, `Arial-BoldMT`, `Inter-SemiBold`, …).
+pub fn is_bold_name(name: &str) -> bool {
+    let style = name
+        .rsplit(['-', ','])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let lower = name.to_ascii_lowercase();
+    ["bold", "black", "heavy", "semibold", "demi"]
+        .iter()
+        .any(|word| style.contains(word) || lower.ends_with(word))
+}
+
 pub struct Font {
     codes: Codes,
     pub vertical: bool,
