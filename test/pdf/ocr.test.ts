@@ -104,6 +104,20 @@ describe.runIf(ready)('extract_pdf OCR', () => {
     }
   })
 
+  it('reads a coarse scan (150 dpi, 8 pt) no worse than tesseract on the same image', async () => {
+    const small = knownTextPdf(1, 'Helvetica', 8)
+    const coarse = scan(small.pdf, 150)
+    const engine = characterErrorRate(small.pageTexts[0]!, tesseractDirect(coarse.imagePaths[0]!))
+    const run = await runTool(file('coarse.pdf', coarse.pdf), { ocr: 'auto' })
+    const page = (JSON.parse(run.files['coarse.pages.json']!).pages as PageJson[])[0]!
+    const ours = characterErrorRate(small.pageTexts[0]!, page.text)
+    console.log(
+      `OCR auto, 150 dpi scan of 8 pt text: CER ${ours.toFixed(4)} (tesseract directly: ${engine.toFixed(4)})`,
+    )
+    expect(ours).toBeLessThanOrEqual(engine + 0.005)
+    expect(ours).toBeLessThan(0.05)
+  })
+
   it('auto leaves pages with a text layer alone, and off leaves scans empty and unpriced', async () => {
     const text = await runTool(textPath, { ocr: 'auto' })
     expect(text.extraUnits).toBe(0)
