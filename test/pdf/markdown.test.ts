@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildMarkdown, joinLine } from '../../workers/pdf/markdown/markdown.ts'
+import { corpusPresent, pdfCorpusDir } from './corpus.ts'
 import { runTool, type ToolRun } from './run-tool.ts'
 import { cellScores, markdownTables, orderScore, structuredPdf, tokens } from './structured.ts'
 
@@ -129,5 +130,34 @@ describe('Markdown building blocks', () => {
     ])
     expect(document.pages[0]!.running).toEqual([])
     expect(document.markdown).toContain('Header')
+  })
+})
+
+// Real PDFs from the shared corpus, against expectations checked by hand on the rendered pages.
+describe.runIf(corpusPresent)('extract_pdf mode=markdown on corpus PDFs', () => {
+  const markdownOf = async (file: string, options: { first_page?: number; last_page?: number } = {}) => {
+    const run = await runTool(join(pdfCorpusDir, file), { mode: 'markdown', ocr: 'off', ...options })
+    const name = Object.keys(run.files).find((key) => key.endsWith('.md'))!
+    const json = Object.keys(run.files).find((key) => key.endsWith('.pages.json'))!
+    return { markdown: run.files[name]!, pages: JSON.parse(run.files[json]!).pages as PageJson[] }
+  }
+
+  it('pypdf/multicolumn.pdf: title and section headings, columns joined mid-sentence, page numbers left out', async () => {
+    const { markdown, pages } = await markdownOf('pypdf/multicolumn.pdf')
+    expect(markdown).toMatch(/^# Two-Column Document with Lorem Ipsum$/m)
+    expect(markdown).toMatch(/^## Abstract$/m)
+    // The left column ends with "Donec nonummy", the right one begins with "pellentesque ante".
+    expect(markdown).toContain('Donec nonummy pellentesque ante.')
+    expect(pages.map((page) => page.running)).toEqual(
+      [1, 2, 3].map((n) => [{ text: String(n), kind: 'page_number' }]),
+    )
+  })
+
+  it('long/bashref.pdf: the running chapter header and page numbers are left out, section headings kept', async () => {
+    const { markdown, pages } = await markdownOf('long/bashref.pdf', { first_page: 20, last_page: 24 })
+    expect(markdown).not.toContain('Chapter 3: Basic Shell Features')
+    for (const page of pages)
+      expect(page.running.map((line) => line.kind).sort()).toEqual(['header', 'page_number'])
+    expect(markdown).toMatch(/^#+ 3\.2\.6 Coprocesses$/m)
   })
 })

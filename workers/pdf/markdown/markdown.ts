@@ -104,9 +104,10 @@ function blocksOfPage(
     const last = blocks.at(-1)
     const close =
       previous !== null &&
-      previous.baseline > line.baseline &&
-      previous.baseline - line.baseline <= spacing * 1.35 &&
-      Math.abs(previous.start - line.start) < 6 * body
+      ((previous.baseline > line.baseline &&
+        previous.baseline - line.baseline <= spacing * 1.35 &&
+        Math.abs(previous.start - line.start) < 6 * body) ||
+        continuesInNextColumn(previous, line))
     if (level !== null) {
       if (last?.kind === 'heading' && last.level === level && close && Math.abs(last.size - line.size) < 0.5)
         last.text = joinLine(last.text, text)
@@ -129,6 +130,16 @@ function blocksOfPage(
     previous = line
   }
   return blocks
+}
+
+/** From the foot of one column to the head of the next, mid-sentence: the paragraph goes on. */
+function continuesInNextColumn(previous: MarkdownLine, line: MarkdownLine): boolean {
+  return (
+    line.baseline > previous.baseline &&
+    line.start >= previous.end &&
+    Math.abs(line.size - previous.size) < 0.5 &&
+    !/[.!?:]["')\]]?$/.test(previous.text.trim())
+  )
 }
 
 /** A short line ending a sentence closes its paragraph even when the next line follows closely. */
