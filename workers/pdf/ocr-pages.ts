@@ -1,9 +1,11 @@
 // Which pages of an extraction OCR reads, and reading them: each page is rendered by the PDF core
 // and recognised by Tesseract, one page at a time (the next page renders while the engine reads the
 // current one), so memory stays that of one page whatever the length of the scan.
+
+import { isDomainError } from '../../domain/errors.ts'
 import type { PdfPage } from '../../native/pdf.ts'
 import { renderPdfPage } from '../../native/pdf.ts'
-import { type OcrPage, recognise } from './tesseract.ts'
+import { type OcrPage, recognise, stoppedError } from './tesseract.ts'
 
 export type OcrMode = 'auto' | 'off' | 'force'
 
@@ -51,13 +53,19 @@ export async function recognisePages({
     return rendering
   }
   let next = render(0)
-  for (let index = 0; index < pages.length; index++) {
-    signal.throwIfAborted()
-    const image = await next!
-    next = render(index + 1)
-    const recognised = await recognise({ image: image.pgm, languages, dpi: image.dpi, signal })
-    results.set(pages[index]!, { ...recognised, dpi: image.dpi, width: image.width, height: image.height })
-    onPage?.(index + 1, pages.length)
+  try {
+    for (let index = 0; index < pages.length; index++) {
+      signal.throwIfAborted()
+      const image = await next!
+      next = render(index + 1)
+      const recognised = await recognise({ image: image.pgm, languages, dpi: image.dpi, signal })
+      results.set(pages[index]!, { ...recognised, dpi: image.dpi, width: image.width, height: image.height })
+      onPage?.(index + 1, pages.length)
+    }
+  } catch (error) {
+    // Stopped between two steps: the same clean timeout as when the engine itself was killed.
+    if (signal.aborted && !isDomainError(error)) throw stoppedError()
+    throw error
   }
   return results
 }

@@ -31,6 +31,12 @@ export interface OcrPage {
   confidence: number | null
 }
 
+/** What an aborted OCR run (the job's time limit) throws, wherever it was stopped. */
+export const stoppedError = () =>
+  new DomainError('timeout', 'The job was stopped while recognising its pages.', {
+    hint: 'Extract fewer pages per job with first_page and last_page.',
+  })
+
 let installed: Promise<string[]> | undefined
 
 /** The language packs the engine offers on this machine (`tesseract --list-langs`). */
@@ -47,13 +53,13 @@ export function installedLanguages(): Promise<string[]> {
   return installed
 }
 
-/** Refuses languages the engine does not have, naming the ones it does; throws when OCR is not installed. */
-export async function checkLanguages(languages: readonly string[]): Promise<void> {
+/**
+ * Refuses languages the engine does not have, naming the ones it does. False when the engine is not
+ * installed on this worker at all: extraction then goes on without OCR, as with ocr "off".
+ */
+export async function checkLanguages(languages: readonly string[]): Promise<boolean> {
   const available = await installedLanguages()
-  if (available.length === 0)
-    throw new DomainError('internal', 'OCR is not available on this worker.', {
-      hint: 'Retry later, or set ocr to "off" to extract the text layer only.',
-    })
+  if (available.length === 0) return false
   const missing = languages.filter((language) => !available.includes(language))
   if (missing.length > 0)
     throw new DomainError(
@@ -61,6 +67,7 @@ export async function checkLanguages(languages: readonly string[]): Promise<void
       `OCR language${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not installed.`,
       { hint: `Choose languages among: ${available.join(', ')}.` },
     )
+  return true
 }
 
 /** Turns Tesseract's TSV into text (one line per recognised line, a blank line between blocks) and words. */
@@ -152,12 +159,7 @@ function runEngine(imagePath: string, { languages, dpi, signal }: RecogniseReque
       failure ??= reason
       child.kill('SIGKILL')
     }
-    const onAbort = () =>
-      stop(
-        new DomainError('timeout', 'The job was stopped while recognising a page.', {
-          hint: 'Extract fewer pages per job with first_page and last_page.',
-        }),
-      )
+    const onAbort = () => stop(stoppedError())
     signal.addEventListener('abort', onAbort, { once: true })
     const timer = setTimeout(
       () =>

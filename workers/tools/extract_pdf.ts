@@ -109,8 +109,7 @@ export const runner: ToolRunner<ExtractPdfOptions> = {
     const bytes = await readPdf(input)
     const { first, last } = pageRange(await countPdfPages(bytes), options)
     const units = last - first + 1
-    if (options.ocr === 'off') return { units, extraUnits: 0 }
-    await checkLanguages(options.languages)
+    if (options.ocr === 'off' || !(await checkLanguages(options.languages))) return { units, extraUnits: 0 }
     if (options.ocr === 'force') return { units, extraUnits: units }
     // Which pages lack a usable text layer is only known from the text itself (fast next to OCR).
     const extraction = await extractPdfText(bytes, { firstPage: first, lastPage: last, mode: 'plain' })
@@ -121,7 +120,7 @@ export const runner: ToolRunner<ExtractPdfOptions> = {
     const bytes = await readPdf(input)
     context.progress(0.05, 'reading the PDF')
     const range = pageRange(await countPdfPages(bytes), options)
-    if (options.ocr !== 'off') await checkLanguages(options.languages)
+    const engine = options.ocr !== 'off' && (await checkLanguages(options.languages))
     const markdownMode = options.mode === 'markdown'
     const extraction = await extractPdfText(bytes, {
       firstPage: range.first,
@@ -130,7 +129,13 @@ export const runner: ToolRunner<ExtractPdfOptions> = {
       lines: markdownMode,
     })
     context.signal.throwIfAborted()
-    const ocrPages = pagesForOcr(extraction.pages, options.ocr)
+    const ocrPages = pagesForOcr(extraction.pages, engine ? options.ocr : 'off')
+    const ocrMissing =
+      options.ocr !== 'off' && !engine && pagesForOcr(extraction.pages, options.ocr).length > 0
+        ? [
+            'OCR is not installed on this worker: pages without a text layer are left empty (needs_ocr), and were not charged as OCR pages.',
+          ]
+        : []
     if (ocrPages.length > 0) context.progress(0.1, `recognising ${ocrPages.length} pages (OCR)`)
     const recognised = await recognisePages({
       bytes,
@@ -141,7 +146,7 @@ export const runner: ToolRunner<ExtractPdfOptions> = {
     })
     context.progress(0.9, 'writing the text')
     const stem = outputStem(input?.name ?? 'document.pdf')
-    const notes = [...range.notes, ...extraction.notes]
+    const notes = [...range.notes, ...extraction.notes, ...ocrMissing]
     const finalPages = extraction.pages.map((page) => withOcrText(page, recognised.get(page.number)))
     const markdown = markdownMode
       ? buildMarkdown(
