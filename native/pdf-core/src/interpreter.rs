@@ -314,7 +314,7 @@ impl<'d, 'c> Interpreter<'d, 'c> {
         if font.missing_unicode {
             marks.fonts_without_unicode.insert(font.name.clone());
         }
-        let bold = crate::fonts::is_bold_name(&font.name);
+        let bold = font.bold;
         self.work += bytes.len();
         font.each_glyph(bytes, |glyph| {
             let advance = glyph.advance * width_scale * size;

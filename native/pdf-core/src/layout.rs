@@ -304,6 +304,24 @@ mod tests {
     }
 
     #[test]
+    fn page_lines_join_to_plain_text_and_carry_geometry_and_weight() {
+        let (mut glyphs, text) = glyphs_of(&[
+            ("Title", 0.0, 700.0),
+            ("left1", 0.0, 680.0),
+            ("right1", 200.0, 680.0),
+        ]);
+        for glyph in glyphs.iter_mut().take(5) {
+            glyph.bold = true;
+        }
+        let lines = page_lines(&glyphs, &text);
+        let joined: Vec<&str> = lines.iter().map(|line| line.text.as_str()).collect();
+        assert_eq!(joined.join("\n"), page_text(&glyphs, &text, Mode::Plain));
+        assert!(lines[0].bold && !lines[1].bold);
+        assert_eq!((lines[2].start, lines[2].baseline), (200.0, 680.0));
+        assert_eq!(lines[2].end, 230.0);
+    }
+
+    #[test]
     fn words_on_a_baseline_become_a_line_with_spaces_at_gaps() {
         let (glyphs, text) = glyphs_of(&[
             ("Hello", 0.0, 700.0),

@@ -24,7 +24,9 @@ fn renders_a_text_page_to_grey_pixels_at_the_asked_resolution() {
 fn refuses_a_page_past_the_end_and_a_file_that_is_not_a_pdf() {
     let past = render_page(PLAIN, 9, 150.0).err().expect("no page 9");
     assert_eq!(past.code, ErrorCode::InvalidPdf);
-    let zero = render_page(PLAIN, 0, 150.0).err().expect("pages are 1-based");
+    let zero = render_page(PLAIN, 0, 150.0)
+        .err()
+        .expect("pages are 1-based");
     assert_eq!(zero.code, ErrorCode::InvalidPdf);
     assert!(render_page(b"not a pdf", 1, 150.0).is_err());
 }

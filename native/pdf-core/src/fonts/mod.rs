@@ -85,9 +85,14 @@ pub fn is_bold_name(name: &str) -> bool {
         .unwrap_or("")
         .to_ascii_lowercase();
     let lower = name.to_ascii_lowercase();
-    ["bold", "black", "heavy", "semibold", "demi"]
+    // TeX's Computer Modern and EC fonts name the bold extended series in the family.
+    let base = lower.rsplit('+').next().unwrap_or("");
+    ["cmbx", "sfbx", "cmb1", "ecbx", "ecrb"]
         .iter()
-        .any(|word| style.contains(word) || lower.ends_with(word))
+        .any(|prefix| base.starts_with(prefix))
+        || ["bold", "black", "heavy", "semibold", "demi"]
+            .iter()
+            .any(|word| style.contains(word) || lower.ends_with(word))
 }
 
 pub struct Font {
@@ -100,6 +105,8 @@ pub struct Font {
     /// Set when codes have no Unicode source at all: extraction notes it for the agent.
     pub missing_unicode: bool,
     pub name: String,
+    /// A bold face by its name (see [`is_bold_name`]), worked out once per font.
+    pub bold: bool,
 }
 
 impl Font {
@@ -143,6 +150,7 @@ impl Font {
             width_scale,
             height_scale,
             missing_unicode,
+            bold: is_bold_name(&name),
             name,
         }
     }
@@ -217,6 +225,7 @@ impl Font {
             width_scale: 0.001,
             height_scale: 1.0,
             missing_unicode,
+            bold: is_bold_name(&name),
             name,
         }
     }
@@ -431,4 +440,27 @@ fn builtin_table(doc: &Document, descriptor: &Dictionary) -> Option<Vec<Option<S
             table
         }
     })
+}
+
+#[cfg(test)]
+mod bold_tests {
+    use super::is_bold_name;
+
+    #[test]
+    fn bold_faces_are_known_by_their_names() {
+        for name in [
+            "Helvetica-Bold",
+            "ABCDEF+Times-Bold",
+            "Arial,Bold",
+            "Arial-BoldMT",
+            "Inter-SemiBold",
+            "NotoSans-Black",
+            "XYZABC+CMBX12",
+        ] {
+            assert!(is_bold_name(name), "{name}");
+        }
+        for name in ["Helvetica", "Times-Roman", "ABCDEF+CMR10", "Bodoni-Italic"] {
+            assert!(!is_bold_name(name), "{name}");
+        }
+    }
 }
