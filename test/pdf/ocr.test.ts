@@ -21,6 +21,7 @@ import {
   tesseractDirect,
   tesseractInstalled,
 } from './scanned.ts'
+import { cellScores, markdownTables, structuredPdf } from './structured.ts'
 
 const ready = peerReady(
   'OCR suite',
@@ -116,6 +117,25 @@ describe.runIf(ready)('extract_pdf OCR', () => {
     )
     expect(ours).toBeLessThanOrEqual(engine + 0.005)
     expect(ours).toBeLessThan(0.05)
+  })
+
+  it('mode=markdown on a scan: headings from the word heights, the table from the word gaps', async () => {
+    const { pdf, truth } = structuredPdf()
+    const run = await runTool(file('report-scan.pdf', scan(pdf).pdf), { mode: 'markdown' })
+    const markdown = run.files['report-scan.md']!
+    const found = [...markdown.matchAll(/^(#{1,6}) (.+)$/gm)].map((m) => m[2]!)
+    const hits = found.filter((text) => truth.headings.some((heading) => heading.text === text)).length
+    const tables = markdownTables(markdown)
+    const cells = cellScores(tables[0] ?? [], truth.table)
+    console.log(
+      `markdown on a scan: headings precision ${(hits / found.length).toFixed(2)}, recall ${(hits / truth.headings.length).toFixed(2)}; table cells precision ${cells.precision.toFixed(2)}, recall ${cells.recall.toFixed(2)}`,
+    )
+    // The bold run-in heading cannot be seen in OCR (no font weight); the sized ones can.
+    expect(hits).toBeGreaterThanOrEqual(4)
+    expect(hits / found.length).toBeGreaterThanOrEqual(0.8)
+    expect(tables).toHaveLength(1)
+    expect(cells.recall).toBeGreaterThanOrEqual(0.9)
+    expect(cells.precision).toBeGreaterThanOrEqual(0.9)
   })
 
   it('auto leaves pages with a text layer alone, and off leaves scans empty and unpriced', async () => {

@@ -99,8 +99,9 @@ function blocksOfPage(
       text.length <= 80 &&
       !/[.,;:]$/.test(text) &&
       line.direction === 0
-    const level =
-      line.direction === 0 && text.length <= 120 ? (sizeLevel ?? (boldHeading ? levels.bold : null)) : null
+    // A line ending a sentence or clause is text, however large.
+    const headingShaped = line.direction === 0 && text.length <= 120 && !/[.,;]$/.test(text)
+    const level = headingShaped ? (sizeLevel ?? (boldHeading ? levels.bold : null)) : null
     const last = blocks.at(-1)
     const close =
       previous !== null &&
