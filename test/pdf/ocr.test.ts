@@ -9,6 +9,7 @@ import { DomainError } from '../../domain/errors.ts'
 import { getTool } from '../../domain/tools/catalog.ts'
 import { extractPdfOptions } from '../../domain/tools/options/extract_pdf.ts'
 import { priceFor } from '../../domain/tools/pricing.ts'
+import { recognisePages } from '../../workers/pdf/ocr-pages.ts'
 import { parseTsv } from '../../workers/pdf/tesseract.ts'
 import { runner } from '../../workers/tools/extract_pdf.ts'
 import { peerReady } from '../support/peers.ts'
@@ -199,6 +200,21 @@ describe.runIf(ready)('extract_pdf OCR', () => {
     expect(error).toBeInstanceOf(DomainError)
     expect((error as DomainError).code).toBe('timeout')
     expect(Date.now() - started).toBeLessThan(3000)
+  })
+
+  it('a page the renderer cannot draw is skipped and reported, the others are read', async () => {
+    const unrendered: number[] = []
+    const results = await recognisePages({
+      bytes: known.pdf,
+      // Page 7 does not exist: the renderer refuses it as it would a page it cannot draw.
+      pages: [7, 1],
+      languages: ['eng'],
+      signal: new AbortController().signal,
+      onUnrendered: (page) => unrendered.push(page),
+    })
+    expect(unrendered).toEqual([7])
+    expect([...results.keys()]).toEqual([1])
+    expect(results.get(1)!.text).toContain('The kiln was fired at dawn')
   })
 
   it('keeps invalid_pdf clean with OCR on', async () => {

@@ -34,6 +34,8 @@ export interface OcrRequest {
   languages: readonly string[]
   signal: AbortSignal
   onPage?: (done: number, total: number) => void
+  /** A page the renderer could not draw: it keeps its text layer, the others go on. */
+  onUnrendered?: (page: number) => void
 }
 
 export async function recognisePages({
@@ -42,6 +44,7 @@ export async function recognisePages({
   languages,
   signal,
   onPage,
+  onUnrendered,
 }: OcrRequest): Promise<Map<number, RecognisedPage>> {
   const results = new Map<number, RecognisedPage>()
   const render = (index: number) => {
@@ -56,8 +59,15 @@ export async function recognisePages({
   try {
     for (let index = 0; index < pages.length; index++) {
       signal.throwIfAborted()
-      const image = await next!
+      const image = await next!.catch((error: unknown) => {
+        if (isDomainError(error) && error.code === 'invalid_pdf') return null
+        throw error
+      })
       next = render(index + 1)
+      if (!image) {
+        onUnrendered?.(pages[index]!)
+        continue
+      }
       const recognised = await recognise({ image: image.pgm, languages, dpi: image.dpi, signal })
       results.set(pages[index]!, { ...recognised, dpi: image.dpi, width: image.width, height: image.height })
       onPage?.(index + 1, pages.length)

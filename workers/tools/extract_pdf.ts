@@ -137,16 +137,25 @@ export const runner: ToolRunner<ExtractPdfOptions> = {
           ]
         : []
     if (ocrPages.length > 0) context.progress(0.1, `recognising ${ocrPages.length} pages (OCR)`)
+    const unrendered: number[] = []
     const recognised = await recognisePages({
       bytes,
       pages: ocrPages,
       languages: options.languages,
       signal: context.signal,
+      onUnrendered: (page) => unrendered.push(page),
       onPage: (done, total) => context.progress(0.1 + (0.8 * done) / total, `OCR: ${done} of ${total} pages`),
     })
     context.progress(0.9, 'writing the text')
     const stem = outputStem(input?.name ?? 'document.pdf')
-    const notes = [...range.notes, ...extraction.notes, ...ocrMissing]
+    const notes = [
+      ...range.notes,
+      ...extraction.notes,
+      ...ocrMissing,
+      ...(unrendered.length > 0
+        ? [`Pages ${unrendered.join(', ')} could not be rendered for OCR and keep their text layer.`]
+        : []),
+    ]
     const finalPages = extraction.pages.map((page) => withOcrText(page, recognised.get(page.number)))
     const markdown = markdownMode
       ? buildMarkdown(
