@@ -6,6 +6,10 @@ export const quote = z
     tool: z.string(),
     units: z.number().int().describe('The measured size of the input (faces, pages; 1 for parameter tools).'),
     unit: z.string(),
+    extra_units: z
+      .number()
+      .int()
+      .describe('Units priced on top of units (extract_pdf: pages that need OCR); 0 for most tools.'),
     credits: z.number().int().describe('What the job would cost.'),
     balance: z.number().int(),
     available: z.number().int().describe('The balance less what running jobs of unknown price hold.'),

@@ -60,6 +60,8 @@ export const pricing = z.object({
   tiers: z.array(z.object({ upTo: z.int(), credits: z.int() })).optional(),
   per: z.int().optional(),
   credits: z.int().optional(),
+  /** A second unit charged on top (extract_pdf: pages read by OCR), `credits` per started `per`. */
+  extra: z.object({ unit: z.enum(['ocr_pages']), per: z.int(), credits: z.int() }).optional(),
   description: z.string(),
 })
 

@@ -14,14 +14,18 @@ import type {
   ExtractOutcome,
   PdfExtraction,
   PdfFailure,
+  PdfLine,
   PdfPage,
+  RenderedPage,
+  RenderOutcome,
 } from './pdf-node/index.d.ts'
 
-export type { PdfExtraction, PdfPage }
+export type { PdfExtraction, PdfLine, PdfPage }
 
 export interface PdfBinding {
   extractText(bytes: Buffer, options: ExtractOptions): Promise<ExtractOutcome>
   countPages(bytes: Buffer): Promise<CountOutcome>
+  renderPage(bytes: Buffer, pageNumber: number, dpi: number): Promise<RenderOutcome>
 }
 
 export interface LoadedPdfBinding {
@@ -71,6 +75,8 @@ export interface PdfTextRequest {
   firstPage: number
   lastPage?: number
   mode: 'plain' | 'layout'
+  /** Also each page's lines with their geometry (plain mode's text), for Markdown. */
+  lines?: boolean
 }
 
 /** Text of the requested pages; the range is clamped to the document by the core. */
@@ -78,6 +84,13 @@ export async function extractPdfText(bytes: Buffer, request: PdfTextRequest): Pr
   const outcome = await pdfBinding().binding.extractText(bytes, request)
   if (outcome.failure || !outcome.extraction) throw toDomainError(outcome.failure ?? unknownFailure)
   return outcome.extraction
+}
+
+/** One page (1-based) as 8-bit grey PGM for OCR, at `dpi` or less when the page is very large. */
+export async function renderPdfPage(bytes: Buffer, pageNumber: number, dpi: number): Promise<RenderedPage> {
+  const outcome = await pdfBinding().binding.renderPage(bytes, pageNumber, dpi)
+  if (outcome.failure || !outcome.page) throw toDomainError(outcome.failure ?? unknownFailure)
+  return outcome.page
 }
 
 const unknownFailure: PdfFailure = {

@@ -123,7 +123,7 @@ export async function executeJob(
       timeoutMs: tool.limits.timeoutMs,
       memoryMb: tool.limits.memoryMb,
       children,
-      afterMeasure: async (units) => {
+      afterMeasure: async (units, extraUnits) => {
         if (tool.limits.maxUnits !== null && units > tool.limits.maxUnits) {
           const unit = tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'units')
           return {
@@ -132,7 +132,7 @@ export async function executeJob(
             hint: 'Simplify or split the input first.',
           }
         }
-        const price = priceFor(tool.pricing, units)
+        const price = priceFor(tool.pricing, units, extraUnits)
         const charged = await handleCommand(ctx.store, accountStream(job.accountId), accountDecider, {
           type: 'ChargeJob',
           data: { jobId: job.jobId, units, price, now: ctx.now() },

@@ -20,13 +20,13 @@ export async function measureInput(
   tool: ToolDefinition,
   input: JobInput,
   options: Record<string, unknown>,
-): Promise<number> {
+): Promise<{ units: number; extraUnits: number }> {
   const outDir = await mkdtemp(join(tmpdir(), 'kiln-quote-'))
   try {
     const path = input.blobKey ? await localInput(ctx, input.blobKey, input.name, outDir) : null
     if (input.blobKey && !path)
       throw new DomainError('upload_not_found', 'The input file is no longer available.')
-    let units: number | null = null
+    let measured: { units: number; extraUnits: number } | null = null
     const outcome = await runIsolated({
       tool: tool.id,
       input: path
@@ -41,13 +41,13 @@ export async function measureInput(
       outDir,
       timeoutMs: tool.limits.timeoutMs,
       memoryMb: tool.limits.memoryMb,
-      afterMeasure: async (measured) => {
-        units = measured
+      afterMeasure: async (units, extraUnits) => {
+        measured = { units, extraUnits }
         return measuredOnly
       },
       onProgress: () => {},
     })
-    if (units !== null) return units
+    if (measured !== null) return measured
     const error = outcome.ok ? measuredOnly : outcome.error
     throw new DomainError(error.code as ErrorCode, error.message, { hint: error.hint })
   } finally {

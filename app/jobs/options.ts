@@ -43,7 +43,10 @@ export function resolveOptions(
   return options
 }
 
-/** Options given as query parameters arrive as strings: coerce them by the schema's JSON types. */
+/**
+ * Options given as query parameters arrive as strings: coerce them by the schema's JSON types (an
+ * array of strings is given comma-separated, e.g. `languages=eng,deu`).
+ */
 export function coerceQueryOptions(
   query: Record<string, string | undefined>,
   jsonSchema: { properties?: Record<string, { type?: string | string[]; anyOf?: { type?: string }[] }> },
@@ -63,6 +66,7 @@ export function coerceQueryOptions(
     )
       out[key] = Number(value)
     else if (types.has('boolean') && (value === 'true' || value === 'false')) out[key] = value === 'true'
+    else if (types.has('array')) out[key] = value.split(',').map((item) => item.trim())
     else out[key] = value
   }
   return out

@@ -23,12 +23,14 @@ export type MeasureInput = (
   tool: ToolDefinition,
   input: JobInput,
   options: Record<string, unknown>,
-) => Promise<number>
+) => Promise<{ units: number; extraUnits: number }>
 
 export interface Quote {
   tool: string
   units: number
   unit: string
+  /** Units priced on top (OCR pages of extract_pdf); 0 for tools without them. As the API names it. */
+  extra_units: number
   credits: number
   balance: number
   /** The balance less what admitted jobs of unknown price hold. */
@@ -50,17 +52,18 @@ export async function quoteJob(
   const options = resolveOptions(tool, request.options)
   checkInputShape(tool, request.input)
   const scratchId = newJobId(ctx.random)
-  let units: number
   const ready = await readInput(ctx, tool, request.input, fetchPolicy)
+  let measured: { units: number; extraUnits: number }
   try {
     const input = await stageInput(ctx, tool, scratchId, request.accountId, ready)
-    units = await measure(tool, input, options)
+    measured = await measure(tool, input, options)
   } finally {
     await ctx.blobs.deletePrefix(jobBlobPrefix(scratchId))
     if (ready.kind === 'staged') await ctx.blobs.deletePrefix(ready.stagingPrefix)
   }
+  const { units, extraUnits } = measured
   const unit = tool.pricing.kind === 'free' ? 'units' : (tool.pricing.unit ?? 'jobs')
-  const credits = priceFor(tool.pricing, units)
+  const credits = priceFor(tool.pricing, units, extraUnits)
   const now = ctx.now()
   const { state } = await readState(ctx.store, accountStream(request.accountId), accountDecider)
   const balance = balanceAt(state, now)
@@ -86,6 +89,7 @@ export async function quoteJob(
     tool: tool.id,
     units,
     unit,
+    extra_units: extraUnits,
     credits,
     balance,
     available: Math.max(0, available),

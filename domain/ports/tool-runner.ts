@@ -29,6 +29,8 @@ export interface ToolOutput {
 export interface Measurement {
   /** Units priced by the tool: faces or pages; 0 for parameter tools. */
   units: number
+  /** Units of the pricing's `extra` (e.g. pages that need OCR), when the tool has one. */
+  extraUnits?: number
 }
 
 export interface ToolRunner<Options = Record<string, unknown>> {

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { knownTextPdf, scan } from '../pdf/scanned.ts'
 import { corpusMissing, peerReady } from '../support/peers.ts'
 import {
   corpusDir,
@@ -120,6 +121,40 @@ describe.skipIf(!hasCorpus)('extract_pdf through the lifecycle', () => {
     expect(failed.error!.hint).toBeTruthy()
     expect(failed.credits_charged === null || failed.credits_charged === 0).toBe(true)
     expect(await balance()).toBe(before)
+  })
+
+  it('OCR pages are measured before the charge and priced on top; a language not installed fails and costs nothing', async () => {
+    const balance = async () =>
+      ((await (await ann.request('/v1/billing')).json()) as { balance: number }).balance
+    const scanned = scan(knownTextPdf(2).pdf).pdf
+    const before = await balance()
+    const response = await ann.request('/v1/tools/extract_pdf/jobs?filename=scan.pdf', {
+      method: 'POST',
+      headers: { 'content-type': 'application/pdf' },
+      body: scanned,
+    })
+    expect(response.status).toBe(202)
+    const job = (await waitForJob(ann, ((await response.json()) as Job).id)) as unknown as Job
+    expect(job.status).toBe('succeeded')
+    expect(job.result!.ocr_pages).toBe(2)
+    // 1 credit for the 2 pages, 1 for the 2 OCR pages.
+    expect(job.credits_charged).toBe(2)
+    expect(await balance()).toBe(before - 2)
+    expect(job.result!.files.map((file) => file.name).sort()).toEqual(['scan.pages.json', 'scan.txt'])
+
+    // The language check needs the worker's engine, so it happens at the measure step, before the charge.
+    const refused = await ann.request('/v1/tools/extract_pdf/jobs?filename=scan.pdf&languages=eng,xyz', {
+      method: 'POST',
+      headers: { 'content-type': 'application/pdf' },
+      body: scanned,
+    })
+    expect(refused.status).toBe(202)
+    const failed = (await waitForJob(ann, ((await refused.json()) as Job).id)) as unknown as Job
+    expect(failed.status).toBe('failed')
+    expect(failed.error!.code).toBe('invalid_options')
+    expect(failed.error!.message).toContain('xyz')
+    expect(failed.credits_charged === null || failed.credits_charged === 0).toBe(true)
+    expect(await balance()).toBe(before - 2)
   })
 
   it('a signed download URL refuses a tampered path', async () => {

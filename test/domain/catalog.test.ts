@@ -47,6 +47,23 @@ describe('pricing', () => {
     expect(smallestPrice(tiers)).toBe(2)
     expect(smallestPrice(per)).toBe(1)
   })
+
+  it('per with an extra unit: the extra units are charged on top, nothing for none', () => {
+    const extra = {
+      kind: 'per' as const,
+      unit: 'pages' as const,
+      per: 10,
+      credits: 1,
+      extra: { unit: 'ocr_pages' as const, per: 2, credits: 1 },
+      description: '',
+    }
+    expect(priceFor(extra, 10)).toBe(1)
+    expect(priceFor(extra, 10, 0)).toBe(1)
+    expect(priceFor(extra, 10, 1)).toBe(2)
+    expect(priceFor(extra, 10, 3)).toBe(3)
+    expect(priceFor(extra, 500, 500)).toBe(300)
+    expect(smallestPrice(extra)).toBe(1)
+  })
 })
 
 describe('tool catalog', () => {

@@ -33,7 +33,15 @@ describe('extract_pdf', () => {
       [1, 49],
       [2, 11],
     ])
-    expect(summary).toEqual({ pages: 2, first_page: 1, last_page: 2, empty_pages: 0, chars: 60, notes: [] })
+    expect(summary).toEqual({
+      pages: 2,
+      first_page: 1,
+      last_page: 2,
+      empty_pages: 0,
+      chars: 60,
+      ocr_pages: 0,
+      notes: [],
+    })
   })
 
   it('extracts a range, and clamps a last_page past the end with a note', async () => {

@@ -26,6 +26,8 @@ export function context(): ToolContext & { outDir: string } {
 
 export interface ToolRun {
   units: number
+  /** Pages measured for OCR (the pricing's extra unit). */
+  extraUnits: number
   summary: Record<string, unknown>
   files: Record<string, string>
 }
@@ -33,11 +35,11 @@ export interface ToolRun {
 export async function runTool(path: string, options: Partial<ExtractPdfOptions> = {}): Promise<ToolRun> {
   const parsed = extractPdfOptions.parse(options)
   const input = inputFile(path)
-  const { units } = await runner.measure(input, parsed)
+  const { units, extraUnits = 0 } = await runner.measure(input, parsed)
   const ctx = context()
   const { summary } = await runner.run(input, parsed, ctx)
   const files = Object.fromEntries(
     readdirSync(ctx.outDir).map((name) => [name, readFileSync(join(ctx.outDir, name), 'utf8')]),
   )
-  return { units, summary, files }
+  return { units, extraUnits, summary, files }
 }

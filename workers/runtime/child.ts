@@ -51,8 +51,8 @@ async function main() {
       ? new URL(testRunner, 'file:///').href
       : new URL(`../tools/${modulePath.slice(2)}`, import.meta.url).href
     const { runner } = (await import(moduleUrl)) as { runner: ToolRunner }
-    const { units } = await runner.measure(job.input, job.options)
-    await send({ type: 'measured', units })
+    const { units, extraUnits = 0 } = await runner.measure(job.input, job.options)
+    await send({ type: 'measured', units, extraUnits })
     const go = await nextMessage()
     if (go.type !== 'run') return
     const { summary } = await runner.run(job.input, job.options, {

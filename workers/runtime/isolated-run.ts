@@ -19,7 +19,7 @@ export interface IsolatedJob {
   /** Where the child process comes from: a warm pool, or a fresh fork (the default). */
   children?: ChildSource
   /** Decides whether to go on after measuring (the charge); returning an error stops the job. */
-  afterMeasure(units: number): Promise<JobError | null>
+  afterMeasure(units: number, extraUnits: number): Promise<JobError | null>
   onProgress(fraction: number, message: string | null): void
 }
 
@@ -112,11 +112,13 @@ function runInChild(
       switch (message.type) {
         case 'measured': {
           units = message.units
-          const refusal = await job.afterMeasure(message.units).catch((error: unknown) => ({
-            code: 'internal',
-            message: `Could not charge the job: ${String(error)}`,
-            hint: 'Retry later; nothing was charged.',
-          }))
+          const refusal = await job
+            .afterMeasure(message.units, message.extraUnits ?? 0)
+            .catch((error: unknown) => ({
+              code: 'internal',
+              message: `Could not charge the job: ${String(error)}`,
+              hint: 'Retry later; nothing was charged.',
+            }))
           if (refusal) return fail(refusal)
           child.send({ type: 'run' } satisfies ParentMessage)
           return

@@ -17,7 +17,7 @@ export type ParentMessage =
 export type ChildMessage =
   | { type: 'ready' }
   | { type: 'received' }
-  | { type: 'measured'; units: number }
+  | { type: 'measured'; units: number; extraUnits: number }
   | { type: 'progress'; fraction: number; message: string | null }
   | { type: 'done'; summary: Record<string, unknown> }
   | { type: 'failed'; error: JobError }

@@ -3,11 +3,11 @@
 
 use crate::document::PdfDocument;
 use crate::interpreter::{FontCache, Interpreter};
-use crate::layout::{page_text, Mode};
+use crate::layout::{page_lines, page_text, Mode, TextLine};
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PageText {
     /// 1-based page number in the document.
     pub number: usize,
@@ -20,6 +20,9 @@ pub struct PageText {
     pub image_only: bool,
     /// Glyphs drawn whose font gives no way to know their characters.
     pub unmapped_glyphs: usize,
+    /// The lines with their geometry (only from [`PdfDocument::extract_lines`]); their texts
+    /// joined with newlines are `text`.
+    pub lines: Vec<TextLine>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -31,6 +34,16 @@ pub struct Extraction {
 impl PdfDocument {
     /// Pages `first..=last` (1-based, already clamped by the caller to the document).
     pub fn extract(&self, first: usize, last: usize, mode: Mode) -> Extraction {
+        self.extract_pages(first, last, mode, false)
+    }
+
+    /// Plain text of pages `first..=last`, with each page's lines and their geometry (for
+    /// structure such as Markdown, built above the core).
+    pub fn extract_lines(&self, first: usize, last: usize) -> Extraction {
+        self.extract_pages(first, last, Mode::Plain, true)
+    }
+
+    fn extract_pages(&self, first: usize, last: usize, mode: Mode, with_lines: bool) -> Extraction {
         let mut fonts = FontCache::default();
         let mut extraction = Extraction {
             pages: Vec::new(),
@@ -61,8 +74,18 @@ impl PdfDocument {
                     empty: true,
                     image_only: false,
                     unmapped_glyphs: 0,
+                    lines: Vec::new(),
                 });
                 continue;
+            };
+            let lines = if with_lines {
+                let mut lines = page_lines(&marks.glyphs, &marks.text);
+                for line in &mut lines {
+                    line.text = clean_text(&line.text);
+                }
+                lines
+            } else {
+                Vec::new()
             };
             let text = clean_text(&page_text(&marks.glyphs, &marks.text, mode));
             if marks.truncated {
@@ -77,6 +100,7 @@ impl PdfDocument {
                 image_only: !visible && marks.images > 0,
                 unmapped_glyphs: marks.unmapped_glyphs,
                 text,
+                lines,
             });
         }
         if !truncated_pages.is_empty() {

@@ -314,6 +314,7 @@ impl<'d, 'c> Interpreter<'d, 'c> {
         if font.missing_unicode {
             marks.fonts_without_unicode.insert(font.name.clone());
         }
+        let bold = font.bold;
         self.work += bytes.len();
         font.each_glyph(bytes, |glyph| {
             let advance = glyph.advance * width_scale * size;
@@ -349,16 +350,10 @@ impl<'d, 'c> Interpreter<'d, 'c> {
                 Some(text) if !text.is_empty() && x.is_finite() && y.is_finite() => {
                     let start = marks.text.len() as u32;
                     marks.text.push_str(text);
-                    marks.glyphs.push(PlacedGlyph::new(
-                        x,
-                        y,
-                        dx,
-                        dy,
-                        width,
-                        height,
-                        start,
-                        text.len() as u32,
-                    ));
+                    let mut placed =
+                        PlacedGlyph::new(x, y, dx, dy, width, height, start, text.len() as u32);
+                    placed.bold = bold;
+                    marks.glyphs.push(placed);
                 }
                 Some(_) => {}
                 None => marks.unmapped_glyphs += 1,

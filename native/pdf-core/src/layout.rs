@@ -17,6 +17,8 @@ pub struct PlacedGlyph {
     pub direction: u8,
     pub text_start: u32,
     pub text_len: u32,
+    /// Drawn in a bold face (by the font's name): Markdown mode reads headings from it.
+    pub bold: bool,
 }
 
 impl PlacedGlyph {
@@ -56,6 +58,7 @@ impl PlacedGlyph {
             direction,
             text_start,
             text_len,
+            bold: false,
         }
     }
 
@@ -147,6 +150,49 @@ fn line_text(line: &mut Line, glyphs: &[PlacedGlyph], text: &str) -> String {
         previous = Some(glyph);
     }
     visual_to_logical(units).trim_end().to_string()
+}
+
+/// A line of text with its place on the page, for structure (Markdown) above the core.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextLine {
+    pub text: String,
+    /// Extent along the writing direction, and the baseline, in line space (PDF points).
+    pub start: f32,
+    pub end: f32,
+    pub baseline: f32,
+    pub size: f32,
+    /// Most of the line's glyphs are bold.
+    pub bold: bool,
+    pub direction: u8,
+}
+
+/// The lines of one page in the order plain mode writes them: joined with newlines, their
+/// texts are exactly plain mode's page text.
+pub fn page_lines(glyphs: &[PlacedGlyph], text: &str) -> Vec<TextLine> {
+    let mut lines = group_lines(glyphs);
+    lines
+        .iter_mut()
+        .filter_map(|line| {
+            let line_text = line_text(line, glyphs, text);
+            if line_text.trim().is_empty() {
+                return None;
+            }
+            let bold = line
+                .glyphs
+                .iter()
+                .filter(|&&index| glyphs[index as usize].bold)
+                .count();
+            Some(TextLine {
+                text: line_text,
+                start: line.start,
+                end: line.end,
+                baseline: line.baseline,
+                size: line.size,
+                bold: bold * 2 > line.glyphs.len(),
+                direction: line.direction,
+            })
+        })
+        .collect()
 }
 
 /// The text of one page from its glyphs (in content order) and the text they index into.
@@ -255,6 +301,24 @@ mod tests {
             }
         }
         (glyphs, text)
+    }
+
+    #[test]
+    fn page_lines_join_to_plain_text_and_carry_geometry_and_weight() {
+        let (mut glyphs, text) = glyphs_of(&[
+            ("Title", 0.0, 700.0),
+            ("left1", 0.0, 680.0),
+            ("right1", 200.0, 680.0),
+        ]);
+        for glyph in glyphs.iter_mut().take(5) {
+            glyph.bold = true;
+        }
+        let lines = page_lines(&glyphs, &text);
+        let joined: Vec<&str> = lines.iter().map(|line| line.text.as_str()).collect();
+        assert_eq!(joined.join("\n"), page_text(&glyphs, &text, Mode::Plain));
+        assert!(lines[0].bold && !lines[1].bold);
+        assert_eq!((lines[2].start, lines[2].baseline), (200.0, 680.0));
+        assert_eq!(lines[2].end, 230.0);
     }
 
     #[test]

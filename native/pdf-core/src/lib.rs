@@ -19,8 +19,9 @@ mod interpreter;
 mod layout;
 mod lexer;
 mod objects;
+pub mod ocr;
 
 pub use document::PdfDocument;
 pub use error::{ErrorCode, PdfError};
 pub use extract::{Extraction, PageText};
-pub use layout::Mode;
+pub use layout::{Mode, TextLine};

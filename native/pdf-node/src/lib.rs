@@ -17,6 +17,20 @@ pub struct PdfFailure {
 }
 
 #[napi(object)]
+pub struct PdfLine {
+    pub text: String,
+    /// Extent along the writing direction and baseline, in PDF points (line space: rotated so
+    /// the text runs along +x and up is +y).
+    pub start: f64,
+    pub end: f64,
+    pub baseline: f64,
+    pub size: f64,
+    pub bold: bool,
+    /// Quarter turns counter-clockwise from horizontal.
+    pub direction: u32,
+}
+
+#[napi(object)]
 pub struct PdfPage {
     pub number: u32,
     pub text: String,
@@ -24,6 +38,8 @@ pub struct PdfPage {
     pub empty: bool,
     pub image_only: bool,
     pub unmapped_glyphs: u32,
+    /// The page's lines with their geometry, only with `lines: true`; joined by newlines they are `text`.
+    pub lines: Option<Vec<PdfLine>>,
 }
 
 #[napi(object)]
@@ -54,6 +70,8 @@ pub struct ExtractOptions {
     pub last_page: Option<u32>,
     /// "plain" (default) or "layout".
     pub mode: Option<String>,
+    /// Also return each page's lines with their geometry (plain mode's text).
+    pub lines: Option<bool>,
 }
 
 fn failure(error: PdfError) -> PdfFailure {
@@ -80,6 +98,7 @@ pub struct ExtractTask {
     first_page: u32,
     last_page: Option<u32>,
     mode: Mode,
+    lines: bool,
 }
 
 impl Task for ExtractTask {
@@ -92,7 +111,12 @@ impl Task for ExtractTask {
             let page_count = doc.page_count() as u32;
             let first = self.first_page.max(1);
             let last = self.last_page.unwrap_or(page_count).min(page_count);
-            let extraction = doc.extract(first as usize, last as usize, self.mode);
+            let extraction = if self.lines {
+                doc.extract_lines(first as usize, last as usize)
+            } else {
+                doc.extract(first as usize, last as usize, self.mode)
+            };
+            let with_lines = self.lines;
             Ok(PdfExtraction {
                 page_count,
                 first_page: first,
@@ -107,6 +131,20 @@ impl Task for ExtractTask {
                         image_only: page.image_only,
                         unmapped_glyphs: page.unmapped_glyphs as u32,
                         text: page.text,
+                        lines: with_lines.then(|| {
+                            page.lines
+                                .into_iter()
+                                .map(|line| PdfLine {
+                                    text: line.text,
+                                    start: line.start as f64,
+                                    end: line.end as f64,
+                                    baseline: line.baseline as f64,
+                                    size: line.size as f64,
+                                    bold: line.bold,
+                                    direction: line.direction as u32,
+                                })
+                                .collect()
+                        }),
                     })
                     .collect(),
                 notes: extraction.notes,
@@ -169,6 +207,7 @@ pub fn extract_text(bytes: Buffer, options: ExtractOptions) -> AsyncTask<Extract
         first_page: options.first_page.unwrap_or(1),
         last_page: options.last_page,
         mode,
+        lines: options.lines.unwrap_or(false),
     })
 }
 
@@ -176,4 +215,65 @@ pub fn extract_text(bytes: Buffer, options: ExtractOptions) -> AsyncTask<Extract
 #[napi(ts_return_type = "Promise<CountOutcome>")]
 pub fn count_pages(bytes: Buffer) -> AsyncTask<CountTask> {
     AsyncTask::new(CountTask { bytes })
+}
+
+#[napi(object)]
+pub struct RenderedPage {
+    /// Binary PGM (P5), 8-bit grey on white: Tesseract reads it as it is.
+    pub pgm: Buffer,
+    pub width: u32,
+    pub height: u32,
+    /// The resolution used; lower than asked when the page was scaled to the pixel bound.
+    pub dpi: f64,
+}
+
+#[napi(object)]
+pub struct RenderOutcome {
+    pub page: Option<RenderedPage>,
+    pub failure: Option<PdfFailure>,
+}
+
+pub struct RenderTask {
+    bytes: Buffer,
+    page_number: u32,
+    dpi: f64,
+}
+
+impl Task for RenderTask {
+    type Output = Result<pdf_core::ocr::RenderedPage, PdfError>;
+    type JsValue = RenderOutcome;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| {
+            pdf_core::ocr::render_page(&self.bytes, self.page_number as usize, self.dpi)
+        }))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        Ok(match output {
+            Ok(page) => RenderOutcome {
+                page: Some(RenderedPage {
+                    pgm: page.pgm.into(),
+                    width: page.width,
+                    height: page.height,
+                    dpi: page.dpi,
+                }),
+                failure: None,
+            },
+            Err(error) => RenderOutcome {
+                page: None,
+                failure: Some(failure(error)),
+            },
+        })
+    }
+}
+
+/// Renders one page (1-based) to grey pixels for OCR, at `dpi` bounded by the core's pixel limit.
+#[napi(ts_return_type = "Promise<RenderOutcome>")]
+pub fn render_page(bytes: Buffer, page_number: u32, dpi: f64) -> AsyncTask<RenderTask> {
+    AsyncTask::new(RenderTask {
+        bytes,
+        page_number,
+        dpi,
+    })
 }

@@ -77,6 +77,24 @@ enum Codes {
     },
 }
 
+/// A bold face by its PostScript name (`ABCDEF+Times-Bold`, `Arial-BoldMT`, `Inter-SemiBold`, …).
+pub fn is_bold_name(name: &str) -> bool {
+    let style = name
+        .rsplit(['-', ','])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let lower = name.to_ascii_lowercase();
+    // TeX's Computer Modern and EC fonts name the bold extended series in the family.
+    let base = lower.rsplit('+').next().unwrap_or("");
+    ["cmbx", "sfbx", "cmb1", "ecbx", "ecrb"]
+        .iter()
+        .any(|prefix| base.starts_with(prefix))
+        || ["bold", "black", "heavy", "semibold", "demi"]
+            .iter()
+            .any(|word| style.contains(word) || lower.ends_with(word))
+}
+
 pub struct Font {
     codes: Codes,
     pub vertical: bool,
@@ -87,6 +105,8 @@ pub struct Font {
     /// Set when codes have no Unicode source at all: extraction notes it for the agent.
     pub missing_unicode: bool,
     pub name: String,
+    /// A bold face by its name (see [`is_bold_name`]), worked out once per font.
+    pub bold: bool,
 }
 
 impl Font {
@@ -130,6 +150,7 @@ impl Font {
             width_scale,
             height_scale,
             missing_unicode,
+            bold: is_bold_name(&name),
             name,
         }
     }
@@ -204,6 +225,7 @@ impl Font {
             width_scale: 0.001,
             height_scale: 1.0,
             missing_unicode,
+            bold: is_bold_name(&name),
             name,
         }
     }
@@ -418,4 +440,27 @@ fn builtin_table(doc: &Document, descriptor: &Dictionary) -> Option<Vec<Option<S
             table
         }
     })
+}
+
+#[cfg(test)]
+mod bold_tests {
+    use super::is_bold_name;
+
+    #[test]
+    fn bold_faces_are_known_by_their_names() {
+        for name in [
+            "Helvetica-Bold",
+            "ABCDEF+Times-Bold",
+            "Arial,Bold",
+            "Arial-BoldMT",
+            "Inter-SemiBold",
+            "NotoSans-Black",
+            "XYZABC+CMBX12",
+        ] {
+            assert!(is_bold_name(name), "{name}");
+        }
+        for name in ["Helvetica", "Times-Roman", "ABCDEF+CMR10", "Bodoni-Italic"] {
+            assert!(!is_bold_name(name), "{name}");
+        }
+    }
 }

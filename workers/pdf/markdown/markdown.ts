@@ -1,0 +1,253 @@
+// Markdown from the lines of a PDF: headings from font size and weight relative to the body text,
+// paragraphs and list items joined across line breaks with line-end hyphenation repaired, tables as
+// GFM tables (one table across a page break is joined), running headers, footers and page numbers
+// left out and reported. Every other character of plain mode's text is kept, once.
+import { pageRegions, type Region } from './page-layout.ts'
+import { findRunningLines, type RunningLine } from './running-lines.ts'
+import type { MarkdownLine, MarkdownPageInput } from './types.ts'
+
+export interface MarkdownPage {
+  number: number
+  markdown: string
+  running: RunningLine[]
+  headings: { level: number; text: string }[]
+  tables: number
+}
+
+export interface MarkdownDocument {
+  markdown: string
+  pages: MarkdownPage[]
+}
+
+type Block =
+  | { kind: 'heading'; level: number; text: string; size: number }
+  | { kind: 'paragraph'; text: string }
+  | { kind: 'item'; marker: string; text: string }
+  | { kind: 'table'; rows: string[][] }
+
+const bulletPattern = /^([•●▪◦‣∙·*–-])\s+/
+const orderedPattern = /^(\d{1,3}|[a-z])([.)])\s+/
+/** Lines this much larger than the body text are headings. */
+const HEADING_RATIO = 1.15
+
+const roundSize = (size: number) => Math.round(size * 2) / 2
+
+/** The body text's size: the size most characters are set in. */
+function bodySize(pages: readonly MarkdownPageInput[]): number {
+  const counts = new Map<number, number>()
+  for (const page of pages)
+    for (const line of page.lines) {
+      const size = roundSize(line.size)
+      counts.set(size, (counts.get(size) ?? 0) + line.text.length)
+    }
+  let best = 10
+  let most = -1
+  for (const [size, count] of counts)
+    if (count > most) {
+      most = count
+      best = size
+    }
+  return best
+}
+
+/** Heading levels by size: the largest heading size is level 1; bold body-size lines come last. */
+function headingLevels(pages: readonly MarkdownPageInput[], body: number) {
+  const sizes = new Set<number>()
+  for (const page of pages)
+    for (const line of page.lines)
+      if (line.size >= body * HEADING_RATIO && line.text.length <= 120) sizes.add(roundSize(line.size))
+  const ranked = [...sizes].sort((a, b) => b - a).slice(0, 5)
+  return {
+    bySize: (size: number) => {
+      const rank = ranked.indexOf(roundSize(size))
+      return rank < 0 ? null : rank + 1
+    },
+    bold: Math.min(6, ranked.length + 1),
+  }
+}
+
+/** Joins a line to the text before it: a word broken by a hyphen at the line end is mended. */
+export function joinLine(before: string, line: string): string {
+  if (/\p{L}-$/u.test(before) && /^\p{Ll}/u.test(line)) return before.slice(0, -1) + line
+  return `${before} ${line}`
+}
+
+const escapeText = (text: string) => text.replace(/^([#>+]|\d+\.\s|[-*]\s)/, '\\$1')
+const escapeCell = (text: string) => text.replace(/\|/g, '\\|').trim()
+
+function blocksOfPage(
+  lines: readonly MarkdownLine[],
+  regions: readonly Region[],
+  body: number,
+  levels: ReturnType<typeof headingLevels>,
+): Block[] {
+  const blocks: Block[] = []
+  let previous: MarkdownLine | null = null
+  const spacing = lineSpacing(lines, regions, body)
+  for (const region of regions) {
+    if (region.kind === 'table') {
+      blocks.push({ kind: 'table', rows: region.rows })
+      previous = null
+      continue
+    }
+    const line = lines[region.index]!
+    const text = line.text.trim()
+    const sizeLevel = levels.bySize(line.size)
+    const boldHeading =
+      line.bold &&
+      roundSize(line.size) <= body &&
+      text.length <= 80 &&
+      !/[.,;:]$/.test(text) &&
+      line.direction === 0
+    // A line ending a sentence or clause is text, however large.
+    const headingShaped = line.direction === 0 && text.length <= 120 && !/[.,;]$/.test(text)
+    const level = headingShaped ? (sizeLevel ?? (boldHeading ? levels.bold : null)) : null
+    const last = blocks.at(-1)
+    const close =
+      previous !== null &&
+      ((previous.baseline > line.baseline &&
+        previous.baseline - line.baseline <= spacing * 1.35 &&
+        Math.abs(previous.start - line.start) < 6 * body) ||
+        continuesInNextColumn(previous, line))
+    if (level !== null) {
+      if (last?.kind === 'heading' && last.level === level && close && Math.abs(last.size - line.size) < 0.5)
+        last.text = joinLine(last.text, text)
+      else blocks.push({ kind: 'heading', level, text, size: line.size })
+      previous = line
+      continue
+    }
+    const bullet = bulletPattern.exec(text)
+    const ordered = bullet ? null : orderedPattern.exec(text)
+    if (bullet) blocks.push({ kind: 'item', marker: '-', text: text.slice(bullet[0].length) })
+    else if (ordered && (ordered[1]!.length > 1 || /\d/.test(ordered[1]!) || last?.kind === 'item'))
+      blocks.push({ kind: 'item', marker: `${ordered[1]}${ordered[2]}`, text: text.slice(ordered[0].length) })
+    else if (
+      close &&
+      (last?.kind === 'paragraph' || last?.kind === 'item') &&
+      !endsParagraph(previous!, line, body)
+    )
+      last.text = joinLine(last.text, text)
+    else blocks.push({ kind: 'paragraph', text })
+    previous = line
+  }
+  return blocks
+}
+
+/** From the foot of one column to the head of the next, mid-sentence: the paragraph goes on. */
+function continuesInNextColumn(previous: MarkdownLine, line: MarkdownLine): boolean {
+  return (
+    line.baseline > previous.baseline &&
+    line.start >= previous.end &&
+    Math.abs(line.size - previous.size) < 0.5 &&
+    !/[.!?:]["')\]]?$/.test(previous.text.trim())
+  )
+}
+
+/** A short line ending a sentence closes its paragraph even when the next line follows closely. */
+function endsParagraph(previous: MarkdownLine, line: MarkdownLine, body: number): boolean {
+  const short = previous.end < line.end - 8 * body * 0.5
+  return short && /[.!?:]["')\]]?$/.test(previous.text.trim())
+}
+
+/** The usual distance between baselines of body text on the page. */
+function lineSpacing(lines: readonly MarkdownLine[], regions: readonly Region[], body: number): number {
+  const gaps: number[] = []
+  let previous: MarkdownLine | null = null
+  for (const region of regions) {
+    if (region.kind !== 'line') {
+      previous = null
+      continue
+    }
+    const line = lines[region.index]!
+    if (previous && Math.abs(line.size - body) < 0.5 && Math.abs(previous.size - body) < 0.5) {
+      const gap = previous.baseline - line.baseline
+      if (gap > 0.5 * body && gap < 3 * body) gaps.push(gap)
+    }
+    previous = line
+  }
+  if (gaps.length === 0) return body * 1.25
+  gaps.sort((a, b) => a - b)
+  return gaps[Math.floor(gaps.length / 2)]!
+}
+
+function renderTable(rows: readonly string[][]): string {
+  const width = Math.max(...rows.map((row) => row.length))
+  const cells = (row: readonly string[]) =>
+    `| ${Array.from({ length: width }, (_, i) => escapeCell(row[i] ?? '')).join(' | ')} |`
+  const [head, ...rest] = rows
+  return [cells(head ?? []), `|${' --- |'.repeat(width)}`, ...rest.map(cells)].join('\n')
+}
+
+function renderBlock(block: Block): string {
+  switch (block.kind) {
+    case 'heading':
+      return `${'#'.repeat(block.level)} ${block.text}`
+    case 'paragraph':
+      return escapeText(block.text)
+    case 'item':
+      return `${block.marker} ${block.text}`
+    case 'table':
+      return renderTable(block.rows)
+  }
+}
+
+/** Blocks apart by a blank line; the items of one list stay together. */
+const renderBlocks = (blocks: readonly Block[]) =>
+  blocks
+    .map((block, index) => {
+      const separator =
+        index === 0 ? '' : block.kind === 'item' && blocks[index - 1]!.kind === 'item' ? '\n' : '\n\n'
+      return separator + renderBlock(block)
+    })
+    .join('')
+
+/** A table continued on the next page: same columns; a repeated header row is dropped. */
+function continues(before: Block | undefined, after: Block | undefined): boolean {
+  return (
+    before?.kind === 'table' && after?.kind === 'table' && before.rows[0]?.length === after.rows[0]?.length
+  )
+}
+
+export function buildMarkdown(pages: readonly MarkdownPageInput[]): MarkdownDocument {
+  const body = bodySize(pages)
+  const levels = headingLevels(pages, body)
+  const running = findRunningLines(pages.map((page) => page.lines))
+  const pageBlocks = pages.map((page, pageIndex) => {
+    const kept = page.lines.map((_, index) => index).filter((index) => !running[pageIndex]!.has(index))
+    return blocksOfPage(page.lines, pageRegions(page.lines, kept), body, levels)
+  })
+  // One table across a page break becomes one table, where it started.
+  const repeatedHeaders = new Map<number, string>()
+  for (let index = 1; index < pageBlocks.length; index++) {
+    const before = pageBlocks[index - 1]!.at(-1)
+    const after = pageBlocks[index]![0]
+    if (continues(before, after) && before?.kind === 'table' && after?.kind === 'table') {
+      const [head, ...rest] = after.rows
+      const repeated = head?.join('\u0000') === before.rows[0]?.join('\u0000')
+      before.rows.push(...(repeated ? rest : after.rows))
+      if (repeated) repeatedHeaders.set(index, head!.join(' | '))
+      pageBlocks[index]!.shift()
+    }
+  }
+  const rendered: MarkdownPage[] = pages.map((page, index) => {
+    const blocks = pageBlocks[index]!
+    return {
+      number: page.number,
+      markdown: renderBlocks(blocks),
+      running: [
+        ...[...running[index]!].map(([line, kind]): RunningLine => ({ text: page.lines[line]!.text, kind })),
+        ...(repeatedHeaders.has(index)
+          ? [{ text: repeatedHeaders.get(index)!, kind: 'repeated_table_header' as const }]
+          : []),
+      ],
+      headings: blocks.flatMap((block) =>
+        block.kind === 'heading' ? [{ level: block.level, text: block.text }] : [],
+      ),
+      tables: blocks.filter((block) => block.kind === 'table').length,
+    }
+  })
+  const markdown = rendered
+    .map((page) => `<!-- page ${page.number} -->\n\n${page.markdown}`.trimEnd())
+    .join('\n\n')
+  return { markdown: `${markdown}\n`, pages: rendered }
+}
