@@ -1,6 +1,7 @@
 // Jobs: create (JSON with upload_id / url / job_file, a raw file body, or options only), list, get,
 // cancel, delete.
 import { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -100,6 +101,22 @@ export const jobRoutes =
         }
       })
 
+    /** 202 for a new job, 200 for a replay; held first when the client asked with `Prefer: wait`. */
+    const answerCreated = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      { created, job: resource }: Awaited<ReturnType<typeof create>>,
+    ) => {
+      const held = await jobAfterPreferredWait(
+        app.services,
+        request,
+        reply,
+        request.principal.accountId,
+        resource,
+      )
+      return reply.status(created ? 202 : 200).send(asApiJob(held))
+    }
+
     const createSchema = {
       tags: ['jobs'],
       headers: z.looseObject({
@@ -134,17 +151,7 @@ export const jobRoutes =
         },
         validatorCompiler: bodyOrStream as never,
       },
-      async (request, reply) => {
-        const { created, job: resource } = await create(request.params.tool, request)
-        const held = await jobAfterPreferredWait(
-          app.services,
-          request,
-          reply,
-          request.principal.accountId,
-          resource,
-        )
-        return reply.status(created ? 202 : 200).send(asApiJob(held))
-      },
+      async (request, reply) => answerCreated(request, reply, await create(request.params.tool, request)),
     )
     app.post(
       '/v1/jobs',
@@ -152,17 +159,7 @@ export const jobRoutes =
         schema: { ...createSchema, summary: 'Start a split_3d_model job' },
         validatorCompiler: bodyOrStream as never,
       },
-      async (request, reply) => {
-        const { created, job: resource } = await create('split_3d_model', request)
-        const held = await jobAfterPreferredWait(
-          app.services,
-          request,
-          reply,
-          request.principal.accountId,
-          resource,
-        )
-        return reply.status(created ? 202 : 200).send(asApiJob(held))
-      },
+      async (request, reply) => answerCreated(request, reply, await create('split_3d_model', request)),
     )
 
     app.post(
