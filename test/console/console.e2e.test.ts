@@ -3,13 +3,13 @@
 // test-artifacts/console.png.
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
+import { chromiumPath, launchChromium } from '../support/chromium.ts'
 import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const available = peerReady(
   'console',
   !existsSync(chromiumPath) && `no Chromium at ${chromiumPath} (apt-get install chromium)`,
@@ -24,18 +24,7 @@ describe.skipIf(!available)('console page', () => {
   beforeAll(async () => {
     service = await startTestService({}, { plugins: [registerConsole] })
     grace = await service.account({ credits: 250, login: 'grace' })
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()

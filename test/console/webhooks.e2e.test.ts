@@ -4,13 +4,13 @@
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
+import { chromiumPath, launchChromium } from '../support/chromium.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
 import { type Receiver, startReceiver } from '../webhooks/receiver.ts'
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const available = existsSync(chromiumPath)
 if (!available && process.env.CI) throw new Error(`no Chromium at ${chromiumPath}`)
 const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -36,7 +36,7 @@ describe.skipIf(!available)('console webhooks', () => {
       { plugins: [registerConsole] },
     )
     ada = await service.account({ credits: 100, login: 'ada' })
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu'] })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()

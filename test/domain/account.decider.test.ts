@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { accountDecider } from '../../app/deciders.ts'
 import type { AccountCommand } from '../../domain/account/commands.ts'
-import type { AccountEvent, } from '../../domain/account/events.ts'
-import { genesisHash, } from '../../domain/account/ledger-hash.ts'
+import type { AccountEvent } from '../../domain/account/events.ts'
+import { genesisHash } from '../../domain/account/ledger-hash.ts'
 import { balanceAt, foldAccount } from '../../domain/account/state.ts'
 import { specFor } from '../support/given-when-then.ts'
 import {

@@ -5,14 +5,14 @@
 // test-artifacts/.
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
+import { chromiumPath, launchChromium } from '../support/chromium.ts'
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts'
 import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestService } from '../support/service.ts'
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const available = peerReady(
   'sign-in',
   !existsSync(chromiumPath) && `no Chromium at ${chromiumPath} (apt-get install chromium)`,
@@ -22,18 +22,7 @@ const artifacts = join(import.meta.dirname, '..', '..', 'test-artifacts')
 let browser: Browser
 beforeAll(async () => {
   if (!available) return
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()

@@ -8,23 +8,17 @@ import { join } from 'node:path'
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
 import { registerMcp } from '../../api/mcp/plugin.ts'
 import { registerOAuth } from '../../api/oauth/plugin.ts'
 import { accountStream } from '../../domain/account/events.ts'
+import { chromiumPath, launchChromium } from '../support/chromium.ts'
 import { type HttpsFixture, startHttpsFixture } from '../support/https-fixture.ts'
 import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
-import {
-  chromiumArgs,
-  chromiumPath,
-  consent,
-  MemoryOAuthClient,
-  type RedirectEndpoint,
-  startRedirectEndpoint,
-} from './oauth-client.ts'
+import { consent, MemoryOAuthClient, type RedirectEndpoint, startRedirectEndpoint } from './oauth-client.ts'
 
 const available = peerReady(
   'MCP OAuth end to end',
@@ -59,7 +53,7 @@ describe.skipIf(!available)('an MCP client connecting by URL alone', () => {
     )
     grace = await service.account({ credits: 100, login: 'grace' })
     redirect = await startRedirectEndpoint()
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()

@@ -118,17 +118,6 @@ export class MemoryOAuthClient implements OAuthClientProvider {
   }
 }
 
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-export const chromiumArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-
 /** Signs in on the console's sign-in page when sent there; answers nothing else. */
 export async function signInIfAsked(page: Page, consoleToken: string): Promise<void> {
   if (!new URL(page.url()).pathname.startsWith('/console/sign-in')) return
