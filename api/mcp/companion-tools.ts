@@ -132,7 +132,7 @@ export function registerCompanionTools(
     input: z.strictObject({
       tool: z.string().max(64).describe('The tool to quote, e.g. split_3d_model.'),
       arguments: z
-        .record(z.string(), z.unknown())
+        .record(z.string(), z.json())
         .default({})
         .describe('The arguments you would call the tool with (its options and its input).'),
     }),
