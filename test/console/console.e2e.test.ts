@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
-import { chromiumPath, launchChromium } from '../support/chromium.ts'
+import { chromiumPath, launchChromium, pageProblems } from '../support/chromium.ts'
 import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
 
@@ -43,13 +43,8 @@ describe.skipIf(!available)('console page', () => {
 
   it('signs in, shows the balance, creates a key, lists it, revokes it', async () => {
     const page = await browser.newPage({ viewport: { width: 1100, height: 1200 } })
-    const problems: string[] = []
-    page.on('pageerror', (error) => problems.push(error.message))
-    // A Content-Security-Policy violation is only a console error: the page must cause none.
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
-        problems.push(message.text())
-    })
+    // Page errors and CSP violations: the page must cause none.
+    const problems = pageProblems(page)
     await page.goto(`${service.baseUrl}/console`)
     await page.click('summary')
     await page.fill('#token', grace.consoleToken)

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
-import { chromiumPath, launchChromium } from '../support/chromium.ts'
+import { chromiumPath, launchChromium, pageProblems } from '../support/chromium.ts'
 import { startTestService, type TestAccount, type TestService } from '../support/service.ts'
 import { type Receiver, startReceiver } from '../webhooks/receiver.ts'
 
@@ -53,13 +53,8 @@ describe.skipIf(!available)('console webhooks', () => {
 
   it('adds an endpoint, shows its secret once, its deliveries, and that it was disabled', async () => {
     const page = await browser.newPage()
-    const problems: string[] = []
-    page.on('pageerror', (error) => problems.push(error.message))
-    // A Content-Security-Policy violation is only a console error: the page must cause none.
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
-        problems.push(message.text())
-    })
+    // Page errors and CSP violations: the page must cause none.
+    const problems = pageProblems(page)
     await page.goto(`${service.baseUrl}/console`)
     // The console-token form is in the collapsed "Operators" section of the sign-in screen.
     await page.click('summary')

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { registerConsole } from '../../api/console/plugin.ts'
-import { chromiumPath, launchChromium } from '../support/chromium.ts'
+import { chromiumPath, launchChromium, pageProblems } from '../support/chromium.ts'
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts'
 import { peerReady } from '../support/peers.ts'
 import { startTestService, type TestService } from '../support/service.ts'
@@ -27,17 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
 })
-
-/** Page errors and Content-Security-Policy violations: the console must cause none. */
-function watchProblems(page: Page): string[] {
-  const problems: string[] = []
-  page.on('pageerror', (error) => problems.push(error.message))
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
-      problems.push(message.text())
-  })
-  return problems
-}
 
 /** Chromium's DevTools virtual authenticator: a platform passkey store that always consents. */
 async function addVirtualAuthenticator(page: Page): Promise<void> {
@@ -92,7 +81,7 @@ describe.skipIf(!available)('passkey sign-up and sign-in', () => {
   it('signs up with a passkey, gets the signup credits, creates a key, signs out and in again', async () => {
     const baseUrl = service.services.ctx.config.publicUrl
     const page = await browser.newPage({ viewport: { width: 1100, height: 1300 } })
-    const problems = watchProblems(page)
+    const problems = pageProblems(page)
     await addVirtualAuthenticator(page)
 
     await page.goto(`${baseUrl}/console`)
@@ -162,7 +151,7 @@ describe.skipIf(!available)('OpenID provider sign-up and sign-in', () => {
   it('signs up through the provider, gets the signup credits, creates a key, signs out and in again; adds a passkey that signs in to the same account', async () => {
     const baseUrl = service.services.ctx.config.publicUrl
     const page = await browser.newPage({ viewport: { width: 1100, height: 1300 } })
-    const problems = watchProblems(page)
+    const problems = pageProblems(page)
     await addVirtualAuthenticator(page)
     await page.goto(`${baseUrl}/console`)
     await page.click('#provider-sign-up a[data-provider="oidc/test"]')
