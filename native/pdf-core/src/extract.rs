@@ -4,6 +4,7 @@
 use crate::document::PdfDocument;
 use crate::interpreter::{FontCache, Interpreter};
 use crate::layout::{page_lines, page_text, Mode, TextLine};
+use crate::rules::Rule;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -20,6 +21,8 @@ pub struct PageText {
     pub image_only: bool,
     /// Glyphs drawn whose font gives no way to know their characters.
     pub unmapped_glyphs: usize,
+    /// The ruling lines drawn on the page (only from [`PdfDocument::extract_lines`]).
+    pub rules: Vec<Rule>,
     /// The lines with their geometry (only from [`PdfDocument::extract_lines`]); their texts
     /// joined with newlines are `text`.
     pub lines: Vec<TextLine>,
@@ -37,8 +40,8 @@ impl PdfDocument {
         self.extract_pages(first, last, mode, false)
     }
 
-    /// Plain text of pages `first..=last`, with each page's lines and their geometry (for
-    /// structure such as Markdown, built above the core).
+    /// Plain text of pages `first..=last`, with each page's lines and their geometry and its
+    /// ruling lines (for structure such as Markdown and its tables, built above the core).
     pub fn extract_lines(&self, first: usize, last: usize) -> Extraction {
         self.extract_pages(first, last, Mode::Plain, true)
     }
@@ -57,6 +60,9 @@ impl PdfDocument {
             let outcome = catch_unwind(AssertUnwindSafe(|| {
                 let mut interpreter =
                     Interpreter::new(&self.doc, &mut fonts, self.visible_box(page));
+                if with_lines {
+                    interpreter = interpreter.recording_rules();
+                }
                 interpreter.run(&self.content(page), self.resources(page));
                 if let Ok(dict) = self.doc.get_dictionary(page) {
                     interpreter.run_annotations(dict);
@@ -75,11 +81,12 @@ impl PdfDocument {
                     image_only: false,
                     unmapped_glyphs: 0,
                     lines: Vec::new(),
+                    rules: Vec::new(),
                 });
                 continue;
             };
             let lines = if with_lines {
-                let mut lines = page_lines(&marks.glyphs, &marks.text);
+                let mut lines = page_lines(&marks.glyphs, &marks.text, &marks.rules);
                 for line in &mut lines {
                     line.text = clean_text(&line.text);
                 }
@@ -101,6 +108,7 @@ impl PdfDocument {
                 unmapped_glyphs: marks.unmapped_glyphs,
                 text,
                 lines,
+                rules: marks.rules,
             });
         }
         if !truncated_pages.is_empty() {

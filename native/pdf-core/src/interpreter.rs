@@ -1,12 +1,14 @@
 //! Runs a page's content streams far enough to know where every glyph lands: the graphics
-//! state's matrices, the text state and operators, and form XObjects. Paths and colours are
-//! skipped; images are only counted, so a page of images can be flagged for OCR.
+//! state's matrices, the text state and operators, and form XObjects. Colours are skipped, and
+//! paths too unless ruling lines are asked for (tables in Markdown); images are only counted, so
+//! a page of images can be flagged for OCR.
 
 use crate::fonts::Font;
 use crate::geometry::Matrix;
 use crate::layout::PlacedGlyph;
 use crate::lexer::{Lexer, Token};
 use crate::objects;
+use crate::rules::{Rule, RuleRecorder};
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
@@ -30,6 +32,8 @@ pub struct PageMarks {
     pub images: usize,
     pub unmapped_glyphs: usize,
     pub fonts_without_unicode: FxHashSet<String>,
+    /// Ruling lines, only when the interpreter was asked to record them.
+    pub rules: Vec<Rule>,
 }
 
 /// Fonts and form contents are shared by the pages of a document, so each is parsed or
@@ -56,6 +60,7 @@ struct GraphicsState {
     horizontal_scale: f32,
     leading: f32,
     rise: f32,
+    line_width: f32,
 }
 
 enum Operand<'a> {
@@ -78,6 +83,8 @@ pub struct Interpreter<'d, 'c> {
     /// Text outside the page's visible box is not shown by viewers, so it is not extracted.
     visible_box: Option<[f32; 4]>,
     work: usize,
+    /// Present when ruling lines are recorded; plain text skips the path work.
+    rules: Option<RuleRecorder>,
 }
 
 impl<'d, 'c> Interpreter<'d, 'c> {
@@ -91,6 +98,7 @@ impl<'d, 'c> Interpreter<'d, 'c> {
             horizontal_scale: 1.0,
             leading: 0.0,
             rise: 0.0,
+            line_width: 1.0,
         };
         Interpreter {
             doc,
@@ -103,10 +111,20 @@ impl<'d, 'c> Interpreter<'d, 'c> {
             active_forms: Vec::new(),
             visible_box,
             work: 0,
+            rules: None,
         }
     }
 
-    pub fn finish(self) -> PageMarks {
+    /// Also record the page's ruling lines (into [`PageMarks::rules`]).
+    pub fn recording_rules(mut self) -> Self {
+        self.rules = Some(RuleRecorder::default());
+        self
+    }
+
+    pub fn finish(mut self) -> PageMarks {
+        if let Some(recorder) = self.rules.take() {
+            self.marks.rules = recorder.rules;
+        }
         self.marks
     }
 
@@ -255,6 +273,49 @@ impl<'d, 'c> Interpreter<'d, 'c> {
                     self.draw_xobject(resources, name);
                 }
             }
+            b"w" => self.state.line_width = number(0),
+            _ if self.rules.is_some() => self.path_operator(keyword, &number),
+            _ => {}
+        }
+    }
+
+    /// Path construction and painting, for ruling lines (PDF 32000-1 §8.5.2, §8.5.3).
+    fn path_operator(&mut self, keyword: &[u8], number: &dyn Fn(usize) -> f32) {
+        let ctm = self.state.ctm;
+        let Some(recorder) = self.rules.as_mut() else {
+            return;
+        };
+        let point = |x: usize, y: usize| ctm.apply(number(x), number(y));
+        // The line width in device space: scaled by the CTM's mean scale.
+        let [a, b, c, d, _, _] = ctm.0;
+        let stroke_width = self.state.line_width.abs() * (a * d - b * c).abs().sqrt();
+        match keyword {
+            b"m" => recorder.move_to(point(0, 1)),
+            b"l" => recorder.line_to(point(0, 1)),
+            b"c" => recorder.curve_to(point(4, 5)),
+            b"v" | b"y" => recorder.curve_to(point(2, 3)),
+            b"h" => recorder.close(),
+            b"re" => {
+                let (x, y, w, h) = (number(0), number(1), number(2), number(3));
+                recorder.rectangle([
+                    ctm.apply(x, y),
+                    ctm.apply(x + w, y),
+                    ctm.apply(x + w, y + h),
+                    ctm.apply(x, y + h),
+                ]);
+            }
+            b"S" => recorder.paint(Some(stroke_width), false),
+            b"s" => {
+                recorder.close();
+                recorder.paint(Some(stroke_width), false);
+            }
+            b"f" | b"F" | b"f*" => recorder.paint(None, true),
+            b"B" | b"B*" => recorder.paint(Some(stroke_width), true),
+            b"b" | b"b*" => {
+                recorder.close();
+                recorder.paint(Some(stroke_width), true);
+            }
+            b"n" => recorder.paint(None, false),
             _ => {}
         }
     }

@@ -5,6 +5,7 @@
 //! of character cells so columns and indentation survive.
 
 use crate::bidi::visual_to_logical;
+use crate::rules::{Rule, Walls};
 
 /// A glyph in "line space": rotated so its writing direction is +x and up is +y.
 #[derive(Clone, Copy, Debug)]
@@ -90,7 +91,7 @@ const MAX_JOIN_GAP: f32 = 3.0;
 /// A gap wider than this fraction of the font size is a word space.
 const WORD_GAP: f32 = 0.1;
 
-fn group_lines(glyphs: &[PlacedGlyph]) -> Vec<Line> {
+fn group_lines(glyphs: &[PlacedGlyph], walls: Option<&Walls>) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();
     for (index, glyph) in glyphs.iter().enumerate() {
         let joins = lines.last().is_some_and(|line| {
@@ -101,6 +102,7 @@ fn group_lines(glyphs: &[PlacedGlyph]) -> Vec<Line> {
                 && (glyph.y - line.baseline).abs() <= BASELINE_TOLERANCE * size
                 && glyph.x <= line.end + MAX_JOIN_GAP * size
                 && glyph.end() >= line.start - MAX_JOIN_GAP * size
+                && !walls.is_some_and(|walls| walled_off(walls, line, glyph, size))
         });
         if joins {
             let line = lines.last_mut().expect("checked above");
@@ -119,6 +121,23 @@ fn group_lines(glyphs: &[PlacedGlyph]) -> Vec<Line> {
         }
     }
     lines
+}
+
+/// Rules are in page space, which is line space only for horizontal text. A wall splits only at
+/// a gap wide enough to be a word space, so the words of the page stay the words of plain text.
+fn walled_off(walls: &Walls, line: &Line, glyph: &PlacedGlyph, size: f32) -> bool {
+    if glyph.direction != 0 {
+        return false;
+    }
+    let middle = line.baseline + 0.3 * size;
+    let min_gap = WORD_GAP * size;
+    if glyph.x - line.end > min_gap {
+        walls.between(line.end, glyph.x, middle)
+    } else if line.start - glyph.end() > min_gap {
+        walls.between(glyph.end(), line.start, middle)
+    } else {
+        false
+    }
 }
 
 fn line_text(line: &mut Line, glyphs: &[PlacedGlyph], text: &str) -> String {
@@ -166,10 +185,12 @@ pub struct TextLine {
     pub direction: u8,
 }
 
-/// The lines of one page in the order plain mode writes them: joined with newlines, their
-/// texts are exactly plain mode's page text.
-pub fn page_lines(glyphs: &[PlacedGlyph], text: &str) -> Vec<TextLine> {
-    let mut lines = group_lines(glyphs);
+/// The lines of one page in the order plain mode writes them. Without rules, joined with
+/// newlines their texts are exactly plain mode's page text; with rules, text on two sides of a
+/// vertical rule is two lines (two table cells), apart where plain mode has a space.
+pub fn page_lines(glyphs: &[PlacedGlyph], text: &str, rules: &[Rule]) -> Vec<TextLine> {
+    let walls = Walls::new(rules);
+    let mut lines = group_lines(glyphs, (!walls.is_empty()).then_some(&walls));
     lines
         .iter_mut()
         .filter_map(|line| {
@@ -197,7 +218,7 @@ pub fn page_lines(glyphs: &[PlacedGlyph], text: &str) -> Vec<TextLine> {
 
 /// The text of one page from its glyphs (in content order) and the text they index into.
 pub fn page_text(glyphs: &[PlacedGlyph], text: &str, mode: Mode) -> String {
-    let mut lines = group_lines(glyphs);
+    let mut lines = group_lines(glyphs, None);
     let texts: Vec<String> = lines
         .iter_mut()
         .map(|line| line_text(line, glyphs, text))
@@ -313,12 +334,39 @@ mod tests {
         for glyph in glyphs.iter_mut().take(5) {
             glyph.bold = true;
         }
-        let lines = page_lines(&glyphs, &text);
+        let lines = page_lines(&glyphs, &text, &[]);
         let joined: Vec<&str> = lines.iter().map(|line| line.text.as_str()).collect();
         assert_eq!(joined.join("\n"), page_text(&glyphs, &text, Mode::Plain));
         assert!(lines[0].bold && !lines[1].bold);
         assert_eq!((lines[2].start, lines[2].baseline), (200.0, 680.0));
         assert_eq!(lines[2].end, 230.0);
+    }
+
+    #[test]
+    fn a_vertical_rule_splits_a_line_into_cells_only_where_it_stands() {
+        let (glyphs, text) =
+            glyphs_of(&[("12", 0.0, 700.0), ("34", 16.0, 700.0), ("56", 32.0, 700.0)]);
+        let wall = Rule {
+            x0: 12.5,
+            y0: 690.0,
+            x1: 13.5,
+            y1: 720.0,
+        };
+        let texts = |rules: &[Rule]| -> Vec<String> {
+            page_lines(&glyphs, &text, rules)
+                .into_iter()
+                .map(|line| line.text)
+                .collect()
+        };
+        assert_eq!(texts(&[]), vec!["12 34 56"]);
+        assert_eq!(texts(&[wall]), vec!["12", "34 56"]);
+        let elsewhere = Rule {
+            y0: 600.0,
+            y1: 650.0,
+            ..wall
+        };
+        assert_eq!(texts(&[elsewhere]), vec!["12 34 56"]);
+        assert_eq!(page_text(&glyphs, &text, Mode::Plain), "12 34 56");
     }
 
     #[test]

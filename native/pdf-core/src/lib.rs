@@ -20,8 +20,10 @@ mod layout;
 mod lexer;
 mod objects;
 pub mod ocr;
+mod rules;
 
 pub use document::PdfDocument;
 pub use error::{ErrorCode, PdfError};
 pub use extract::{Extraction, PageText};
 pub use layout::{Mode, TextLine};
+pub use rules::Rule;

@@ -30,6 +30,16 @@ pub struct PdfLine {
     pub direction: u32,
 }
 
+/// A ruling line (a stroke or thin filled rectangle) as the box it covers, in PDF points with y
+/// up: a horizontal rule is wider than tall, a vertical one taller than wide.
+#[napi(object)]
+pub struct PdfRule {
+    pub x0: f64,
+    pub y0: f64,
+    pub x1: f64,
+    pub y1: f64,
+}
+
 #[napi(object)]
 pub struct PdfPage {
     pub number: u32,
@@ -40,6 +50,8 @@ pub struct PdfPage {
     pub unmapped_glyphs: u32,
     /// The page's lines with their geometry, only with `lines: true`; joined by newlines they are `text`.
     pub lines: Option<Vec<PdfLine>>,
+    /// The page's ruling lines (table borders), only with `lines: true`.
+    pub rules: Option<Vec<PdfRule>>,
 }
 
 #[napi(object)]
@@ -142,6 +154,17 @@ impl Task for ExtractTask {
                                     size: line.size as f64,
                                     bold: line.bold,
                                     direction: line.direction as u32,
+                                })
+                                .collect()
+                        }),
+                        rules: with_lines.then(|| {
+                            page.rules
+                                .into_iter()
+                                .map(|rule| PdfRule {
+                                    x0: rule.x0 as f64,
+                                    y0: rule.y0 as f64,
+                                    x1: rule.x1 as f64,
+                                    y1: rule.y1 as f64,
                                 })
                                 .collect()
                         }),
