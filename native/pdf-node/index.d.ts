@@ -66,6 +66,19 @@ export interface PdfPage {
   unmappedGlyphs: number
   /** The page's lines with their geometry, only with `lines: true`; joined by newlines they are `text`. */
   lines?: Array<PdfLine>
+  /** The page's ruling lines (table borders), only with `lines: true`. */
+  rules?: Array<PdfRule>
+}
+
+/**
+ * A ruling line (a stroke or thin filled rectangle) as the box it covers, in PDF points with y
+ * up: a horizontal rule is wider than tall, a vertical one taller than wide.
+ */
+export interface PdfRule {
+  x0: number
+  y0: number
+  x1: number
+  y1: number
 }
 
 export interface RenderedPage {

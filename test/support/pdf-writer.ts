@@ -1,5 +1,6 @@
 // Writes PDFs whose content is known exactly: text runs at given positions in the standard fonts,
-// ruling lines, and full-page grey images (a "scan"). Tests of OCR and of structure score the
+// ruling lines (stroked, or filled as thin rectangles the way many producers draw table borders),
+// and full-page grey images (a "scan"). Tests of OCR and of structure score the
 // extraction against what was written here.
 import { deflateSync } from 'node:zlib'
 
@@ -19,6 +20,16 @@ export interface Rule {
   y1: number
   x2: number
   y2: number
+  /** Line width in points (0.5 unless given). */
+  width?: number
+}
+
+/** A filled rectangle: a thin one is a rule, a large one a shaded area. */
+export interface FilledBox {
+  x: number
+  y: number
+  width: number
+  height: number
 }
 
 export interface GreyImage {
@@ -33,6 +44,7 @@ export interface PageSpec {
   height?: number
   runs?: TextRun[]
   rules?: Rule[]
+  fills?: FilledBox[]
   /** Drawn over the whole page, under the text. */
   image?: GreyImage
 }
@@ -89,7 +101,9 @@ export function writePdf(pages: PageSpec[]): Buffer {
       xobjects = `/XObject << /Im0 ${image} 0 R >>`
       ops.push(`q ${width} 0 0 ${height} 0 0 cm /Im0 Do Q`)
     }
-    for (const rule of page.rules ?? []) ops.push(`0.5 w ${rule.x1} ${rule.y1} m ${rule.x2} ${rule.y2} l S`)
+    for (const rule of page.rules ?? [])
+      ops.push(`${rule.width ?? 0.5} w ${rule.x1} ${rule.y1} m ${rule.x2} ${rule.y2} l S`)
+    for (const box of page.fills ?? []) ops.push(`${box.x} ${box.y} ${box.width} ${box.height} re f`)
     for (const run of page.runs ?? []) {
       const font = fonts.indexOf(run.font ?? 'Helvetica')
       ops.push(`BT /F${font} ${run.size} Tf ${run.x} ${run.y} Td ${literal(run.text)} Tj ET`)

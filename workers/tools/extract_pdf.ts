@@ -164,6 +164,7 @@ export const runner: ToolRunner<ExtractPdfOptions> = {
             return {
               number: page.number,
               lines: ocr ? ocrLines(ocr.words, ocr.dpi, ocr.height) : (page.lines ?? []),
+              rules: ocr ? [] : (page.rules ?? []),
             }
           }),
         )

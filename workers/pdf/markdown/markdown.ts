@@ -4,6 +4,8 @@
 // left out and reported. Every other character of plain mode's text is kept, once.
 import { pageRegions, type Region } from './page-layout.ts'
 import { findRunningLines, type RunningLine } from './running-lines.ts'
+import { placeTables } from './tables/place.ts'
+import { ruledTables } from './tables/ruled-tables.ts'
 import type { MarkdownLine, MarkdownPageInput } from './types.ts'
 
 export interface MarkdownPage {
@@ -214,7 +216,14 @@ export function buildMarkdown(pages: readonly MarkdownPageInput[]): MarkdownDocu
   const running = findRunningLines(pages.map((page) => page.lines))
   const pageBlocks = pages.map((page, pageIndex) => {
     const kept = page.lines.map((_, index) => index).filter((index) => !running[pageIndex]!.has(index))
-    return blocksOfPage(page.lines, pageRegions(page.lines, kept), body, levels)
+    // Ruled tables first: their rules say which lines are cells, before alignment guesses.
+    const ruled = ruledTables(page.lines, kept, page.rules ?? [])
+    const inRuled = new Set(ruled.flatMap((table) => table.lines))
+    const regions = pageRegions(
+      page.lines,
+      kept.filter((index) => !inRuled.has(index)),
+    )
+    return blocksOfPage(page.lines, placeTables(regions, ruled, kept), body, levels)
   })
   // One table across a page break becomes one table, where it started.
   const repeatedHeaders = new Map<number, string>()

@@ -1,4 +1,5 @@
-// The line geometry Markdown is built from: what the PDF core returns per page (PdfLine).
+// The line geometry Markdown is built from: what the PDF core returns per page (PdfLine, PdfRule).
+import type { PageRule } from './tables/segments.ts'
 
 export interface MarkdownLine {
   text: string
@@ -15,4 +16,6 @@ export interface MarkdownLine {
 export interface MarkdownPageInput {
   number: number
   lines: readonly MarkdownLine[]
+  /** Ruling lines drawn on the page (table borders); none for OCR pages. */
+  rules?: readonly PageRule[]
 }
