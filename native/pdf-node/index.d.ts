@@ -64,7 +64,10 @@ export interface PdfPage {
   empty: boolean
   imageOnly: boolean
   unmappedGlyphs: number
-  /** The page's lines with their geometry, only with `lines: true`; joined by newlines they are `text`. */
+  /**
+   * The page's lines with their geometry, only with `lines: true`; they hold the words of `text`
+   * (a vertical rule between two cells splits what plain mode writes as one line).
+   */
   lines?: Array<PdfLine>
   /** The page's ruling lines (table borders), only with `lines: true`. */
   rules?: Array<PdfRule>

@@ -129,12 +129,11 @@ fn walled_off(walls: &Walls, line: &Line, glyph: &PlacedGlyph, size: f32) -> boo
     if glyph.direction != 0 {
         return false;
     }
-    let middle = line.baseline + 0.3 * size;
     let min_gap = WORD_GAP * size;
     if glyph.x - line.end > min_gap {
-        walls.between(line.end, glyph.x, middle)
+        walls.between(line.end, glyph.x, line.baseline, size)
     } else if line.start - glyph.end() > min_gap {
-        walls.between(glyph.end(), line.start, middle)
+        walls.between(glyph.end(), line.start, line.baseline, size)
     } else {
         false
     }

@@ -151,15 +151,18 @@ impl Walls {
         self.walls.is_empty()
     }
 
-    /// A wall stands between x = `from` and x = `to` (from < to) at height `y`.
-    pub fn between(&self, from: f32, to: f32, y: f32) -> bool {
+    /// A wall stands between x = `from` and x = `to` (from < to) along the whole height of text
+    /// of `size` on `baseline`: a cell border does, a proof's box or a bullet drawn as a square
+    /// does not.
+    pub fn between(&self, from: f32, to: f32, baseline: f32, size: f32) -> bool {
         // Half a point of slack: a glyph's advance may reach over a rule drawn close to it.
         let first = self.walls.partition_point(|wall| wall.0 <= from - 0.5);
+        let (low, high) = (baseline - 0.1 * size, baseline + 0.7 * size);
         self.walls[first..]
             .iter()
             .take(MAX_WALLS_PER_GAP)
             .take_while(|wall| wall.0 < to + 0.5)
-            .any(|&(_, bottom, top)| bottom <= y && y <= top)
+            .any(|&(_, bottom, top)| bottom <= low && high <= top)
     }
 }
 
@@ -229,8 +232,15 @@ mod tests {
             x1: 100.25,
             y1: 150.0,
         }]);
-        assert!(walls.between(90.0, 110.0, 100.0));
-        assert!(!walls.between(90.0, 110.0, 160.0));
-        assert!(!walls.between(110.0, 130.0, 100.0));
+        assert!(walls.between(90.0, 110.0, 100.0, 10.0));
+        assert!(!walls.between(90.0, 110.0, 145.0, 10.0));
+        assert!(!walls.between(110.0, 130.0, 100.0, 10.0));
+        let square = Walls::new(&[Rule {
+            x0: 99.75,
+            y0: 100.0,
+            x1: 100.25,
+            y1: 107.0,
+        }]);
+        assert!(!square.between(90.0, 110.0, 100.0, 10.0));
     }
 }

@@ -48,7 +48,8 @@ pub struct PdfPage {
     pub empty: bool,
     pub image_only: bool,
     pub unmapped_glyphs: u32,
-    /// The page's lines with their geometry, only with `lines: true`; joined by newlines they are `text`.
+    /// The page's lines with their geometry, only with `lines: true`; they hold the words of `text`
+    /// (a vertical rule between two cells splits what plain mode writes as one line).
     pub lines: Option<Vec<PdfLine>>,
     /// The page's ruling lines (table borders), only with `lines: true`.
     pub rules: Option<Vec<PdfRule>>,

@@ -10,6 +10,10 @@ import { type PageRule, type Segment, SNAP, splitRules } from './segments.ts'
 
 /** Text between rules only across is a table when its cells are short, as in tables, not prose. */
 const MAX_MEAN_CELL_CHARS = 32
+/** Shorter rules are tick marks, boxes around symbols, underlines of a word: no cell borders. */
+const MIN_TABLE_RULE = 6
+/** A table fills most of its cells; a figure drawn with boxes and axes leaves most empty. */
+const MIN_FILLED_SHARE = 0.6
 
 /** Where a line is read to be: the middle of its extent, a little above the baseline. */
 const anchor = (line: MarkdownLine) => ({
@@ -59,6 +63,14 @@ function tableOfGrid(
     members[owner.get(`${row}:${column}`)!]!.push(lines[index]!)
     taken.push(index)
   }
+  // Labels side by side on one baseline in one cell are the tick labels of a plot's axis, not a
+  // cell's text; and a figure of boxes leaves most of its cells empty.
+  const filled = members.filter((cell) => cell.length > 0)
+  const sideBySide = filled.filter((cell) =>
+    cell.some((a, i) => cell.some((b, j) => j > i && Math.abs(a.baseline - b.baseline) < 0.5 * a.size)),
+  )
+  if (filled.length < MIN_FILLED_SHARE * members.length || sideBySide.length > 0.1 * filled.length)
+    return null
   const rows = Array.from({ length: ys.length - 1 }, () => new Array<string>(xs.length - 1).fill(''))
   grid.cells.forEach((cell, index) => {
     rows[cell.row]![cell.column] = joinCell(members[index]!)
@@ -139,7 +151,10 @@ export function ruledTables(
   rules: readonly PageRule[],
 ): TableRegion[] {
   if (rules.length === 0) return []
-  const { horizontal, vertical } = splitRules(rules)
+  const split = splitRules(rules)
+  const long = (segment: Segment) => segment.to - segment.from >= MIN_TABLE_RULE
+  const horizontal = split.horizontal.filter(long)
+  const vertical = split.vertical.filter(long)
   const free = new Set(kept.filter((index) => lines[index]!.direction === 0))
   const tables: TableRegion[] = []
   const claim = (table: TableRegion | null) => {
