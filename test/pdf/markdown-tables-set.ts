@@ -196,5 +196,62 @@ export function rulesSetPdf(): { pdf: Buffer; cases: TableCase[]; framedText: st
       { x1: 400, y1: 655, x2: 400, y2: 705 },
     ],
   })
+  pages.push(figuresPage())
   return { pdf: writePdf(pages), cases, framedText }
+}
+
+/** Figures drawn with rules that are no tables, each failing one test of ruled-tables.ts: a plot's
+ * crossing axes with tick labels side by side, a lattice of boxes mostly empty, and boxes in two
+ * columns whose rows mostly hold one label. */
+function figuresPage(): PageSpec {
+  const runs: TextRun[] = [heading('Figures')]
+  const rules: Rule[] = [
+    { x1: 72, y1: 600, x2: 372, y2: 600 },
+    { x1: 222, y1: 520, x2: 222, y2: 680 },
+    // The plot's frame.
+    { x1: 72, y1: 520, x2: 372, y2: 520 },
+    { x1: 72, y1: 680, x2: 372, y2: 680 },
+    { x1: 72, y1: 520, x2: 72, y2: 680 },
+    { x1: 372, y1: 520, x2: 372, y2: 680 },
+  ]
+  for (const [text, x] of [
+    ['-2', 100],
+    ['-1', 160],
+    ['1', 250],
+    ['2', 310],
+  ] as const)
+    runs.push({ x, y: 588, size: 8, text })
+  for (const [text, y] of [
+    ['1', 630],
+    ['2', 660],
+  ] as const)
+    runs.push({ x: 210, y, size: 8, text })
+  runs.push({ x: 320, y: 660, size: 8, text: 'f(x)' })
+  // A lattice of 4 by 3 boxes, half of them labelled, every row and column with two labels.
+  for (let i = 0; i <= 4; i++) rules.push({ x1: 72 + i * 80, y1: 390, x2: 72 + i * 80, y2: 480 })
+  for (let i = 0; i <= 3; i++) rules.push({ x1: 72, y1: 480 - i * 30, x2: 392, y2: 480 - i * 30 })
+  const lattice = [
+    ['in', 0, 0],
+    ['sort', 0, 1],
+    ['merge', 1, 2],
+    ['out', 1, 3],
+    ['log', 2, 0],
+    ['end', 2, 3],
+  ] as const
+  for (const [text, row, column] of lattice)
+    runs.push({ x: 76 + column * 80, y: 460 - row * 30, size: 10, text })
+  const labels = [
+    ['Start', ''],
+    ['', 'Step'],
+    ['Stop', 'End'],
+    ['Go', 'Halt'],
+  ]
+  for (let r = 0; r <= 4; r++) rules.push({ x1: 72, y1: 340 - r * 24, x2: 272, y2: 340 - r * 24 })
+  for (const x of [72, 172, 272]) rules.push({ x1: x, y1: 244, x2: x, y2: 340 })
+  labels.forEach((row, r) => {
+    row.forEach((text, c) => {
+      if (text) runs.push({ x: 76 + c * 100, y: 324 - r * 24, size: 10, text })
+    })
+  })
+  return { runs, rules }
 }

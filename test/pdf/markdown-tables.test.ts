@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { extractPdfText } from '../../native/pdf.ts'
+import { ruledTables } from '../../workers/pdf/markdown/tables/ruled-tables.ts'
 import { rulesSetPdf } from './markdown-tables-set.ts'
 import { runTool, type ToolRun } from './run-tool.ts'
 import { cellScores, markdownTables, tokens } from './structured.ts'
@@ -26,7 +27,8 @@ describe('extract_pdf mode=markdown on ruled tables of known structure', () => {
   })
 
   it('finds one table per case, the one across the page break joined, and none in the frame', () => {
-    expect(markdownTables(markdown)).toHaveLength(cases.length)
+    // Page 8 holds figures, which alignment alone may still read as a table (see below).
+    expect(markdownTables(markdown.split('<!-- page 8 -->')[0]!)).toHaveLength(cases.length)
     expect(markdown).toContain(framedText.join(' '))
   })
 
@@ -83,6 +85,31 @@ describe('PDF core: ruling lines', () => {
     expect([top.x0, top.x1, (top.y0 + top.y1) / 2, top.y1 - top.y0]).toEqual([70, 420, 695, 1])
     const plainOnly = await extractPdfText(bytes, { firstPage: 1, lastPage: 4, mode: 'plain' })
     expect(plainOnly.pages.every((page) => page.rules === undefined && page.lines === undefined)).toBe(true)
+  })
+
+  it('makes no ruled table of figures: crossing axes with tick labels, a mostly empty lattice, boxes of one label a row', async () => {
+    const bytes = Buffer.from(pdf)
+    const page = (await extractPdfText(bytes, { firstPage: 8, lastPage: 8, mode: 'plain', lines: true }))
+      .pages[0]!
+    const lines = page.lines!
+    expect(page.rules!.length).toBeGreaterThan(15)
+    expect(
+      ruledTables(
+        lines,
+        lines.map((_, index) => index),
+        page.rules!,
+      ),
+    ).toEqual([])
+    // The same rules around the known table's page do make one: the check above can fail.
+    const grid = (await extractPdfText(bytes, { firstPage: 1, lastPage: 1, mode: 'plain', lines: true }))
+      .pages[0]!
+    expect(
+      ruledTables(
+        grid.lines!,
+        grid.lines!.map((_, index) => index),
+        grid.rules!,
+      ),
+    ).toHaveLength(1)
   })
 
   it('splits the narrow columns at their rules into one line per cell', async () => {

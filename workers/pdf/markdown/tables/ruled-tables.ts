@@ -37,9 +37,17 @@ function withoutEmpty(rows: string[][]): string[][] {
   return filled.map((row) => row.filter((_, c) => keep[c]))
 }
 
+/** Boxes of a diagram joined by lines leave rows of one label among empty cells; a table's rows
+ * hold several cells each, but for the odd row of one cell spanning the table. */
 function isTable(rows: readonly string[][]): boolean {
   const cells = rows.flat().filter((cell) => cell !== '')
-  return rows.length >= 2 && (rows[0]?.length ?? 0) >= 2 && cells.length >= 3
+  const lonely = rows.filter((row) => row.filter((cell) => cell !== '').length <= 1)
+  return (
+    rows.length >= 2 &&
+    (rows[0]?.length ?? 0) >= 2 &&
+    cells.length >= 3 &&
+    lonely.length <= 0.25 * rows.length
+  )
 }
 
 function tableOfGrid(
