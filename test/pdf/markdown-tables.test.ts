@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { extractPdfText } from '../../native/pdf.ts'
 import { ruledTables } from '../../workers/pdf/markdown/tables/ruled-tables.ts'
+import { corpusPresent, pdfCorpusDir } from './corpus.ts'
 import { rulesSetPdf } from './markdown-tables-set.ts'
 import { runTool, type ToolRun } from './run-tool.ts'
 import { cellScores, markdownTables, tokens } from './structured.ts'
@@ -118,5 +119,26 @@ describe('PDF core: ruling lines', () => {
     ).pages[0]!
     expect(page.text).toContain('r1 3.14 2.71 1.41')
     expect(page.lines!.map((line) => line.text)).toContain('3.14')
+  })
+})
+
+// A real ruled table, checked by hand on the rendered page: SICP's figure 5.14 draws two memory
+// vectors as a ruled grid of ten slots, some empty; its row and column labels stand outside it.
+describe.runIf(corpusPresent)('extract_pdf mode=markdown on a ruled table in a corpus PDF', () => {
+  it('long/sicp.pdf page 764: the memory vectors, empty slots kept in place', async () => {
+    const run = await runTool(join(pdfCorpusDir, 'long/sicp.pdf'), {
+      mode: 'markdown',
+      ocr: 'off',
+      first_page: 764,
+      last_page: 764,
+    })
+    const markdown = run.files['sicp.md']!
+    const tables = markdownTables(markdown)
+    const vectors = tables.find((table) => table[0]?.includes('p5'))
+    expect(vectors).toEqual([
+      ['', 'p5', 'n3', '', 'n4', 'n1', '', 'n2', '', '...'],
+      ['', 'p2', 'p4', '', 'e0', 'p7', '', 'e0', '', '...'],
+    ])
+    expect(markdown).toContain('Figure 5.14: Box-and-pointer and memory-vector representations')
   })
 })

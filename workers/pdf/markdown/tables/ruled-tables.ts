@@ -29,11 +29,15 @@ function joinCell(lines: readonly MarkdownLine[]): string {
     .join(' ')
 }
 
-/** Drops rows and columns left with no text at all (an empty spacer row, a doubled border). */
-function withoutEmpty(rows: string[][]): string[][] {
+/** Drops rows left with no text, and columns with no text that are too narrow to hold any (a
+ * doubled border); a wide empty column stays, as empty slots of a ruled table carry meaning. */
+function withoutEmpty(rows: string[][], widths?: readonly number[]): string[][] {
   const filled = rows.filter((row) => row.some((cell) => cell !== ''))
   const width = Math.max(0, ...filled.map((row) => row.length))
-  const keep = Array.from({ length: width }, (_, c) => filled.some((row) => (row[c] ?? '') !== ''))
+  const keep = Array.from(
+    { length: width },
+    (_, c) => (widths?.[c] ?? 0) >= MIN_TABLE_RULE || filled.some((row) => (row[c] ?? '') !== ''),
+  )
   return filled.map((row) => row.filter((_, c) => keep[c]))
 }
 
@@ -83,7 +87,10 @@ function tableOfGrid(
   grid.cells.forEach((cell, index) => {
     rows[cell.row]![cell.column] = joinCell(members[index]!)
   })
-  const kept = withoutEmpty(rows)
+  const kept = withoutEmpty(
+    rows,
+    xs.slice(1).map((x, c) => x - xs[c]!),
+  )
   if (!isTable(kept)) return null
   return { kind: 'table', rows: kept, lines: taken, top: ys[0]! }
 }
