@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { extractPdfText } from '../../native/pdf.ts'
-import { ruledTables } from '../../workers/pdf/markdown/tables/ruled-tables.ts'
+import { MAX_PAGE_SEGMENTS, ruledTables } from '../../workers/pdf/markdown/tables/ruled-tables.ts'
 import { corpusPresent, pdfCorpusDir } from './corpus.ts'
 import { rulesSetPdf } from './markdown-tables-set.ts'
 import { runTool, type ToolRun } from './run-tool.ts'
@@ -111,6 +111,43 @@ describe('PDF core: ruling lines', () => {
         grid.rules!,
       ),
     ).toHaveLength(1)
+  })
+
+  it('gives up on a page drawn with more rules than tables use, and on a grid too large to be one', () => {
+    // Grids with a short text in every cell, which every other test takes for a table.
+    const filledGrid = (rows: number, columns: number) => {
+      const rules = [
+        ...Array.from({ length: rows + 1 }, (_, r) => ({
+          x0: 0,
+          y0: r * 12,
+          x1: columns * 40,
+          y1: r * 12 + 0.5,
+        })),
+        ...Array.from({ length: columns + 1 }, (_, c) => ({
+          x0: c * 40,
+          y0: 0,
+          x1: c * 40 + 0.5,
+          y1: rows * 12,
+        })),
+      ]
+      const lines = Array.from({ length: rows * columns }, (_, i) => ({
+        text: `c${i}`,
+        start: (i % columns) * 40 + 4,
+        end: (i % columns) * 40 + 20,
+        baseline: Math.floor(i / columns) * 12 + 3,
+        size: 6,
+        bold: false,
+        direction: 0,
+      }))
+      return ruledTables(
+        lines,
+        lines.map((_, index) => index),
+        rules,
+      )
+    }
+    expect(filledGrid(20, 3)).toHaveLength(1)
+    expect(filledGrid(MAX_PAGE_SEGMENTS, 2)).toEqual([])
+    expect(filledGrid(150, 150)).toEqual([])
   })
 
   it('splits the narrow columns at their rules into one line per cell', async () => {

@@ -103,9 +103,13 @@ function gridOf(horizontal: Segment[], vertical: Segment[]): Grid {
 }
 
 /** Grids of at least two rows and two columns of rule positions; a lone frame is no grid. */
+/** More grid positions than a table on one page could show legibly: a drawing, not a table. */
+const MAX_GRID_POSITIONS = 20_000
+
 export function findGrids(horizontal: readonly Segment[], vertical: readonly Segment[]): Grid[] {
   return connectedFigures(horizontal, vertical)
     .filter((figure) => figure.horizontal.length >= 2 && figure.vertical.length >= 1)
+    .filter((figure) => (figure.horizontal.length + 2) * (figure.vertical.length + 2) <= MAX_GRID_POSITIONS)
     .map((figure) => gridOf(figure.horizontal, figure.vertical))
     .filter((grid) => grid.xs.length >= 3 && grid.ys.length >= 3)
 }

@@ -14,6 +14,9 @@ const MAX_MEAN_CELL_CHARS = 32
 const MIN_TABLE_RULE = 6
 /** A table fills most of its cells; a figure drawn with boxes and axes leaves most empty. */
 const MIN_FILLED_SHARE = 0.6
+/** Far above a page of real tables (the core keeps at most 10,000 rules a page): past it the page
+ * is a drawing, and pairing every rule with every other would cost too much. */
+export const MAX_PAGE_SEGMENTS = 3000
 
 /** Where a line is read to be: the middle of its extent, a little above the baseline. */
 const anchor = (line: MarkdownLine) => ({
@@ -170,6 +173,7 @@ export function ruledTables(
   const long = (segment: Segment) => segment.to - segment.from >= MIN_TABLE_RULE
   const horizontal = split.horizontal.filter(long)
   const vertical = split.vertical.filter(long)
+  if (horizontal.length + vertical.length > MAX_PAGE_SEGMENTS) return []
   const free = new Set(kept.filter((index) => lines[index]!.direction === 0))
   const tables: TableRegion[] = []
   const claim = (table: TableRegion | null) => {
