@@ -23,8 +23,8 @@ pub struct PageText {
     pub unmapped_glyphs: usize,
     /// The ruling lines drawn on the page (only from [`PdfDocument::extract_lines`]).
     pub rules: Vec<Rule>,
-    /// The lines with their geometry (only from [`PdfDocument::extract_lines`]); their texts
-    /// joined with newlines are `text`.
+    /// The lines with their geometry (only from [`PdfDocument::extract_lines`]): the words of
+    /// `text`, where a vertical rule between two table cells splits one of its lines in two.
     pub lines: Vec<TextLine>,
 }
 
