@@ -1,0 +1,161 @@
+// Footnotes: notes set smaller than the body at the foot of a page or of a column, each opened by a
+// marker (a number or *, †, ‡, §), referred to from the body by the same marker set tight against a
+// word ("kiln1", "kiln.1": the PDF core keeps a superscript on its line, at the line's size, so the
+// raised, smaller glyph arrives as a character attached to the word). They become GFM footnotes:
+// `[^1]` in place of the marker and the definition `[^1]: …` right after the block that refers to
+// it. A note continued at the foot of the next page is joined to it; a note with no reference found
+// stays a paragraph of its page, so no text is lost.
+import { joinLine } from './join-line.ts'
+import type { Region } from './page-layout.ts'
+import type { Block, MarkdownLine } from './types.ts'
+
+export interface Footnote {
+  /** Null for text that continues the last note of the page before. */
+  marker: string | null
+  /** The note without its marker, lines joined. */
+  text: string
+  /** The note as plain mode has it, lines joined: kept when no reference is found. */
+  raw: string
+}
+
+/** Notes are set at most this share of the body size. */
+const NOTE_SIZE_RATIO = 0.92
+
+const symbolMarker = /^([*†‡§¶]{1,3})\s*(?=\S)/u
+/** A number opens a note when a space, a capital or an opening quote follows ("1975)," does not). */
+const numberMarker = /^(\d{1,3})(?:\s+|(?=[\p{Lu}"“‘(]))(?=\S)/u
+
+function noteMarker(text: string, previous: string | null): string | null {
+  const symbol = symbolMarker.exec(text)
+  if (symbol) return symbol[1]!
+  const number = numberMarker.exec(text)
+  if (!number) return null
+  // Notes are numbered in sequence: after note 3 comes 4, whatever else a line starts with.
+  if (previous !== null && /^\d+$/.test(previous) && Number(number[1]) !== Number(previous) + 1) return null
+  return number[1]!
+}
+
+const markerLength = (text: string, marker: string) =>
+  text.startsWith(marker) ? marker.length + (/^\s*/u.exec(text.slice(marker.length))?.[0].length ?? 0) : 0
+
+/**
+ * Splits the footnote areas off a page's regions: runs of smaller lines that end a column (nothing
+ * follows, or the next line is higher up: the top of the next column). A run must open with a note
+ * marker, or continue a note left open on the page before (`continuing`).
+ */
+export function splitFootnotes(
+  lines: readonly MarkdownLine[],
+  regions: readonly Region[],
+  body: number,
+  continuing: boolean,
+): { regions: Region[]; notes: Footnote[] } {
+  const small = (region: Region | undefined): region is Region & { kind: 'line' } =>
+    region?.kind === 'line' &&
+    lines[region.index]!.direction === 0 &&
+    lines[region.index]!.size <= body * NOTE_SIZE_RATIO
+  const kept: Region[] = []
+  const notes: Footnote[] = []
+  let index = 0
+  while (index < regions.length) {
+    if (!small(regions[index])) {
+      kept.push(regions[index]!)
+      index++
+      continue
+    }
+    let end = index
+    while (small(regions[end])) end++
+    const run = regions.slice(index, end) as (Region & { kind: 'line' })[]
+    const next = regions[end]
+    const lastLine = lines[run.at(-1)!.index]!
+    const endsColumn =
+      next === undefined || (next.kind === 'line' && lines[next.index]!.baseline > lastLine.baseline)
+    const found = endsColumn ? notesOf(run.map((region) => lines[region.index]!.text.trim()), continuing) : null
+    if (found) {
+      notes.push(...found)
+      continuing = true
+    } else kept.push(...run)
+    index = end
+  }
+  return { regions: kept, notes }
+}
+
+function notesOf(texts: readonly string[], continuing: boolean): Footnote[] | null {
+  const notes: Footnote[] = []
+  let previous: string | null = null
+  for (const text of texts) {
+    const marker = noteMarker(text, previous)
+    if (marker !== null) {
+      const rest = text.slice(markerLength(text, marker))
+      notes.push({ marker, text: rest, raw: text })
+      previous = marker
+    } else if (notes.length > 0) {
+      const note = notes.at(-1)!
+      note.text = joinLine(note.text, text)
+      note.raw = joinLine(note.raw, text)
+    } else if (continuing) notes.push({ marker: null, text, raw: text })
+    else return null
+  }
+  return notes.some((note) => note.marker !== null) || continuing ? notes : null
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * Where `marker` refers to a note in `text` (from `from` on): right after a word or a closing
+ * punctuation mark, and not part of a longer number or word. Numbers never follow a digit.
+ */
+export function referenceIndex(text: string, marker: string, from = 0): number {
+  const before = /^\d+$/.test(marker) ? '[\\p{L}.,;:!?)\\]"\'”’]' : '\\S'
+  const pattern = new RegExp(`(?<=${before})${escapeRegExp(marker)}(?![\\p{L}\\p{N}])`, 'gu')
+  pattern.lastIndex = from
+  return pattern.exec(text)?.index ?? -1
+}
+
+const referable = (block: Block): block is Block & { kind: 'paragraph' | 'item' | 'caption' | 'heading' } =>
+  block.kind === 'paragraph' || block.kind === 'item' || block.kind === 'caption' || block.kind === 'heading'
+
+/**
+ * Links the notes of one page after another. Labels are the notes' own markers (a second note 1
+ * becomes `1-2`), so a reader sees the document's numbers. A note continued on the next page is
+ * joined to the note it continues.
+ */
+export class FootnoteLinker {
+  private readonly used = new Set<string>()
+  /** The block the last note went to, while the next page may continue it. */
+  private open: { text: string } | null = null
+
+  /** The page's blocks with each note's definition after the block that refers to it. */
+  link(blocks: readonly Block[], notes: readonly Footnote[]): Block[] {
+    const after = new Map<Block, Block[]>()
+    const unreferenced: Block[] = []
+    for (const note of notes) {
+      if (note.marker === null) {
+        if (this.open) this.open.text = joinLine(this.open.text, note.text)
+        else {
+          const block = { kind: 'note' as const, text: note.raw }
+          unreferenced.push(block)
+          this.open = block
+        }
+        continue
+      }
+      const marker = note.marker
+      const site = blocks.find((block) => referable(block) && referenceIndex(block.text, marker) >= 0)
+      if (!site || !referable(site)) {
+        const block = { kind: 'note' as const, text: note.raw }
+        unreferenced.push(block)
+        this.open = block
+        continue
+      }
+      let label = marker
+      for (let n = 2; this.used.has(label); n++) label = `${marker}-${n}`
+      this.used.add(label)
+      const at = referenceIndex(site.text, marker)
+      site.text = `${site.text.slice(0, at)}[^${label}]${site.text.slice(at + marker.length)}`
+      const definition = { kind: 'footnote' as const, label, text: note.text }
+      after.set(site, [...(after.get(site) ?? []), definition])
+      this.open = definition
+    }
+    if (notes.length === 0) this.open = null
+    return [...blocks.flatMap((block) => [block, ...(after.get(block) ?? [])]), ...unreferenced]
+  }
+}

@@ -1,0 +1,10 @@
+// Joining text across a line, column or page break.
+
+/** Joins a line to the text before it: a word broken by a hyphen at the line end is mended. */
+export function joinLine(before: string, line: string): string {
+  if (/\p{L}-$/u.test(before) && /^\p{Ll}/u.test(line)) return before.slice(0, -1) + line
+  return `${before} ${line}`
+}
+
+/** Ends a sentence or a clause that stands alone: the block it ends is complete. */
+export const terminalPunctuation = /[.!?:]["')\]”’]?$/u
