@@ -5,6 +5,7 @@
 // `[^1]` in place of the marker and the definition `[^1]: …` right after the block that refers to
 // it. A note continued at the foot of the next page is joined to it; a note with no reference found
 // stays a paragraph of its page, so no text is lost.
+import { isCaption } from './captions.ts'
 import { joinLine } from './join-line.ts'
 import type { Region } from './page-layout.ts'
 import type { Block, MarkdownLine } from './types.ts'
@@ -69,7 +70,9 @@ export function splitFootnotes(
     const lastLine = lines[run.at(-1)!.index]!
     const endsColumn =
       next === undefined || (next.kind === 'line' && lines[next.index]!.baseline > lastLine.baseline)
-    const found = endsColumn ? notesOf(run.map((region) => lines[region.index]!.text.trim()), continuing) : null
+    const texts = run.map((region) => lines[region.index]!.text.trim())
+    // A small caption under a figure at the foot of a column is a caption, not a note.
+    const found = endsColumn && !isCaption(texts[0]!) ? notesOf(texts, continuing) : null
     if (found) {
       notes.push(...found)
       continuing = true

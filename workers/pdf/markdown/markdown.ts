@@ -169,10 +169,11 @@ function continuesInNextColumn(previous: MarkdownLine, line: MarkdownLine): bool
  * short, or when the next line is indented as a paragraph's first line is.
  */
 function endsParagraph(previous: MarkdownLine, line: MarkdownLine, body: number): boolean {
-  if (!/[.!?:]["')\]]?$/.test(previous.text.trim())) return false
+  // A footnote marker may follow the full stop ("… called Scheme.2").
+  if (!/[.!?:]["')\]”’]?(?:\d{1,3}|[*†‡])?$/u.test(previous.text.trim())) return false
   const short = previous.end < line.end - 8 * body * 0.5
   const indent = line.start - previous.start
-  return short || (indent > 0.8 * body && indent < 4 * body && Math.abs(line.end - previous.end) < body)
+  return short || (indent > 0.8 * body && indent < 4 * body)
 }
 
 /** The usual distance between baselines of body text on the page. */
