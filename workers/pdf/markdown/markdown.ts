@@ -166,14 +166,16 @@ function continuesInNextColumn(previous: MarkdownLine, line: MarkdownLine): bool
 
 /**
  * A sentence's end closes its paragraph even when the next line follows closely: when its line is
- * short, or when the next line is indented as a paragraph's first line is.
+ * short, or when the next line starts elsewhere (indented as a paragraph's first line is).
  */
 function endsParagraph(previous: MarkdownLine, line: MarkdownLine, body: number): boolean {
   // A footnote marker may follow the full stop ("… called Scheme.2").
   if (!/[.!?:]["')\]”’]?(?:\d{1,3}|[*†‡])?$/u.test(previous.text.trim())) return false
   const short = previous.end < line.end - 8 * body * 0.5
   const indent = line.start - previous.start
-  return short || (indent > 0.8 * body && indent < 4 * body)
+  // A first line indented, or a line back at the margin after an indented one (the end of a
+  // list item's or a quotation's run-over lines).
+  return short || (Math.abs(indent) > 0.8 * body && Math.abs(indent) < 4 * body)
 }
 
 /** The usual distance between baselines of body text on the page. */
