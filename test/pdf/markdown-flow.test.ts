@@ -23,7 +23,10 @@ interface Extraction {
   plain: string
 }
 
-async function extract(path: string, range: { first_page?: number; last_page?: number } = {}): Promise<Extraction> {
+async function extract(
+  path: string,
+  range: { first_page?: number; last_page?: number } = {},
+): Promise<Extraction> {
   const markdownRun = await runTool(path, { mode: 'markdown', ocr: 'off', ...range })
   const plainRun = await runTool(path, { mode: 'plain', ocr: 'off', ...range })
   const file = (files: Record<string, string>, suffix: string) =>
@@ -148,16 +151,33 @@ describe.runIf(corpusPresent)('extract_pdf mode=markdown on a corpus book with f
 
   it('long/sicp.pdf: footnotes 1 to 3 referenced where they are and defined right after their paragraph', () => {
     const notes = [
-      { word: 'Center.', marker: '1', text: 'The Lisp 1 Programmer’s Manual appeared in 1960, and the Lisp 1.5' },
-      { word: 'Scheme.', marker: '2', text: 'The two dialects in which most major Lisp programs of the 1970s' },
-      { word: 'effectiveness.', marker: '3', text: 'One such special application was a breakthrough computation' },
+      {
+        word: 'Center.',
+        marker: '1',
+        text: 'The Lisp 1 Programmer’s Manual appeared in 1960, and the Lisp 1.5',
+      },
+      {
+        word: 'Scheme.',
+        marker: '2',
+        text: 'The two dialects in which most major Lisp programs of the 1970s',
+      },
+      {
+        word: 'effectiveness.',
+        marker: '3',
+        text: 'One such special application was a breakthrough computation',
+      },
     ]
     for (const note of notes) {
       const definitions = definitionsAfter(blocks, `${note.word}[^${note.marker}]`)
-      expect(definitions.some((block) => block.startsWith(`[^${note.marker}]: ${note.text}`)), note.word).toBe(true)
+      expect(
+        definitions.some((block) => block.startsWith(`[^${note.marker}]: ${note.text}`)),
+        note.word,
+      ).toBe(true)
     }
     expect(extraction.markdown).toContain('[^3]: One such special application')
-    expect(extraction.markdown).toContain('software tools written in Lisp (Abelson et al. 1992; Sussman and Wisdom 1992).')
+    expect(extraction.markdown).toContain(
+      'software tools written in Lisp (Abelson et al. 1992; Sussman and Wisdom 1992).',
+    )
   })
 
   it('long/sicp.pdf: paragraphs cut by a page break are one, hyphenated words mended', () => {

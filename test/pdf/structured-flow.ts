@@ -87,12 +87,7 @@ class FlowPage {
 }
 
 /** The first words of a text, up to its first superscript. */
-const opening = (text: string) =>
-  text
-    .split('{')[0]!
-    .split(' ')
-    .slice(0, 4)
-    .join(' ')
+const opening = (text: string) => text.split('{')[0]!.split(' ').slice(0, 4).join(' ')
 
 export function flowPdf(): { pdf: Buffer; truth: FlowTruth } {
   const order: string[] = []
@@ -122,9 +117,7 @@ export function flowPdf(): { pdf: Buffer; truth: FlowTruth } {
     'because the colour after firing depends on the atmosphere, on the',
     'thickness of the coat and above all on the peak tempera-',
   ]
-  const paragraphBTwo = [
-    'ture, which the cones tell more truly than the thermocouple.',
-  ]
+  const paragraphBTwo = ['ture, which the cones tell more truly than the thermocouple.']
   order.push(opening(paragraphBOne[0]!))
   one.lines(paragraphBOne)
   one.notes([
@@ -196,13 +189,21 @@ export function flowPdf(): { pdf: Buffer; truth: FlowTruth } {
     pdf: writePdf(pages),
     truth: {
       footnotes: [
-        { word: 'kiln', marker: '1', text: 'The kiln is fired with gas and reaches 1280 degrees in about ten hours.' },
+        {
+          word: 'kiln',
+          marker: '1',
+          text: 'The kiln is fired with gas and reaches 1280 degrees in about ten hours.',
+        },
         {
           word: 'glaze',
           marker: '2',
           text: 'A glaze is a thin layer of glass fused to the surface of the pot in the second firing.',
         },
-        { word: 'cones', marker: '3', text: 'Cones are small pyramids of clay that bend at a known temperature.' },
+        {
+          word: 'cones',
+          marker: '3',
+          text: 'Cones are small pyramids of clay that bend at a known temperature.',
+        },
         { word: 'wheel', marker: '4', text: 'The wheel is driven by a quiet electric motor.' },
       ],
       captions: [

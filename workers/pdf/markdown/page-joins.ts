@@ -25,7 +25,8 @@ export function continuesAcrossPages(
   fullLine: (line: MarkdownLine) => boolean,
 ): boolean {
   if (after.kind !== 'paragraph') return false
-  if (Math.abs(before.last.size - after.first.size) >= 0.5 || before.last.bold !== after.first.bold) return false
+  if (Math.abs(before.last.size - after.first.size) >= 0.5 || before.last.bold !== after.first.bold)
+    return false
   const text = before.text.trimEnd()
   if (terminalPunctuation.test(text)) return false
   if (continuingStart.test(after.text)) return true
@@ -47,7 +48,12 @@ export function joinAcrossPages(
     const blocks = pages[page]!
     const first = blocks.findIndex((block) => !trailing(block))
     const next = first < 0 ? undefined : blocks[first]
-    if (open && next && first === 0 && continuesAcrossPages(open.block, next, (line) => fullLine(open!.page, line))) {
+    if (
+      open &&
+      next &&
+      first === 0 &&
+      continuesAcrossPages(open.block, next, (line) => fullLine(open!.page, line))
+    ) {
       const continuation = next as TextBlock
       open.block.text = joinLine(open.block.text, continuation.text)
       open.block.last = continuation.last
