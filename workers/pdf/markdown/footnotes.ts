@@ -6,7 +6,7 @@
 // it. A note continued at the foot of the next page is joined to it; a note with no reference found
 // stays a paragraph of its page, so no text is lost.
 import { isCaption } from './captions.ts'
-import { joinLine } from './join-line.ts'
+import { joinLine, terminalPunctuation } from './join-line.ts'
 import type { Region } from './page-layout.ts'
 import type { Block, MarkdownLine } from './types.ts'
 
@@ -23,8 +23,11 @@ export interface Footnote {
 const NOTE_SIZE_RATIO = 0.92
 
 const symbolMarker = /^([*†‡§¶]{1,3})\s*(?=\S)/u
-/** A number opens a note when a space, a capital or an opening quote follows ("1975)," does not). */
-const numberMarker = /^(\d{1,3})(?:\s+|(?=[\p{Lu}"“‘(]))(?=\S)/u
+/**
+ * A number opens a note when a space, a letter (a superscript marker set tight: "18abs also …") or an
+ * opening quote follows; "1975)," does not.
+ */
+const numberMarker = /^(\d{1,3})(?:\s+|(?=[\p{L}"“‘(]))(?=\S)/u
 
 function noteMarker(text: string, previous: string | null): string | null {
   const symbol = symbolMarker.exec(text)
@@ -40,9 +43,11 @@ const markerLength = (text: string, marker: string) =>
   text.startsWith(marker) ? marker.length + (/^\s*/u.exec(text.slice(marker.length))?.[0].length ?? 0) : 0
 
 /**
- * Splits the footnote areas off a page's regions: runs of smaller lines that end a column (nothing
- * follows, or the next line is higher up: the top of the next column). A run must open with a note
- * marker, or continue a note left open on the page before (`continuing`).
+ * Splits the footnote areas off a page's regions: the tail of a run of smaller lines that ends a
+ * column (nothing follows, or the next line is higher up: the top of the next column). The area
+ * opens with the first note whose marker the page's text refers to; smaller lines above it (code,
+ * a figure's labels) stay in the body. When the page before ended inside a note (`continuing`), the
+ * whole run is the area: its first lines finish that note.
  */
 export function splitFootnotes(
   lines: readonly MarkdownLine[],
@@ -66,23 +71,54 @@ export function splitFootnotes(
     let end = index
     while (small(regions[end])) end++
     const run = regions.slice(index, end) as (Region & { kind: 'line' })[]
+    index = end
     const next = regions[end]
     const lastLine = lines[run.at(-1)!.index]!
     const endsColumn =
       next === undefined || (next.kind === 'line' && lines[next.index]!.baseline > lastLine.baseline)
     const texts = run.map((region) => lines[region.index]!.text.trim())
+    const from = !endsColumn
+      ? -1
+      : continuing
+        ? 0
+        : firstReferencedNote(
+            run.map((region) => region.index),
+            lines,
+          )
     // A small caption under a figure at the foot of a column is a caption, not a note.
-    const found = endsColumn && !isCaption(texts[0]!) ? notesOf(texts, continuing) : null
-    if (found) {
-      notes.push(...found)
-      continuing = true
-    } else kept.push(...run)
-    index = end
+    if (from < 0 || isCaption(texts[from]!)) {
+      kept.push(...run)
+      continue
+    }
+    kept.push(...run.slice(0, from))
+    notes.push(...notesOf(texts.slice(from)))
+    continuing = false
   }
   return { regions: kept, notes }
 }
 
-function notesOf(texts: readonly string[], continuing: boolean): Footnote[] | null {
+/** The first line of the run opening a note whose marker the rest of the page refers to, or -1. */
+function firstReferencedNote(run: readonly number[], lines: readonly MarkdownLine[]): number {
+  for (const [at, index] of run.entries()) {
+    const marker = noteMarker(lines[index]!.text.trim(), null)
+    if (marker === null) continue
+    // The marker must stand in the text outside the notes themselves.
+    const notes = new Set(run.slice(at))
+    const outside = lines
+      .filter((_, line) => !notes.has(line))
+      .map((line) => line.text)
+      .join('\n')
+    if (referenceIndex(outside, marker) >= 0) return at
+  }
+  return -1
+}
+
+/** Whether the last note of a page runs on to the next page: its text does not end a sentence. */
+export const noteLeftOpen = (notes: readonly Footnote[]): boolean =>
+  notes.length > 0 && !terminalPunctuation.test(notes.at(-1)!.text)
+
+/** The notes of an area; text before the first marker continues the last note of the page before. */
+function notesOf(texts: readonly string[]): Footnote[] {
   const notes: Footnote[] = []
   let previous: string | null = null
   for (const text of texts) {
@@ -95,22 +131,27 @@ function notesOf(texts: readonly string[], continuing: boolean): Footnote[] | nu
       const note = notes.at(-1)!
       note.text = joinLine(note.text, text)
       note.raw = joinLine(note.raw, text)
-    } else if (continuing) notes.push({ marker: null, text, raw: text })
-    else return null
+    } else notes.push({ marker: null, text, raw: text })
   }
-  return notes.some((note) => note.marker !== null) || continuing ? notes : null
+  return notes
 }
+
+/** Markers repeat page after page: each pattern is compiled once. */
+const referencePatterns = new Map<string, RegExp>()
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
- * Where `marker` refers to a note in `text` (from `from` on): right after a word or a closing
+ * Where `marker` refers to a note in `text`: right after a word or a closing
  * punctuation mark, and not part of a longer number or word. Numbers never follow a digit.
  */
-export function referenceIndex(text: string, marker: string, from = 0): number {
-  const before = /^\d+$/.test(marker) ? '[\\p{L}.,;:!?)\\]"\'”’]' : '\\S'
-  const pattern = new RegExp(`(?<=${before})${escapeRegExp(marker)}(?![\\p{L}\\p{N}])`, 'gu')
-  pattern.lastIndex = from
+export function referenceIndex(text: string, marker: string): number {
+  let pattern = referencePatterns.get(marker)
+  if (!pattern) {
+    const before = /^\d+$/.test(marker) ? '[\\p{L}.,;:!?)\\]"\'”’]' : '\\S'
+    pattern = new RegExp(`(?<=${before})${escapeRegExp(marker)}(?![\\p{L}\\p{N}])`, 'u')
+    referencePatterns.set(marker, pattern)
+  }
   return pattern.exec(text)?.index ?? -1
 }
 

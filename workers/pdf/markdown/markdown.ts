@@ -4,8 +4,8 @@
 // left out and reported, captions kept as blocks of their own, footnotes as GFM footnotes next to
 // the paragraph that refers to them, paragraphs joined across page breaks. Every other character of
 // plain mode's text is kept, once.
-import { isCaption, renderCaption } from './captions.ts'
-import { FootnoteLinker, splitFootnotes } from './footnotes.ts'
+import { continuesCaption, isCaption, renderCaption } from './captions.ts'
+import { FootnoteLinker, noteLeftOpen, splitFootnotes } from './footnotes.ts'
 import { joinLine, terminalPunctuation } from './join-line.ts'
 import { joinAcrossPages } from './page-joins.ts'
 import { pageRegions, type Region } from './page-layout.ts'
@@ -95,18 +95,16 @@ function blocksOfPage(
         previous.baseline - line.baseline <= spacing * 1.35 &&
         Math.abs(previous.start - line.start) < 6 * body) ||
         continuesInNextColumn(previous, line))
-    // A caption is a block of its own, whatever its weight; its lines run on until one ends it.
-    if (isCaption(text)) {
+    // A caption is a block of its own, whatever its weight; its lines run on until one ends it. A
+    // sentence running on to "Figure 2. …" at a line's start is no caption.
+    const runsOn =
+      close && (last?.kind === 'paragraph' || last?.kind === 'item') && !terminalPunctuation.test(last.text)
+    if (isCaption(text) && !runsOn) {
       blocks.push({ kind: 'caption', text, first: line, last: line })
       previous = line
       continue
     }
-    if (
-      last?.kind === 'caption' &&
-      close &&
-      Math.abs(last.last.size - line.size) < 0.5 &&
-      !terminalPunctuation.test(last.text)
-    ) {
+    if (last?.kind === 'caption' && continuesCaption(last, line, spacing)) {
       last.text = joinLine(last.text, text)
       last.last = line
       previous = line
@@ -260,7 +258,7 @@ export function buildMarkdown(pages: readonly MarkdownPageInput[]): MarkdownDocu
   const pageBlocks = pages.map((page, pageIndex) => {
     const kept = page.lines.map((_, index) => index).filter((index) => !running[pageIndex]!.has(index))
     const { regions, notes } = splitFootnotes(page.lines, pageRegions(page.lines, kept), body, notesOpen)
-    notesOpen = notes.length > 0
+    notesOpen = noteLeftOpen(notes)
     return linker.link(blocksOfPage(page.lines, regions, body, levels), notes)
   })
   // One table across a page break becomes one table, where it started.
