@@ -6,6 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { continuesAcrossPages } from '../../workers/pdf/markdown/page-joins.ts'
+import type { Block, MarkdownLine } from '../../workers/pdf/markdown/types.ts'
 import { corpusPresent, pdfCorpusDir } from './corpus.ts'
 import { wordDifferences } from './markdown-flow-words.ts'
 import { runTool } from './run-tool.ts'
@@ -126,6 +128,49 @@ describe('extract_pdf mode=markdown on a document of known flow', () => {
 
   it("keeps plain mode's words: markers and mended words account for every difference", () => {
     expectNothingLostOrAdded(extraction)
+  })
+})
+
+describe('joining across a page break', () => {
+  const line = (text: string, end = 540, size = 10): MarkdownLine => ({
+    text,
+    start: 72,
+    end,
+    baseline: 100,
+    size,
+    bold: false,
+    direction: 0,
+  })
+  const paragraph = (first: MarkdownLine, last = first) =>
+    ({
+      kind: 'paragraph',
+      text: first === last ? first.text : `${first.text} ${last.text}`,
+      first,
+      last,
+    }) as Block & {
+      kind: 'paragraph'
+    }
+  const full = (l: MarkdownLine) => l.end >= 530
+  const cut = paragraph(line('the kiln was loaded on Friday and fired over the'))
+
+  it('joins what goes on, in the same size, and nothing else', () => {
+    expect(continuesAcrossPages(cut, paragraph(line('weekend, slowly.', 200)), full)).toBe(true)
+    expect(
+      continuesAcrossPages(
+        cut,
+        paragraph(line('Weekend Pottery Classes', 300), line('were full.', 200)),
+        full,
+      ),
+    ).toBe(true)
+    // A stray running header: one short line in capitals.
+    expect(continuesAcrossPages(cut, paragraph(line('Chapter 3: Firing', 200)), full)).toBe(false)
+    expect(continuesAcrossPages(cut, paragraph(line('weekend, slowly.', 200, 8)), full)).toBe(false)
+    expect(
+      continuesAcrossPages(paragraph(line('It was fired.')), paragraph(line('then it cooled.', 200)), full),
+    ).toBe(false)
+    expect(continuesAcrossPages(cut, { kind: 'heading', level: 2, text: 'weekend', size: 14 }, full)).toBe(
+      false,
+    )
   })
 })
 

@@ -11,8 +11,8 @@ type TextBlock = Block & { kind: 'paragraph' | 'item' }
 /** Footnote definitions and unreferenced notes follow the body; they are not where a page's text ends. */
 const trailing = (block: Block) => block.kind === 'footnote' || block.kind === 'note'
 
-/** Opens with a lower-case word, a digit or punctuation that cannot start a sentence. */
-const continuingStart = /^[\p{Ll}\p{N},;)\]’”-]/u
+/** Opens with a lower-case word or punctuation that cannot start a sentence (a digit can: "3.4.1 …"). */
+const continuingStart = /^[\p{Ll},;)\]’”-]/u
 
 /**
  * Whether the next page's first paragraph goes on with `before`. `fullLine` says whether a line
@@ -30,8 +30,10 @@ export function continuesAcrossPages(
   const text = before.text.trimEnd()
   if (terminalPunctuation.test(text)) return false
   if (continuingStart.test(after.text)) return true
-  // A capital after an unfinished line: only when that line ran to the column's end.
-  return /[\p{L},]$/u.test(text) && fullLine(before.last)
+  // A capital after an unfinished line: only when that line ran to the column's end, and what follows
+  // is more than one short line (a running header the page's layout did not give away, say).
+  const oneShortLine = after.first === after.last && !terminalPunctuation.test(after.text)
+  return /[\p{L},]$/u.test(text) && fullLine(before.last) && !oneShortLine
 }
 
 /**
