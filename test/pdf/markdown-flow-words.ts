@@ -50,12 +50,19 @@ function takeSplits(whole: Map<string, number>, parts: Map<string, number>): str
   return unmatched
 }
 
+/**
+ * Footnote labels back to the characters plain mode has: a number is the marker itself (`1-2`, the
+ * second note 1, is "1"); a named symbol (`star`, `dagger`) has no letters or digits in plain mode.
+ */
+const markerCharacters = (markdown: string) =>
+  markdown.replace(/\[\^(\d+)(?:-\d+)?\]/g, '[^$1]').replace(/\[\^[a-z]+(?:-[a-z]+)*(?:-\d+)?\]/g, '')
+
 const listOf = (map: Map<string, number>) =>
   [...map].flatMap(([word, count]) => Array<string>(count).fill(word))
 
 /** Words of one side that the other does not account for: empty when nothing is lost or added. */
 export function wordDifferences(markdown: string, plain: string): { lost: string[]; added: string[] } {
-  const md = counts(tokens(markdown))
+  const md = counts(tokens(markerCharacters(markdown)))
   const pl = counts(tokens(plain))
   const plainLeft = surplus(pl, md)
   // Mended words are whole in Markdown, markers set apart are whole in plain mode.

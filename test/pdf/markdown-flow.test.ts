@@ -57,8 +57,8 @@ function definitionsAfter(blocks: readonly string[], reference: string): string[
 }
 
 /** Whether the note is referenced after `word`, defined with `text` exactly, right after its block. */
-const footnotePlaced = (blocks: readonly string[], note: { word: string; marker: string; text: string }) =>
-  definitionsAfter(blocks, `${note.word}[^${note.marker}]`).includes(`[^${note.marker}]: ${note.text}`)
+const footnotePlaced = (blocks: readonly string[], note: { word: string; label: string; text: string }) =>
+  definitionsAfter(blocks, `${note.word}[^${note.label}]`).includes(`[^${note.label}]: ${note.text}`)
 
 function expectNothingLostOrAdded({ markdown, pages, plain }: Extraction) {
   const running = pages.flatMap((page) => page.running.map((line) => line.text)).join('\n')
@@ -178,6 +178,7 @@ describe('the words check itself', () => {
   it('accepts mended words and markers set apart, and catches a lost or an added word', () => {
     expect(wordDifferences('kiln[^1] temperature', 'kiln1 tempera-\nture')).toEqual({ lost: [], added: [] })
     expect(wordDifferences('[^1]: The Lisp', '1The Lisp')).toEqual({ lost: [], added: [] })
+    expect(wordDifferences('kiln[^1-2] page[^star]', 'kiln1 page*')).toEqual({ lost: [], added: [] })
     expect(wordDifferences('the kiln', 'the hot kiln')).toEqual({ lost: ['hot'], added: [] })
     expect(wordDifferences('the kiln kiln', 'the kiln')).toEqual({ lost: [], added: ['kiln'] })
   })

@@ -1,5 +1,6 @@
 // A PDF whose flow is known: footnotes with superscript references on three pages (one note
-// continued at the foot of the next page, one at the foot of the left column of a two-column page),
+// continued at the foot of the next page, one marked *, one at the foot of the left column of a
+// two-column page),
 // a table caption above its table and a figure caption, and four page breaks, two inside a text
 // that goes on (a paragraph hyphenated across the break, a list item) and two that end one (a full
 // stop, a heading). The body is set in Courier, whose glyphs are all 0.6 em wide, so a superscript
@@ -11,8 +12,8 @@ import { writePdf } from '../support/pdf-writer.ts'
 import { wrap } from './scanned.ts'
 
 export interface FlowTruth {
-  /** Each note: the word its reference is attached to, its marker and its whole text. */
-  footnotes: { word: string; marker: string; text: string }[]
+  /** Each note: the word its reference is attached to, its label and its whole text. */
+  footnotes: { word: string; label: string; text: string }[]
   /** Captions, and the opening of the block that follows each one ("table" for a table). */
   captions: { text: string; next: string }[]
   /** Per page break: the words that end one page's text and open the next, and whether they are one block. */
@@ -137,12 +138,13 @@ export function flowPdf(): { pdf: Buffer; truth: FlowTruth } {
   const figureCaption = 'Figure 1: The kiln seen from its door, with the shelves loaded.'
   order.push(opening(figureCaption))
   two.lines([figureCaption], 72, 9)
-  const paragraphD = 'The second half of the year is described on the next page, column by column.'
+  const paragraphD = 'The second half of the year is described on the next page{*}, column by column.'
   order.push(opening(paragraphD))
   two.lines(wrap(paragraphD, 70))
   two.notes([
     'surface of the pot in the second firing.',
     '3 Cones are small pyramids of clay that bend at a known temperature.',
+    '* Page 3 is set in two columns.',
   ])
   pages.push(two.spec())
 
@@ -191,20 +193,21 @@ export function flowPdf(): { pdf: Buffer; truth: FlowTruth } {
       footnotes: [
         {
           word: 'kiln',
-          marker: '1',
+          label: '1',
           text: 'The kiln is fired with gas and reaches 1280 degrees in about ten hours.',
         },
         {
           word: 'glaze',
-          marker: '2',
+          label: '2',
           text: 'A glaze is a thin layer of glass fused to the surface of the pot in the second firing.',
         },
         {
           word: 'cones',
-          marker: '3',
+          label: '3',
           text: 'Cones are small pyramids of clay that bend at a known temperature.',
         },
-        { word: 'wheel', marker: '4', text: 'The wheel is driven by a quiet electric motor.' },
+        { word: 'wheel', label: '4', text: 'The wheel is driven by a quiet electric motor.' },
+        { word: 'page', label: 'star', text: 'Page 3 is set in two columns.' },
       ],
       captions: [
         { text: tableCaption, next: 'table' },

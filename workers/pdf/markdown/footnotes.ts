@@ -155,12 +155,24 @@ export function referenceIndex(text: string, marker: string): number {
   return pattern.exec(text)?.index ?? -1
 }
 
+const symbolNames: Record<string, string> = {
+  '*': 'star',
+  '†': 'dagger',
+  '‡': 'double-dagger',
+  '§': 'section',
+  '¶': 'pilcrow',
+}
+
+const labelOf = (marker: string) =>
+  /^\d+$/.test(marker) ? marker : [...marker].map((symbol) => symbolNames[symbol]).join('-')
+
 const referable = (block: Block): block is Block & { kind: 'paragraph' | 'item' | 'caption' | 'heading' } =>
   block.kind === 'paragraph' || block.kind === 'item' || block.kind === 'caption' || block.kind === 'heading'
 
 /**
- * Links the notes of one page after another. Labels are the notes' own markers (a second note 1
- * becomes `1-2`), so a reader sees the document's numbers. A note continued on the next page is
+ * Links the notes of one page after another. Labels are the notes' own numbers (a second note 1
+ * becomes `1-2`), so a reader sees the document's numbers; symbols are named, as GitHub wants
+ * labels of letters and digits (`*` becomes `star`, `††` `dagger-dagger`). A note continued on the next page is
  * joined to the note it continues.
  */
 export class FootnoteLinker {
@@ -190,8 +202,9 @@ export class FootnoteLinker {
         this.open = block
         continue
       }
-      let label = marker
-      for (let n = 2; this.used.has(label); n++) label = `${marker}-${n}`
+      const named = labelOf(marker)
+      let label = named
+      for (let n = 2; this.used.has(label); n++) label = `${named}-${n}`
       this.used.add(label)
       const at = referenceIndex(site.text, marker)
       site.text = `${site.text.slice(0, at)}[^${label}]${site.text.slice(at + marker.length)}`
