@@ -32,6 +32,6 @@ export function continuesCaption(
     caption.last.bold === line.bold &&
     line.start >= caption.first.start - line.size &&
     line.end <= caption.first.end + line.size &&
-    !terminalPunctuation.test(caption.text)
+    !terminalPunctuation.test(caption.last.text)
   )
 }

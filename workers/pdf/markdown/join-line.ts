@@ -2,7 +2,9 @@
 
 /** Joins a line to the text before it: a word broken by a hyphen at the line end is mended. */
 export function joinLine(before: string, line: string): string {
-  if (/\p{L}-$/u.test(before) && /^\p{Ll}/u.test(line)) return before.slice(0, -1) + line
+  // Only the end of `before` is looked at: it grows with each line of a paragraph.
+  if (before.endsWith('-') && /\p{L}-$/u.test(before.slice(-2)) && /^\p{Ll}/u.test(line))
+    return before.slice(0, -1) + line
   return `${before} ${line}`
 }
 

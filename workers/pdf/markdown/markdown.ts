@@ -97,9 +97,14 @@ function blocksOfPage(
         continuesInNextColumn(previous, line))
     // A caption is a block of its own, whatever its weight; its lines run on until one ends it. A
     // sentence running on to "Figure 2. …" at a line's start is no caption.
-    const runsOn =
-      close && (last?.kind === 'paragraph' || last?.kind === 'item') && !terminalPunctuation.test(last.text)
-    if (isCaption(text) && !runsOn) {
+    if (
+      isCaption(text) &&
+      !(
+        close &&
+        (last?.kind === 'paragraph' || last?.kind === 'item') &&
+        !terminalPunctuation.test(previous!.text)
+      )
+    ) {
       blocks.push({ kind: 'caption', text, first: line, last: line })
       previous = line
       continue
