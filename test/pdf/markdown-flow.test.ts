@@ -6,6 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { buildMarkdown } from '../../workers/pdf/markdown/markdown.ts'
 import { continuesAcrossPages } from '../../workers/pdf/markdown/page-joins.ts'
 import type { Block, MarkdownLine } from '../../workers/pdf/markdown/types.ts'
 import { corpusPresent, pdfCorpusDir } from './corpus.ts'
@@ -171,6 +172,43 @@ describe('joining across a page break', () => {
     expect(continuesAcrossPages(cut, { kind: 'heading', level: 2, text: 'weekend', size: 14 }, full)).toBe(
       false,
     )
+  })
+})
+
+describe('footnotes on pages built line by line', () => {
+  const at = (text: string, baseline: number, size = 10): MarkdownLine => ({
+    text,
+    start: 72,
+    end: 72 + text.length * 5,
+    baseline,
+    size,
+    bold: false,
+    direction: 0,
+  })
+  const body = (count: number, top = 700) =>
+    Array.from({ length: count }, (_, i) =>
+      at(`Body line ${i} of the page, set in the body size of the text.`, top - i * 14),
+    )
+
+  it('keeps a note whose reference is missing as a paragraph of its page, so no text is lost', () => {
+    const lines = [...body(8), at('1 A note that nothing refers to.', 120, 8)]
+    const { markdown } = buildMarkdown([{ number: 1, lines }])
+    expect(markdown).not.toContain('[^')
+    expect(markdown).toContain('\n\n1 A note that nothing refers to.')
+  })
+
+  it('links a hostile page of thousands of notes no further than its cap, and keeps every word', () => {
+    // More body text than notes, so that the body size stays the body's.
+    const notes = Array.from({ length: 2000 }, (_, i) => at(`${(i % 999) + 1} n`, -3600 - i * 10, 8))
+    const lines = [at('A body line refers to it.1 And on.', 700), ...body(300, 686), ...notes]
+    const { markdown } = buildMarkdown([{ number: 1, lines }])
+    expect(markdown).toContain('refers to it.[^1] And on.')
+    expect((markdown.match(/^\[\^/gm) ?? []).length).toBeLessThanOrEqual(200)
+    const plain = lines.map((line) => line.text).join('\n')
+    expect(wordDifferences(markdown.replace(/<!-- page \d+ -->/g, ''), plain)).toEqual({
+      lost: [],
+      added: [],
+    })
   })
 })
 

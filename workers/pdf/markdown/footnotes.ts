@@ -21,6 +21,10 @@ export interface Footnote {
 
 /** Notes are set at most this share of the body size. */
 const NOTE_SIZE_RATIO = 0.92
+/** A footnote area opens within this many lines of the top of its run of small lines. */
+const MAX_AREA_START = 120
+/** Notes linked per page; more (only a hostile page has them) stay paragraphs, so time stays linear. */
+const MAX_NOTES_PER_PAGE = 200
 
 const symbolMarker = /^([*†‡§¶]{1,3})\s*(?=\S)/u
 /**
@@ -99,16 +103,24 @@ export function splitFootnotes(
 
 /** The first line of the run opening a note whose marker the rest of the page refers to, or -1. */
 function firstReferencedNote(run: readonly number[], lines: readonly MarkdownLine[]): number {
-  for (const [at, index] of run.entries()) {
+  const inRun = new Set(run)
+  let outside: string | null = null
+  const referencedOutside = new Map<string, boolean>()
+  for (const [at, index] of run.slice(0, MAX_AREA_START).entries()) {
     const marker = noteMarker(lines[index]!.text.trim(), null)
     if (marker === null) continue
-    // The marker must stand in the text outside the notes themselves.
-    const notes = new Set(run.slice(at))
-    const outside = lines
-      .filter((_, line) => !notes.has(line))
+    outside ??= lines
+      .filter((_, line) => !inRun.has(line))
       .map((line) => line.text)
       .join('\n')
-    if (referenceIndex(outside, marker) >= 0) return at
+    let referenced = referencedOutside.get(marker)
+    if (referenced === undefined) {
+      referenced = referenceIndex(outside, marker) >= 0
+      referencedOutside.set(marker, referenced)
+    }
+    // Small body lines above the notes (code, say) may hold the reference too.
+    if (referenced || run.slice(0, at).some((line) => referenceIndex(lines[line]!.text, marker) >= 0))
+      return at
   }
   return -1
 }
@@ -184,7 +196,11 @@ export class FootnoteLinker {
   link(blocks: readonly Block[], notes: readonly Footnote[]): Block[] {
     const after = new Map<Block, Block[]>()
     const unreferenced: Block[] = []
-    for (const note of notes) {
+    for (const [index, note] of notes.entries()) {
+      if (index >= MAX_NOTES_PER_PAGE) {
+        unreferenced.push({ kind: 'note' as const, text: note.raw })
+        continue
+      }
       if (note.marker === null) {
         if (this.open) this.open.text = joinLine(this.open.text, note.text)
         else {
