@@ -199,7 +199,7 @@ describe('footnotes on pages built line by line', () => {
 
   it('links a hostile page of thousands of notes no further than its cap, and keeps every word', () => {
     // More body text than notes, so that the body size stays the body's.
-    const notes = Array.from({ length: 2000 }, (_, i) => at(`${(i % 999) + 1} n`, -3600 - i * 10, 8))
+    const notes = Array.from({ length: 2000 }, (_, i) => at(`${(i % 999) + 1} note`, -3600 - i * 10, 8))
     const lines = [at('A body line refers to it.1 And on.', 700), ...body(300, 686), ...notes]
     const { markdown } = buildMarkdown([{ number: 1, lines }])
     expect(markdown).toContain('refers to it.[^1] And on.')

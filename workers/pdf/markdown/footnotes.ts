@@ -107,8 +107,10 @@ function firstReferencedNote(run: readonly number[], lines: readonly MarkdownLin
   let outside: string | null = null
   const referencedOutside = new Map<string, boolean>()
   for (const [at, index] of run.slice(0, MAX_AREA_START).entries()) {
-    const marker = noteMarker(lines[index]!.text.trim(), null)
-    if (marker === null) continue
+    const text = lines[index]!.text.trim()
+    const marker = noteMarker(text, null)
+    // A note says something: a figure's label ("2 t") is no note.
+    if (marker === null || !/\p{L}{3}/u.test(text.slice(marker.length))) continue
     outside ??= lines
       .filter((_, line) => !inRun.has(line))
       .map((line) => line.text)
