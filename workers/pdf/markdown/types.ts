@@ -1,4 +1,5 @@
-// The line geometry Markdown is built from: what the PDF core returns per page (PdfLine, PdfRule).
+// The line geometry Markdown is built from: what the PDF core returns per page (PdfLine, PdfRule),
+// and the blocks Markdown is written from.
 import type { PageRule } from './tables/segments.ts'
 
 export interface MarkdownLine {
@@ -19,3 +20,20 @@ export interface MarkdownPageInput {
   /** Ruling lines drawn on the page (table borders); none for OCR pages. */
   rules?: readonly PageRule[]
 }
+
+/** Text blocks keep their first and last line: joins across page breaks compare their geometry. */
+export interface TextSpan {
+  text: string
+  first: MarkdownLine
+  last: MarkdownLine
+}
+
+export type Block =
+  | { kind: 'heading'; level: number; text: string; size: number }
+  | ({ kind: 'paragraph' } & TextSpan)
+  | ({ kind: 'item'; marker: string } & TextSpan)
+  | ({ kind: 'caption' } & TextSpan)
+  | { kind: 'table'; rows: string[][] }
+  | { kind: 'footnote'; label: string; text: string }
+  /** A footnote whose reference was not found: a paragraph, never joined to the body. */
+  | { kind: 'note'; text: string }
