@@ -1,7 +1,8 @@
-//! Ruling lines: the horizontal and vertical strokes, and the thin filled rectangles, that tables
-//! are drawn with. Paths are followed only far enough to find them: straight segments and
-//! rectangles in device space, through the CTM when they were built; curves only move the pen.
-//! Everything is capped, so a page of millions of path operators stays bounded in memory.
+//! Ruling lines: the horizontal and vertical strokes, and the thin filled shapes (rectangles,
+//! or the trapezoids of bevelled borders), that tables are drawn with. Paths are followed only
+//! far enough to find them: straight segments and rectangles in device space, through the CTM
+//! when they were built; curves only move the pen. Everything is capped, so a page of millions
+//! of path operators stays bounded in memory.
 
 /// A ruling line as the box it covers on the page, in PDF points (x0 ≤ x1, y0 ≤ y1): a
 /// horizontal rule is wider than tall, a vertical one taller than wide.
@@ -24,11 +25,22 @@ const AXIS_TOLERANCE: f32 = 0.5;
 /// Shorter rules are dots or tick marks, of no use for finding cells.
 const MIN_RULE_LENGTH: f32 = 2.0;
 
+/// The extent of a subpath of straight lines, for filled shapes: a thin one is a rule whatever
+/// its outline (browsers fill bevelled inset and outset borders as thin trapezoids).
+#[derive(Clone, Copy)]
+struct Outline {
+    bounds: [f32; 4],
+    points: usize,
+    curved: bool,
+}
+
 /// The path under construction and the rules painted so far on one page.
 #[derive(Default)]
 pub struct RuleRecorder {
     segments: Vec<[f32; 4]>,
-    rectangles: Vec<[f32; 4]>,
+    /// Extents of the finished straight subpaths (rectangles included), for filling.
+    outlines: Vec<[f32; 4]>,
+    outline: Option<Outline>,
     current: Option<(f32, f32)>,
     subpath_start: Option<(f32, f32)>,
     pub rules: Vec<Rule>,
@@ -36,6 +48,12 @@ pub struct RuleRecorder {
 
 impl RuleRecorder {
     pub fn move_to(&mut self, point: (f32, f32)) {
+        self.finish_outline();
+        self.outline = Some(Outline {
+            bounds: [point.0, point.1, point.0, point.1],
+            points: 1,
+            curved: false,
+        });
         self.current = Some(point);
         self.subpath_start = Some(point);
     }
@@ -44,12 +62,34 @@ impl RuleRecorder {
         if let Some(from) = self.current {
             self.push_segment(from, point);
         }
+        self.extend_outline(point, false);
         self.current = Some(point);
     }
 
     /// Curves are never rules: the pen moves to the curve's end.
     pub fn curve_to(&mut self, end: (f32, f32)) {
+        self.extend_outline(end, true);
         self.current = Some(end);
+    }
+
+    fn extend_outline(&mut self, point: (f32, f32), curved: bool) {
+        if let Some(outline) = self.outline.as_mut() {
+            let [x0, y0, x1, y1] = &mut outline.bounds;
+            *x0 = x0.min(point.0);
+            *y0 = y0.min(point.1);
+            *x1 = x1.max(point.0);
+            *y1 = y1.max(point.1);
+            outline.points += 1;
+            outline.curved |= curved;
+        }
+    }
+
+    fn finish_outline(&mut self) {
+        if let Some(outline) = self.outline.take() {
+            if !outline.curved && outline.points >= 3 && self.outlines.len() < MAX_PATH_SEGMENTS {
+                self.outlines.push(outline.bounds);
+            }
+        }
     }
 
     pub fn close(&mut self) {
@@ -59,24 +99,11 @@ impl RuleRecorder {
         }
     }
 
-    /// A rectangle's four corners, already through the CTM.
+    /// A rectangle's four corners, already through the CTM: a closed subpath of its own.
     pub fn rectangle(&mut self, corners: [(f32, f32); 4]) {
-        for i in 0..4 {
-            self.push_segment(corners[i], corners[(i + 1) % 4]);
-        }
-        let axis_aligned = (corners[0].0 - corners[3].0).abs() <= AXIS_TOLERANCE
-            && (corners[0].1 - corners[1].1).abs() <= AXIS_TOLERANCE
-            || (corners[0].1 - corners[3].1).abs() <= AXIS_TOLERANCE
-                && (corners[0].0 - corners[1].0).abs() <= AXIS_TOLERANCE;
-        if axis_aligned && self.rectangles.len() < MAX_PATH_SEGMENTS {
-            let xs = corners.map(|c| c.0);
-            let ys = corners.map(|c| c.1);
-            self.rectangles.push([
-                xs.iter().copied().fold(f32::INFINITY, f32::min),
-                ys.iter().copied().fold(f32::INFINITY, f32::min),
-                xs.iter().copied().fold(f32::NEG_INFINITY, f32::max),
-                ys.iter().copied().fold(f32::NEG_INFINITY, f32::max),
-            ]);
+        self.move_to(corners[0]);
+        for corner in corners.iter().skip(1).chain(std::iter::once(&corners[0])) {
+            self.line_to(*corner);
         }
         self.move_to(corners[0]);
     }
@@ -90,6 +117,7 @@ impl RuleRecorder {
     /// Paints the path (`stroke` with a device-space line width, `fill`, or neither for `n`)
     /// and starts a new one.
     pub fn paint(&mut self, stroke: Option<f32>, fill: bool) {
+        self.finish_outline();
         if let Some(width) = stroke {
             let half = (width / 2.0).max(0.05);
             for index in 0..self.segments.len() {
@@ -104,15 +132,15 @@ impl RuleRecorder {
             }
         }
         if fill {
-            for index in 0..self.rectangles.len() {
-                let [x0, y0, x1, y1] = self.rectangles[index];
+            for index in 0..self.outlines.len() {
+                let [x0, y0, x1, y1] = self.outlines[index];
                 if (x1 - x0).min(y1 - y0) <= MAX_RULE_THICKNESS {
                     self.push_rule(x0, y0, x1, y1);
                 }
             }
         }
         self.segments.clear();
-        self.rectangles.clear();
+        self.outlines.clear();
         self.current = None;
         self.subpath_start = None;
     }
@@ -207,6 +235,28 @@ mod tests {
                 y0: 0.0,
                 x1: 100.0,
                 y1: 0.8
+            }]
+        );
+    }
+
+    #[test]
+    fn a_thin_filled_trapezoid_is_a_rule_and_a_thin_curved_shape_is_not() {
+        let mut recorder = RuleRecorder::default();
+        recorder.move_to((144.0, 35.0));
+        recorder.line_to((144.0, 126.0));
+        recorder.line_to((145.0, 126.0));
+        recorder.line_to((145.0, 34.0));
+        recorder.move_to((0.0, 0.0));
+        recorder.line_to((50.0, 0.0));
+        recorder.curve_to((50.0, 1.0));
+        recorder.paint(None, true);
+        assert_eq!(
+            recorder.rules,
+            vec![Rule {
+                x0: 144.0,
+                y0: 34.0,
+                x1: 145.0,
+                y1: 126.0
             }]
         );
     }

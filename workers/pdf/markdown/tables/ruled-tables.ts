@@ -79,13 +79,19 @@ function tableOfGrid(
     taken.push(index)
   }
   // Labels side by side on one baseline in one cell are the tick labels of a plot's axis, not a
-  // cell's text; and a figure of boxes leaves most of its cells empty.
+  // cell's text; and a figure of boxes leaves most of its cells empty. Cells too small for text
+  // (the gaps between borders drawn apart) do not count.
+  const roomy = grid.cells.flatMap((cell, index) =>
+    xs[cell.column + cell.columnSpan]! - xs[cell.column]! >= MIN_TABLE_RULE &&
+    ys[cell.row]! - ys[cell.row + cell.rowSpan]! >= MIN_TABLE_RULE
+      ? [members[index]!]
+      : [],
+  )
   const filled = members.filter((cell) => cell.length > 0)
   const sideBySide = filled.filter((cell) =>
     cell.some((a, i) => cell.some((b, j) => j > i && Math.abs(a.baseline - b.baseline) < 0.5 * a.size)),
   )
-  if (filled.length < MIN_FILLED_SHARE * members.length || sideBySide.length > 0.1 * filled.length)
-    return null
+  if (filled.length < MIN_FILLED_SHARE * roomy.length || sideBySide.length > 0.1 * filled.length) return null
   const rows = Array.from({ length: ys.length - 1 }, () => new Array<string>(xs.length - 1).fill(''))
   grid.cells.forEach((cell, index) => {
     rows[cell.row]![cell.column] = joinCell(members[index]!)
