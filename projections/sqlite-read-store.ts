@@ -53,8 +53,12 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     for (let i = 0; i < ids.length; i += chunkSize) {
       const chunk = ids.slice(i, i + chunkSize)
       const sql = `SELECT doc FROM ${this.#table} WHERE id IN (${chunk.map(() => '?').join(',')})`
-      for (const row of this.#db.prepare(sql).all(...chunk) as { doc: string }[])
-        out.push(JSON.parse(row.doc) as T)
+      let statement = this.#statements.get(sql)
+      if (!statement) {
+        statement = this.#db.prepare(sql)
+        this.#statements.set(sql, statement)
+      }
+      for (const row of statement.all(...chunk) as { doc: string }[]) out.push(JSON.parse(row.doc) as T)
     }
     return out
   }
@@ -118,6 +122,12 @@ export class SqliteReadStore implements ReadStore {
   #setCounter: StatementSync | undefined
   #claimLease: StatementSync | undefined
   #readLease: StatementSync | undefined
+  #pendingBatches: {
+    writes: readonly { collection: string; docs: readonly Doc[] }[]
+    counter: { key: string; value: number }
+    resolve: () => void
+    reject: (error: unknown) => void
+  }[] = []
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -176,26 +186,42 @@ export class SqliteReadStore implements ReadStore {
     this.#setCounter.run(key, value)
   }
 
-  async putGuardedWithCounter(
+  /**
+   * Each model's runner writes its batch and checkpoint here after the same event page: the batches
+   * that arrive in one turn of the event loop share one transaction, so a page costs one commit
+   * instead of one per model (each batch still lands whole with its checkpoint, or not at all).
+   */
+  putGuardedWithCounter(
     writes: readonly { collection: string; docs: readonly Doc[] }[],
     counter: { key: string; value: number },
   ): Promise<void> {
-    const collections = writes.map(({ collection, docs }) => ({
-      target: this.collection(collection) as SqliteCollection<Doc>,
-      docs,
-    }))
-    this.#setCounter ??= this.#db.prepare(
-      'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    )
-    this.#db.exec('BEGIN IMMEDIATE')
+    return new Promise((resolve, reject) => {
+      this.#pendingBatches.push({ writes, counter, resolve, reject })
+      if (this.#pendingBatches.length === 1) setImmediate(() => this.#commitPendingBatches())
+    })
+  }
+
+  #commitPendingBatches(): void {
+    const batches = this.#pendingBatches
+    this.#pendingBatches = []
+    if (batches.length === 0) return
     try {
-      for (const { target, docs } of collections) target.upsertInTransaction(docs)
-      this.#setCounter.run(counter.key, counter.value)
+      this.#setCounter ??= this.#db.prepare(
+        'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      )
+      this.#db.exec('BEGIN IMMEDIATE')
+      for (const { writes, counter } of batches) {
+        for (const { collection, docs } of writes)
+          (this.collection(collection) as SqliteCollection<Doc>).upsertInTransaction(docs)
+        this.#setCounter.run(counter.key, counter.value)
+      }
       this.#db.exec('COMMIT')
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
-      throw error
+      for (const batch of batches) batch.reject(error)
+      return
     }
+    for (const batch of batches) batch.resolve()
   }
 
   async claimLease(name: string, holder: string, now: number, expiresAt: number): Promise<LeaseHolder> {
@@ -218,6 +244,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
+    if (this.#db.isOpen) this.#commitPendingBatches()
     if (this.#db.isOpen) this.#db.close()
   }
 }
