@@ -5,13 +5,13 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
-  serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod'
 import type { FetchPolicy } from '../app/jobs/stage-input.ts'
 import type { Services } from '../app/services.ts'
 import { authenticateFrom, type Principal, requireScope, runScope } from './auth.ts'
+import { serializerCompiler } from './compiled-serializer.ts'
 import { frameworkErrors, installErrorHandling } from './error-handler.ts'
 import { registerOps, requestId } from './ops/plugin.ts'
 import { OwnWrites } from './own-writes.ts'
