@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite'
+import { Worker } from 'node:worker_threads'
 import {
   checkField,
   checkName,
@@ -20,6 +21,9 @@ const table = (name: string) => `"doc_${checkName(name)}"`
 const field = (name: string) => `json_extract(doc, '$.${checkField(name)}')`
 const sqlValue = (value: Scalar): SQLInputValue => (typeof value === 'boolean' ? Number(value) : value)
 const chunkSize = 500
+/** How often the checkpointer thread checkpoints, and the WAL size (pages) at which commits still do. */
+const checkpointIntervalMs = 250
+const backstopCheckpointPages = 20_000
 
 /** Documents kept per collection by get(); past this the collection's cache starts over. */
 const maxCachedDocs = 20_000
@@ -177,6 +181,7 @@ export class SqliteReadStore implements ReadStore {
   #claimLease: StatementSync | undefined
   #readLease: StatementSync | undefined
   readonly #validity: CacheValidity
+  #checkpointer: Worker | null = null
   #pendingBatches: {
     writes: readonly { collection: string; docs: readonly Doc[] }[]
     counter: { key: string; value: number }
@@ -194,6 +199,15 @@ export class SqliteReadStore implements ReadStore {
       CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
     `)
     this.#validity = new CacheValidity(this.#db)
+    if (path !== ':memory:') {
+      // Checkpoints move to a thread of their own (sqlite-checkpointer.ts); this connection keeps a
+      // far threshold only as a backstop, should that thread fall behind.
+      this.#db.exec(`PRAGMA wal_autocheckpoint = ${backstopCheckpointPages}`)
+      this.#checkpointer = new Worker(new URL('./sqlite-checkpointer.ts', import.meta.url), {
+        workerData: { path, intervalMs: checkpointIntervalMs },
+      })
+      this.#checkpointer.unref()
+    }
   }
 
   collection<T extends Doc>(name: string): DocumentCollection<T> {
@@ -300,6 +314,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
+    await this.#checkpointer?.terminate()
+    this.#checkpointer = null
     if (this.#db.isOpen) this.#commitPendingBatches()
     if (this.#db.isOpen) this.#db.close()
   }
