@@ -245,7 +245,7 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
     let mut shared = SharedAccessors::new(root);
     let mut dropped: Vec<String> = Vec::new();
     for mesh in array(root, "meshes") {
-        let mut out = Mesh { name: mesh.get("name").and_then(Value::as_str).map(String::from), primitives: Vec::new() };
+        let mut out = Mesh { name: mesh.get("name").and_then(Value::as_str).map(String::from), primitives: Vec::new(), ..Default::default() };
         for primitive in array(mesh, "primitives") {
             let mode = primitive.get("mode").and_then(Value::as_u64).unwrap_or(4);
             if !(4..=6).contains(&mode) {
@@ -335,7 +335,7 @@ fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
         }
         let (matrix, trs) = node_transform(node);
         let name = node.get("name").and_then(Value::as_str).map(String::from);
-        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin") });
+        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin"), weights: Vec::new() });
     }
     // A cycle would leave some node without a path to a parentless node.
     for start in 0..nodes.len() {

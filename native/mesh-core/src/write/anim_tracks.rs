@@ -271,6 +271,7 @@ mod tests {
             trs: Some(trs(t)),
             children,
             skin: None,
+            weights: Vec::new(),
         };
         model.nodes = vec![node([0.0; 3], vec![1]), node([2.0, 0.0, 0.0], vec![])];
         model.roots = vec![0];

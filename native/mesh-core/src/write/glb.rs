@@ -536,7 +536,11 @@ mod tests {
         for shift in [0.0, 3.0] {
             let positions: Vec<[f32; 3]> = (0..40).map(|i| [i as f32 * 0.1 + shift, (i as f32 * 0.3).sin(), (i % 7) as f32]).collect();
             let indices: Vec<u32> = (0..38).flat_map(|i| [i, i + 1, i + 2]).collect();
-            model.push_root_mesh(Mesh { name: None, primitives: vec![Primitive { positions, attributes: vec![], indices, material: None }] });
+            model.push_root_mesh(Mesh {
+                name: None,
+                primitives: vec![Primitive { positions, attributes: vec![], indices, material: None }],
+                ..Default::default()
+            });
         }
         for compress in [true, false] {
             let packed = write_glb(&model, &GlbOptions { quantize: true, compress });
@@ -582,6 +586,7 @@ mod tests {
                 indices: (0..63).flat_map(|i| [0, i, i + 1]).collect(),
                 material: None,
             }],
+            ..Default::default()
         });
         for compress in [true, false] {
             let packed = write_glb(&model, &GlbOptions { quantize: true, compress });
@@ -608,6 +613,7 @@ mod tests {
                 indices: (0..63).flat_map(|i| [0, i, i + 1]).collect(),
                 material: None,
             }],
+            ..Default::default()
         });
         let packed = write_glb(&model, &GlbOptions { quantize: true, compress: true });
         let back = read_model(&packed, "glb", &ReadOptions::default()).unwrap();

@@ -145,11 +145,11 @@ mod tests {
     #[test]
     fn nodes_write_short_trs_and_a_dequantization_child() {
         let mut model = Model::new(SourceFormat::Glb);
-        model.push_root_mesh(Mesh { name: Some("Cube".into()), primitives: vec![Primitive::default()] });
+        model.push_root_mesh(Mesh { name: Some("Cube".into()), primitives: vec![Primitive::default()], ..Default::default() });
         model.nodes[0].matrix = compose([4.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         let mut sheared = IDENTITY;
         sheared[4] = 0.5;
-        model.nodes.push(Node { name: None, mesh: None, matrix: sheared, children: vec![], trs: None, skin: None });
+        model.nodes.push(Node { name: None, mesh: None, matrix: sheared, children: vec![], trs: None, skin: None, weights: Vec::new() });
         model.nodes[0].children.push(1);
         let grid = Grid { offset: [-1.0, 0.25, 0.0], scale: 0.001 };
         let nodes = scene_nodes(&model, &[Some(grid)], &[None, None]);

@@ -230,7 +230,7 @@ mod tests {
             indices: vec![0, 1, 2],
             material: None,
         };
-        model.meshes.push(Mesh { name: None, primitives: vec![primitive] });
+        model.meshes.push(Mesh { name: None, primitives: vec![primitive], ..Default::default() });
         model.nodes.push(Node { skin: Some(0), ..Node::with_mesh(None, 0) });
         model.roots.push(joints);
         let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress: true }), "glb", &ReadOptions::default()).unwrap();
@@ -245,6 +245,7 @@ mod tests {
         model.push_root_mesh(Mesh {
             name: None,
             primitives: vec![Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Primitive::default() }],
+            ..Default::default()
         });
         let rest = Trs { translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] };
         model.nodes.push(Node { trs: Some(rest), ..Node { mesh: None, ..Node::with_mesh(None, 0) } });
