@@ -229,16 +229,25 @@ impl Model {
         self.instances().iter().map(|i| per_mesh[i.mesh]).sum()
     }
 
-    /// Whether outputs that cannot hold skins and animations (OBJ, PLY, STL, split parts) lose some.
-    pub fn is_rigged_or_animated(&self) -> bool {
-        !self.skins.is_empty() || !self.animations.is_empty()
+    /// Morph targets over all meshes.
+    pub fn morph_target_count(&self) -> usize {
+        self.meshes.iter().map(Mesh::target_count).sum()
     }
 
-    /// The note for a static output of a rigged or animated model, if it is one.
+    /// Whether outputs that cannot hold skins, animations and morph targets (OBJ, PLY, STL, split parts) lose some.
+    pub fn is_rigged_or_animated(&self) -> bool {
+        !self.skins.is_empty() || !self.animations.is_empty() || self.morph_target_count() > 0
+    }
+
+    /// The note for a static output of a rigged, animated or morphed model, if it is one.
     pub fn static_output_note(&self, output: &str) -> Option<String> {
         self.is_rigged_or_animated().then(|| {
+            let morphs = match self.morph_target_count() {
+                0 => String::new(),
+                n => format!(" and {n} morph target(s)"),
+            };
             format!(
-                "The model's {} skin(s) and {} animation(s) are not carried into {output}: it holds the static mesh in its rest pose.",
+                "The model's {} skin(s) and {} animation(s){morphs} are not carried into {output}: it holds the static mesh in its rest pose.",
                 self.skins.len(),
                 self.animations.len()
             )
