@@ -13,7 +13,9 @@ export const talkWeights = [0, 0, 0, 1, 0.5, 0.2, 0, 1, 1]
 
 async function io(): Promise<NodeIO> {
   await MeshoptDecoder.ready
-  return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
+  return new NodeIO()
+    .registerExtensions(ALL_EXTENSIONS)
+    .registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
 }
 
 /**
@@ -55,7 +57,8 @@ export async function writeMorphedFace(path: string): Promise<void> {
   }
   const doc = new Document()
   const buffer = doc.createBuffer()
-  const vec3 = (values: number[]) => doc.createAccessor().setType('VEC3').setArray(new Float32Array(values)).setBuffer(buffer)
+  const vec3 = (values: number[]) =>
+    doc.createAccessor().setType('VEC3').setArray(new Float32Array(values)).setBuffer(buffer)
   const primitive = doc
     .createPrimitive()
     .setAttribute('POSITION', vec3(positions))
@@ -66,14 +69,24 @@ export async function writeMorphedFace(path: string): Promise<void> {
     if (t === 2) target.setAttribute('NORMAL', vec3(cheekNormals))
     primitive.addTarget(target)
   })
-  const mesh = doc.createMesh('face').addPrimitive(primitive).setWeights(meshWeights).setExtras({ targetNames })
+  const mesh = doc
+    .createMesh('face')
+    .addPrimitive(primitive)
+    .setWeights(meshWeights)
+    .setExtras({ targetNames })
   const node = doc.createNode('head').setMesh(mesh).setTranslation([0, 1, 0]).setScale([2, 2, 2])
   doc.createScene().addChild(node)
   const sampler = doc
     .createAnimationSampler()
     .setInput(doc.createAccessor().setType('SCALAR').setArray(new Float32Array(talkTimes)).setBuffer(buffer))
-    .setOutput(doc.createAccessor().setType('SCALAR').setArray(new Float32Array(talkWeights)).setBuffer(buffer))
-  const channel = doc.createAnimationChannel().setTargetNode(node).setTargetPath('weights').setSampler(sampler)
+    .setOutput(
+      doc.createAccessor().setType('SCALAR').setArray(new Float32Array(talkWeights)).setBuffer(buffer),
+    )
+  const channel = doc
+    .createAnimationChannel()
+    .setTargetNode(node)
+    .setTargetPath('weights')
+    .setSampler(sampler)
   doc.createAnimation('talk').addSampler(sampler).addChannel(channel)
   await (await io()).write(path, doc)
 }
@@ -100,9 +113,9 @@ export async function posed(path: string, weights: number[]): Promise<Posed> {
       const deltas = primitive.listTargets().map((t) => t.getAttribute('POSITION'))
       const first = out.positions.length
       for (let v = 0; v < base.getCount(); v++) {
-        const p = base.getElement(v, [])
+        const p: number[] = base.getElement(v, [])
         deltas.forEach((d, t) => {
-          const delta = d?.getElement(v, []) ?? [0, 0, 0]
+          const delta: number[] = d?.getElement(v, []) ?? [0, 0, 0]
           for (let k = 0; k < 3; k++) p[k]! += (weights[t] ?? 0) * delta[k]!
         })
         out.positions.push(transform(world, p))

@@ -5,10 +5,10 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, test } from 'vitest'
+import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
 import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
 import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
 import { splitOptions } from '../../domain/tools/options/split_3d_model.ts'
-import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
 import { runner as inspect } from '../../workers/tools/inspect_3d_model.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
@@ -121,7 +121,11 @@ describe('morph targets', () => {
   test('simplify holds moving vertices: every pose within the error bound, the still back simplified', async () => {
     const ctx = await context()
     const maxError = 0.01
-    const { summary } = await simplify.run(input, simplifyOptions.parse({ target_ratio: 0.25, max_error: maxError }), ctx)
+    const { summary } = await simplify.run(
+      input,
+      simplifyOptions.parse({ target_ratio: 0.25, max_error: maxError }),
+      ctx,
+    )
     const output = await onlyGlb(ctx.outDir)
     const facts = await expectMorphsKept(output)
     expect(facts.faces).toBeLessThan(960 * 0.9)
