@@ -470,3 +470,81 @@ fn read_images(root: &Value, views: &Views, file_bytes: usize, options: &ReadOpt
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use crate::model::target_of;
+    use serde_json::json;
+
+    /// One triangle with one morph target: positions at byte 0, the target's deltas at byte 36,
+    /// animation times (2 floats) at 72 and weight keys (2 floats) at 80. `edit` changes the
+    /// document before it is read.
+    fn read_morphed(edit: impl Fn(&mut Value)) -> Result<Model> {
+        let floats: [f32; 22] = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0];
+        let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+        let uri = format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&bytes));
+        let mut doc = json!({
+            "asset": { "version": "2.0" },
+            "buffers": [{ "byteLength": bytes.len(), "uri": uri }],
+            "bufferViews": [{ "buffer": 0, "byteLength": 36 }, { "buffer": 0, "byteOffset": 36, "byteLength": 36 }, { "buffer": 0, "byteOffset": 72, "byteLength": 16 }],
+            "accessors": [
+                { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0] },
+                { "bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [0, 0, 0.5] },
+                { "bufferView": 2, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [1] },
+                { "bufferView": 2, "byteOffset": 8, "componentType": 5126, "count": 2, "type": "SCALAR" }
+            ],
+            "meshes": [{ "primitives": [{ "attributes": { "POSITION": 0 }, "targets": [{ "POSITION": 1 }] }], "weights": [0.25], "extras": { "targetNames": ["lift"] } }],
+            "nodes": [{ "mesh": 0, "weights": [0.75] }, { "name": "empty" }],
+            "scenes": [{ "nodes": [0, 1] }],
+            "animations": [{ "samplers": [{ "input": 2, "output": 3 }], "channels": [{ "sampler": 0, "target": { "node": 0, "path": "weights" } }] }]
+        });
+        edit(&mut doc);
+        read(&serde_json::to_vec(&doc).unwrap(), None, SourceFormat::Gltf, &ReadOptions::default())
+    }
+
+    #[test]
+    fn targets_weights_names_and_weight_channels_are_read() {
+        let model = read_morphed(|_| {}).unwrap();
+        let mesh = &model.meshes[0];
+        assert_eq!((mesh.weights.as_slice(), mesh.target_names.as_slice()), (&[0.25][..], &["lift".to_string()][..]));
+        let delta = mesh.primitives[0].attributes.iter().find(|a| target_of(&a.semantic) == Some((0, "POSITION"))).unwrap();
+        assert_eq!(delta.data, [0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(model.nodes[0].weights, [0.75]);
+        let animation = &model.animations[0];
+        assert_eq!((animation.channels[0].path.as_str(), animation.samplers[0].components), ("weights", 1));
+        assert!(model.notes.is_empty(), "{:?}", model.notes);
+    }
+
+    #[test]
+    fn weights_of_the_wrong_length_fall_back_and_channels_without_targets_go() {
+        let model = read_morphed(|doc| {
+            doc["meshes"][0]["weights"] = json!([1, 2]);
+            doc["meshes"][0]["extras"]["targetNames"] = json!(["a", "b"]);
+            doc["nodes"][0]["weights"] = json!([1, 2, 3]);
+            doc["animations"][0]["channels"][0]["target"]["node"] = json!(1);
+        })
+        .unwrap();
+        assert_eq!(model.meshes[0].weights, [0.0]);
+        assert!(model.meshes[0].target_names.is_empty());
+        assert!(model.nodes[0].weights.is_empty());
+        assert!(model.animations.is_empty());
+        assert!(model.notes.iter().any(|n| n.contains("weight channels of nodes without morph targets")), "{:?}", model.notes);
+    }
+
+    #[test]
+    fn malformed_targets_are_invalid_meshes() {
+        let unequal = read_morphed(|doc| {
+            let mut second = doc["meshes"][0]["primitives"][0].clone();
+            second["targets"] = json!([]);
+            doc["meshes"][0]["primitives"].as_array_mut().unwrap().push(second);
+        });
+        let not_vec3 = read_morphed(|doc| doc["accessors"][1]["type"] = json!("VEC2"));
+        for result in [unequal, not_vec3] {
+            let error = result.unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidMesh, "{}", error.message);
+            assert!(error.message.contains("morph target"), "{}", error.message);
+        }
+    }
+}
