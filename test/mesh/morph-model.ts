@@ -23,8 +23,13 @@ async function io(): Promise<NodeIO> {
  * scales it, with three named targets that move only its front (z > 0): the jaw drops the lower
  * front, the brow lifts the upper front, the cheek puffs the right front outward and turns its
  * normals. The back never moves, so simplification has somewhere to work.
+ *
+ * The sphere's seam column is written twice (theta 0 and 2 pi), the copies equal in position
+ * and normal. With `tornSeam`, the jaw target moves the second copy further than the first
+ * (a jaw that opens a crack): those copies then differ in a target only.
  */
-export async function writeMorphedFace(path: string): Promise<void> {
+export async function writeMorphedFace(path: string, tornSeam = false): Promise<number> {
+  let torn = 0
   const segments = 32
   const rings = 16
   const positions: number[] = []
@@ -39,7 +44,10 @@ export async function writeMorphedFace(path: string): Promise<void> {
       positions.push(x, y, z)
       normals.push(x, y, z)
       const front = Math.max(0, z)
-      deltas[0]!.push(0, y < -0.2 ? -0.4 * front * (-0.2 - y) : 0, 0)
+      const jaw = y < -0.2 ? -0.4 * front * (-0.2 - y) : 0
+      const tear = tornSeam && s === segments && Math.abs(jaw) > 1e-9 ? -0.1 : 0
+      torn += tear === 0 ? 0 : 1
+      deltas[0]!.push(0, jaw + tear, 0)
       deltas[1]!.push(0, y > 0.4 ? 0.3 * front * (y - 0.4) : 0, 0)
       const puff = x > 0.3 ? 0.25 * front * (x - 0.3) : 0
       deltas[2]!.push(puff * x, puff * y, puff * z)
@@ -89,6 +97,7 @@ export async function writeMorphedFace(path: string): Promise<void> {
     .setSampler(sampler)
   doc.createAnimation('talk').addSampler(sampler).addChannel(channel)
   await (await io()).write(path, doc)
+  return torn
 }
 
 export interface Posed {

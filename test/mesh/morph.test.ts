@@ -110,6 +110,18 @@ describe('morph targets', () => {
     expect(await poseDeviation(output)).toBeLessThan(2e-4)
   })
 
+  test('welding keeps apart exactly the seam copies that differ in a target', async () => {
+    const ctx = await context()
+    const path = join(ctx.outDir, 'torn.glb')
+    const torn = await writeMorphedFace(path, true)
+    expect(torn).toBeGreaterThan(3)
+    const tornInput = { path, name: 'torn.glb', bytes: (await stat(path)).size, extension: 'glb' }
+    const whole = await optimize.run(input, optimizeOptions.parse({}), await context())
+    const split = await optimize.run(tornInput, optimizeOptions.parse({}), await context())
+    const vertices = (r: typeof whole) => (r.summary.after as { vertices: number }).vertices
+    expect(vertices(split)).toBe(vertices(whole) + torn)
+  })
+
   test('optimize without quantization or compression keeps the poses exactly', async () => {
     const ctx = await context()
     await optimize.run(input, optimizeOptions.parse({ quantize: false, compress: false }), ctx)
