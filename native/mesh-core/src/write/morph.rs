@@ -220,6 +220,30 @@ mod tests {
     }
 
     #[test]
+    fn deltas_past_the_integer_range_keep_floats_and_still_pose_right() {
+        // The bump's delta is 10^4 mesh sizes (past 32767 grid steps); a normal delta flips a normal (past ±1).
+        let mut model = morphed_grid(4);
+        let p = &mut model.meshes[0].primitives[0];
+        let bump = p.attributes.iter_mut().find(|a| a.semantic == target_semantic(0, "POSITION")).unwrap();
+        bump.data.iter_mut().for_each(|d| *d *= 1e5);
+        let flip: Vec<f32> = (0..p.positions.len()).flat_map(|_| [0.0, 0.0, -2.0]).collect();
+        p.attributes.push(Attribute { semantic: target_semantic(1, "NORMAL"), components: 3, data: flip.clone() });
+        p.attributes.push(Attribute { semantic: "NORMAL".into(), components: 3, data: (0..p.positions.len()).flat_map(|_| [0.0, 0.0, 1.0]).collect() });
+        let bytes = write_glb(&model, &GlbOptions { quantize: true, compress: true });
+        let back = read_model(&bytes, "glb", &ReadOptions::default()).unwrap();
+        let q = &back.meshes[0].primitives[0];
+        assert_eq!(q.attribute(&target_semantic(1, "NORMAL")).unwrap().data[..3], flip[..3]);
+        let (mut expected, mut actual) = (posed(&model, &[1.0, 0.0]), posed(&back, &[1.0, 0.0]));
+        // Sorted by x and y on a coarse grid: the grid's columns, whatever the float noise.
+        let order = |a: &[f32; 3], b: &[f32; 3]| [a[0], a[1]].map(|c| (c * 64.0).round()).partial_cmp(&[b[0], b[1]].map(|c| (c * 64.0).round())).unwrap();
+        expected.sort_by(order);
+        actual.sort_by(order);
+        for (e, a) in expected.iter().zip(&actual) {
+            assert!((0..3).all(|k| (e[k] - a[k]).abs() <= 1e-3 * e[k].abs().max(1.0)), "{e:?} vs {a:?}");
+        }
+    }
+
+    #[test]
     fn copies_that_differ_in_a_target_are_not_welded() {
         // Vertex 3 repeats vertex 0 in every base attribute; in one run its bump delta differs.
         for (differs, vertices) in [(false, 3), (true, 4)] {
