@@ -1,7 +1,7 @@
 //! Places every mesh instance in world space (positions and tangents by the node's world matrix, normals
 //! by its cofactor matrix, winding flipped under mirroring): what single-object formats and split need.
 use crate::math::{determinant3, normal_matrix, normalize, transform_point};
-use crate::model::{Instance, Model, Primitive};
+use crate::model::{target_of, Instance, Model, Primitive};
 
 pub struct BakedObject {
     pub name: Option<String>,
@@ -18,8 +18,9 @@ pub fn bake_instance(model: &Model, instance: &Instance) -> BakedObject {
         .iter()
         .map(|p| {
             let mut out = p.clone();
-            // Baked geometry is static: joint indices and weights mean nothing without the skin.
-            out.attributes.retain(|a| !a.semantic.starts_with("JOINTS_") && !a.semantic.starts_with("WEIGHTS_"));
+            // Baked geometry is static: joint indices and weights mean nothing without the skin,
+            // nor morph target deltas without the weights that animate them.
+            out.attributes.retain(|a| !a.semantic.starts_with("JOINTS_") && !a.semantic.starts_with("WEIGHTS_") && target_of(&a.semantic).is_none());
             for pos in &mut out.positions {
                 *pos = transform_point(m, *pos);
             }

@@ -98,7 +98,7 @@ mod tests {
         push_box(&mut specks, [0.0, 3.0, 0.0], 0.02);
         // A piece touching the body by position only (a seam across primitives) belongs to it.
         push_box(&mut specks, [1.0, 1.0, 1.0], 0.01);
-        let mut mesh = Mesh { name: None, primitives: vec![body.clone(), specks] };
+        let mut mesh = Mesh { name: None, primitives: vec![body.clone(), specks], ..Default::default() };
         let removed = remove_debris(&mut mesh, 0.002);
         assert_eq!(removed, DebrisRemoved { pieces: 2, faces: 24 });
         assert_eq!(mesh.primitives[0].indices, body.indices);
@@ -112,7 +112,7 @@ mod tests {
         for k in 0..3 {
             push_box(&mut p, [k as f32 * 2.0, 0.0, 0.0], 1.0 + k as f32 * 0.1);
         }
-        let mut mesh = Mesh { name: None, primitives: vec![p] };
+        let mut mesh = Mesh { name: None, primitives: vec![p], ..Default::default() };
         assert_eq!(remove_debris(&mut mesh, 0.0), DebrisRemoved::default());
         assert_eq!(remove_debris(&mut mesh, 0.5), DebrisRemoved { pieces: 2, faces: 24 });
         assert_eq!(mesh.primitives[0].indices.iter().min(), Some(&16));

@@ -7,7 +7,8 @@ use serde_json::Value;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attribute {
     /// glTF semantic: NORMAL, TANGENT, TEXCOORD_n, COLOR_n, JOINTS_n (joint indices into the
-    /// node's skin, stored as exact small integers) or WEIGHTS_n.
+    /// node's skin, stored as exact small integers) or WEIGHTS_n; or a morph target's delta of
+    /// POSITION, NORMAL or TANGENT, named by `target_semantic`.
     pub semantic: String,
     pub components: usize,
     /// `components` floats per vertex.
@@ -21,6 +22,23 @@ pub struct Primitive {
     /// Triangle list.
     pub indices: Vec<u32>,
     pub material: Option<usize>,
+}
+
+/// Morph target deltas ride along as ordinary per-vertex attributes under this prefix, so that
+/// every step that merges, reorders, drops or interpolates vertices (welding, cache and fetch
+/// order, simplification, debris removal) treats them exactly as it treats normals or UVs; only
+/// the GLB writer and the tools that bake geometry into static outputs tell them apart.
+const TARGET_PREFIX: &str = "TARGET";
+
+/// The attribute semantic holding morph target `target`'s delta of `semantic` (POSITION, NORMAL, TANGENT).
+pub fn target_semantic(target: usize, semantic: &str) -> String {
+    format!("{TARGET_PREFIX}{target}:{semantic}")
+}
+
+/// The morph target and base semantic of an attribute made by `target_semantic`, if it is one.
+pub fn target_of(semantic: &str) -> Option<(usize, &str)> {
+    let (target, base) = semantic.strip_prefix(TARGET_PREFIX)?.split_once(':')?;
+    Some((target.parse().ok()?, base))
 }
 
 impl Primitive {
@@ -37,6 +55,21 @@ impl Primitive {
 pub struct Mesh {
     pub name: Option<String>,
     pub primitives: Vec<Primitive>,
+    /// Default weight of each morph target: its length is the mesh's target count (0 when the
+    /// mesh has none), the same for every primitive, as glTF requires.
+    pub weights: Vec<f32>,
+    /// Morph target names (glTF's `extras.targetNames` convention), one per target, or empty.
+    pub target_names: Vec<String>,
+}
+
+impl Mesh {
+    pub fn new(name: Option<String>, primitives: Vec<Primitive>) -> Self {
+        Mesh { name, primitives, ..Mesh::default() }
+    }
+
+    pub fn target_count(&self) -> usize {
+        self.weights.len()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -51,6 +84,8 @@ pub struct Node {
     pub children: Vec<usize>,
     /// Index into `Model::skins` when the node's mesh is skinned.
     pub skin: Option<usize>,
+    /// Morph target weights overriding the mesh's defaults for this node; empty when it has none.
+    pub weights: Vec<f32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,7 +121,8 @@ pub struct AnimationSampler {
 pub struct Channel {
     pub sampler: usize,
     pub node: usize,
-    /// translation, rotation or scale (morph target `weights` channels are dropped with the targets).
+    /// translation, rotation, scale, or weights (one value per morph target of the node's mesh
+    /// per key: the sampler's `components` is the target count).
     pub path: String,
 }
 
@@ -101,7 +137,7 @@ pub const IDENTITY: [f32; 16] = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.
 
 impl Node {
     pub fn with_mesh(name: Option<String>, mesh: usize) -> Self {
-        Node { name, mesh: Some(mesh), matrix: IDENTITY, trs: None, children: Vec::new(), skin: None }
+        Node { name, mesh: Some(mesh), matrix: IDENTITY, trs: None, children: Vec::new(), skin: None, weights: Vec::new() }
     }
 }
 
@@ -193,16 +229,25 @@ impl Model {
         self.instances().iter().map(|i| per_mesh[i.mesh]).sum()
     }
 
-    /// Whether outputs that cannot hold skins and animations (OBJ, PLY, STL, split parts) lose some.
-    pub fn is_rigged_or_animated(&self) -> bool {
-        !self.skins.is_empty() || !self.animations.is_empty()
+    /// Morph targets over all meshes.
+    pub fn morph_target_count(&self) -> usize {
+        self.meshes.iter().map(Mesh::target_count).sum()
     }
 
-    /// The note for a static output of a rigged or animated model, if it is one.
+    /// Whether outputs that cannot hold skins, animations and morph targets (OBJ, PLY, STL, split parts) lose some.
+    pub fn is_rigged_or_animated(&self) -> bool {
+        !self.skins.is_empty() || !self.animations.is_empty() || self.morph_target_count() > 0
+    }
+
+    /// The note for a static output of a rigged, animated or morphed model, if it is one.
     pub fn static_output_note(&self, output: &str) -> Option<String> {
         self.is_rigged_or_animated().then(|| {
+            let morphs = match self.morph_target_count() {
+                0 => String::new(),
+                n => format!(" and {n} morph target(s)"),
+            };
             format!(
-                "The model's {} skin(s) and {} animation(s) are not carried into {output}: it holds the static mesh in its rest pose.",
+                "The model's {} skin(s) and {} animation(s){morphs} are not carried into {output}: it holds the static mesh in its rest pose.",
                 self.skins.len(),
                 self.animations.len()
             )

@@ -117,6 +117,7 @@ mod tests {
         model.push_root_mesh(Mesh {
             name: None,
             primitives: vec![Primitive { positions: vec![[0.0; 3]; 3], indices: vec![0, 1, 2], material: Some(1), ..Primitive::default() }],
+            ..Default::default()
         });
         model.materials = vec![json!({"name": "unused"}), json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": 2}}, "normalTexture": {"index": 1}})];
         model.textures = vec![json!({"source": 0}), json!({"source": 1, "sampler": 1}), json!({"source": 2})];

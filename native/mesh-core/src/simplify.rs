@@ -3,7 +3,7 @@
 //! of least added error, UV and normal seams and (optionally) open borders stay in place.
 use crate::math::Bounds;
 use crate::mesh_ops::compact;
-use crate::model::Primitive;
+use crate::model::{target_of, Primitive};
 
 pub struct Simplified {
     pub primitive: Primitive,
@@ -24,13 +24,23 @@ pub struct Simplified {
 ///   which the simplifier keeps in place for any weight (vertices sharing a position with
 ///   different attributes), so charts keep their outline;
 /// - vertex colours are the only appearance signal of a scan or painted mesh, independent of the
-///   shape, so they keep their weight.
-fn weight(semantic: &str) -> f32 {
+///   shape, so they keep their weight;
+/// - morph target position deltas are shape too: a collapse that bends the delta field by d
+///   moves the surface posed at weight 1 by d. Vertices that move in any target are locked
+///   (see `simplify_primitive_with_locks`), and the deltas are weighted as distances
+///   (meshoptimizer scales positions by the mesh extent, attributes only by their weight, hence
+///   1 / extent) so that a still vertex next to moving ones does not collapse into them and
+///   drag the moving region outward.
+fn weight(semantic: &str, extent: f32) -> f32 {
     match semantic {
         s if s.starts_with("COLOR_") => 0.5,
+        s if target_of(s).is_some_and(|(_, base)| base == "POSITION") => 1.0 / extent,
         _ => 0.0,
     }
 }
+
+/// meshoptimizer's limit on attribute floats per vertex.
+const MAX_ATTRIBUTE_FLOATS: usize = 32;
 
 /// Simplifies one primitive toward `target_faces`, never exceeding `max_error` (model units).
 pub fn simplify_primitive(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool) -> Simplified {
@@ -38,8 +48,29 @@ pub fn simplify_primitive(p: &Primitive, target_faces: usize, max_error: f32, lo
 }
 
 /// As `simplify_primitive`, keeping the vertices flagged in `locks` (one per vertex) in place.
+///
+/// Vertices that move in a morph target are locked too: every pose (any weights) then keeps
+/// its shape wherever the face moves, and only still regions simplify. Weighting the deltas
+/// alone (tried: a 20 x 20 grid with a bump target) let the posed bump sag by 2.5 to 7.5 times the
+/// error bound, since attribute quadrics only see the deltas' linear trend; a face whose every
+/// vertex moves in some target keeps all its faces, and says so through `target_reached`.
 pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool]) -> Simplified {
-    let used: Vec<&crate::model::Attribute> = p.attributes.iter().filter(|a| weight(&a.semantic) > 0.0).take(8).collect();
+    let extent = Bounds::of(&p.positions).extent().max(f32::MIN_POSITIVE);
+    let weight = |semantic: &str| weight(semantic, extent);
+    let mut used: Vec<&crate::model::Attribute> = Vec::new();
+    let mut locks = locks.to_vec();
+    for a in p.attributes.iter().filter(|a| weight(&a.semantic) > 0.0) {
+        if used.iter().map(|u| u.components).sum::<usize>() + a.components <= MAX_ATTRIBUTE_FLOATS {
+            used.push(a);
+        }
+        if target_of(&a.semantic).is_some() {
+            // Exporter noise (a tenth of the writer's position grid step) is not movement.
+            let still = extent * 1e-5;
+            for (v, lock) in locks.iter_mut().enumerate() {
+                *lock |= a.data[v * 3..v * 3 + 3].iter().any(|&d| d.abs() > still);
+            }
+        }
+    }
     let per_vertex: usize = used.iter().map(|a| a.components).sum::<usize>().max(1);
     let mut attributes = vec![0.0f32; p.positions.len() * per_vertex];
     let mut weights = Vec::with_capacity(per_vertex);
@@ -67,7 +98,7 @@ pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_err
         &attributes,
         &weights,
         per_vertex * 4,
-        locks,
+        &locks,
         target_faces * 3,
         max_error,
         options,
@@ -161,5 +192,40 @@ mod tests {
         // The free border lost vertices: fewer remain on the edge y = 0 than the 13 it had.
         let edge = s.primitive.positions.iter().filter(|p| p[1] == 0.0).count();
         assert!(edge < 13, "{edge}");
+    }
+
+    /// The posed height (rest z + bump delta) of the simplified flat grid `s` at (x, y), by
+    /// barycentric interpolation in the triangle that covers the point.
+    fn posed_height(s: &Primitive, x: f32, y: f32) -> Option<f32> {
+        let bump = &s.attribute(&crate::model::target_semantic(0, "POSITION"))?.data;
+        s.indices.chunks_exact(3).find_map(|t| {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| s.positions[i as usize]);
+            let det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+            let u = ((b[0] - x) * (c[1] - y) - (c[0] - x) * (b[1] - y)) / det;
+            let v = ((c[0] - x) * (a[1] - y) - (a[0] - x) * (c[1] - y)) / det;
+            let w = 1.0 - u - v;
+            let inside = [u, v, w].iter().all(|&k| k >= -1e-4);
+            inside.then(|| u * bump[t[0] as usize * 3 + 2] + v * bump[t[1] as usize * 3 + 2] + w * bump[t[2] as usize * 3 + 2])
+        })
+    }
+
+    #[test]
+    fn a_morph_target_bump_keeps_its_shape_while_the_flat_rest_collapses() {
+        let mut g = grid(20);
+        let bump: Vec<f32> = g.positions.iter().flat_map(|p| [0.0, 0.0, (16.0 - (p[0] - 10.0).powi(2) - (p[1] - 10.0).powi(2)).max(0.0) * 0.25]).collect();
+        g.attributes.push(Attribute { semantic: crate::model::target_semantic(0, "POSITION"), components: 3, data: bump.clone() });
+        let max_error = 0.2;
+        let s = simplify_primitive(&g, 2, max_error, true);
+        assert!(s.primitive.face_count() < g.face_count() / 2, "{}", s.primitive.face_count());
+        let mut worst = 0.0f32;
+        for (v, p) in g.positions.iter().enumerate() {
+            let height = posed_height(&s.primitive, p[0], p[1]).expect("the border stays, so the grid stays covered");
+            worst = worst.max((height - bump[v * 3 + 2]).abs());
+        }
+        assert!(worst < max_error, "{worst}");
+        // Without the target the same request flattens the bump away.
+        g.attributes.pop();
+        let flat = simplify_primitive(&g, 2, max_error, true).primitive.face_count();
+        assert!(flat < s.primitive.face_count(), "{flat}");
     }
 }

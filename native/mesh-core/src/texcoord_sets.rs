@@ -74,7 +74,7 @@ mod tests {
         let mut model = Model::new(SourceFormat::Glb);
         model.materials = vec![json!({ "occlusionTexture": { "index": 0, "texCoord": 1 } })];
         let primitive = |material| Primitive { positions: vec![[0.0; 3]], attributes: vec![uv(0), uv(1)], indices: vec![], material };
-        model.push_root_mesh(Mesh { name: None, primitives: vec![primitive(Some(0)), primitive(None)] });
+        model.push_root_mesh(Mesh { name: None, primitives: vec![primitive(Some(0)), primitive(None)], ..Default::default() });
         assert_eq!(drop_unsampled_texcoords(&mut model), 3);
         let kept: Vec<Vec<&str>> = model.meshes[0].primitives.iter().map(|p| p.attributes.iter().map(|a| a.semantic.as_str()).collect()).collect();
         assert_eq!(kept, vec![vec!["TEXCOORD_1"], vec![]]);

@@ -1,12 +1,13 @@
 //! glTF 2.0 (JSON with embedded or neighbouring buffers, or GLB) into the Model.
 //! Geometry is decoded (quantized, meshopt- and Draco-compressed data included: read/draco.rs); materials, textures and
-//! samplers are kept as JSON; skins and animations are decoded (read/skin.rs); morph targets are
-//! reported but not carried.
+//! samplers are kept as JSON; skins and animations are decoded (read/skin.rs); morph targets'
+//! POSITION, NORMAL and TANGENT deltas are decoded into target attributes (model.rs), with the
+//! mesh's default weights, its target names and nodes' weights.
 use super::accessor::{read_floats, read_indices, type_components, Views};
 use super::{meshopt_ext, ReadLimits, ReadOptions};
 use crate::error::{MeshError, Result};
 use crate::math::compose;
-use crate::model::{Attribute, Image, Mesh, Model, Node, Primitive, SourceFormat, Trs, IDENTITY};
+use crate::model::{target_semantic, Attribute, Image, Mesh, Model, Node, Primitive, SourceFormat, Trs, IDENTITY};
 use base64::Engine;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -52,7 +53,8 @@ pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &Rea
     if model.nodes.iter().any(|n| n.skin.is_some_and(|s| s >= model.skins.len())) {
         return Err(MeshError::invalid("a node refers to a skin that does not exist"));
     }
-    model.animations = super::skin::read_animations(&root, &views, &model.nodes, &mut model.notes)?;
+    let node_targets: Vec<usize> = model.nodes.iter().map(|n| n.mesh.map_or(0, |m| model.meshes[m].target_count())).collect();
+    model.animations = super::skin::read_animations(&root, &views, &model.nodes, &node_targets, &mut model.notes)?;
     model.materials = array(&root, "materials").to_vec();
     model.textures = array(&root, "textures").to_vec();
     model.samplers = array(&root, "samplers").to_vec();
@@ -122,7 +124,10 @@ fn check_declared(root: &Value, limits: &ReadLimits) -> Result<()> {
             let vertices = count(position);
             let corners = primitive.get("indices").map_or(vertices, count);
             let triangles = if mode == 4 { corners / 3 } else { corners.saturating_sub(2) };
-            let per_vertex: usize = attributes.iter().filter(|(s, _)| *s == "POSITION" || keeps_attribute(s)).map(|(_, a)| components(a)).sum();
+            let mut per_vertex: usize = attributes.iter().filter(|(s, _)| *s == "POSITION" || keeps_attribute(s)).map(|(_, a)| components(a)).sum();
+            for target in targets(primitive) {
+                per_vertex = per_vertex.saturating_add(target.iter().filter(|(s, _)| keeps_target_attribute(s)).map(|(_, a)| components(a)).sum());
+            }
             faces = faces.saturating_add(triangles);
             values = values.saturating_add(vertices.saturating_mul(per_vertex)).saturating_add(corners).saturating_add(triangles.saturating_mul(3));
         }
@@ -190,6 +195,17 @@ fn triangulate(mode: u64, indices: Vec<u32>) -> Vec<u32> {
     }
 }
 
+/// Morph target attributes that are carried: the ones glTF defines for every viewer. Targets of
+/// UVs or colours (allowed, rarely used, and not morphed by most engines) are left out.
+fn keeps_target_attribute(semantic: &str) -> bool {
+    matches!(semantic, "POSITION" | "NORMAL" | "TANGENT")
+}
+
+/// The primitive's morph targets, each a map from semantic to accessor.
+fn targets(primitive: &Value) -> impl Iterator<Item = &serde_json::Map<String, Value>> {
+    array(primitive, "targets").iter().filter_map(Value::as_object)
+}
+
 fn keeps_attribute(semantic: &str) -> bool {
     semantic == "NORMAL" || semantic == "TANGENT" || ["TEXCOORD_", "COLOR_", "JOINTS_", "WEIGHTS_"].iter().any(|p| semantic.starts_with(p))
 }
@@ -212,7 +228,8 @@ impl<'r> SharedAccessors<'r> {
             if !(4..=6).contains(&mode) || attributes.get("POSITION").and_then(Value::as_u64).is_none() {
                 continue;
             }
-            for (_, a) in attributes.iter().filter(|(s, _)| *s == "POSITION" || keeps_attribute(s)) {
+            let kept_targets = targets(primitive).flat_map(|t| t.iter().filter(|(s, _)| keeps_target_attribute(s)));
+            for (_, a) in attributes.iter().filter(|(s, _)| *s == "POSITION" || keeps_attribute(s)).chain(kept_targets) {
                 if let Some(a) = a.as_u64() {
                     *uses_left.entry(a as usize).or_default() += 1;
                 }
@@ -245,7 +262,8 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
     let mut shared = SharedAccessors::new(root);
     let mut dropped: Vec<String> = Vec::new();
     for mesh in array(root, "meshes") {
-        let mut out = Mesh { name: mesh.get("name").and_then(Value::as_str).map(String::from), primitives: Vec::new() };
+        let mut out = Mesh::new(mesh.get("name").and_then(Value::as_str).map(String::from), Vec::new());
+        let mut target_count: Option<usize> = None;
         for primitive in array(mesh, "primitives") {
             let mode = primitive.get("mode").and_then(Value::as_u64).unwrap_or(4);
             if !(4..=6).contains(&mode) {
@@ -281,22 +299,60 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
                 }
                 attrs.push(Attribute { semantic: semantic.clone(), components, data });
             }
+            let count = array(primitive, "targets").len();
+            if *target_count.get_or_insert(count) != count {
+                return Err(MeshError::invalid(format!("the primitives of mesh {} have different numbers of morph targets", model.meshes.len())));
+            }
+            read_targets(primitive, &mut shared, views, positions.len(), &mut attrs, &mut dropped)?;
             attrs.sort_by(|a, b| a.semantic.cmp(&b.semantic));
             let indices = match index(primitive, "indices") {
                 Some(i) => read_indices(accessors, i, views)?,
                 None => (0..positions.len() as u32).collect(),
             };
-            if primitive.get("targets").is_some() {
-                dropped.push("morph targets".into());
-            }
             out.primitives.push(Primitive { positions, attributes: attrs, indices: triangulate(mode, indices), material: index(primitive, "material") });
         }
+        let count = target_count.unwrap_or(0);
+        out.weights = floats(mesh, "weights").filter(|w| w.len() == count).unwrap_or_else(|| vec![0.0; count]);
+        let names = mesh.pointer("/extras/targetNames").and_then(Value::as_array);
+        let names: Option<Vec<String>> = names.and_then(|n| n.iter().map(|v| v.as_str().map(String::from)).collect());
+        out.target_names = names.filter(|n| n.len() == count).unwrap_or_default();
         model.meshes.push(out);
     }
     dropped.sort();
     dropped.dedup();
     if !dropped.is_empty() {
         model.notes.push(format!("Not carried into outputs: {}.", dropped.join(", ")));
+    }
+    Ok(())
+}
+
+/// A list of finite numbers under `key`, if it is one.
+fn floats(value: &Value, key: &str) -> Option<Vec<f32>> {
+    value.get(key)?.as_array()?.iter().map(|v| v.as_f64().map(|f| f as f32).filter(|f| f.is_finite())).collect()
+}
+
+/// Appends the kept attributes of each morph target as target attributes (model.rs).
+fn read_targets(
+    primitive: &Value,
+    shared: &mut SharedAccessors,
+    views: &Views,
+    vertices: usize,
+    attrs: &mut Vec<Attribute>,
+    dropped: &mut Vec<String>,
+) -> Result<()> {
+    for (t, target) in targets(primitive).enumerate() {
+        for (semantic, accessor) in target {
+            if !keeps_target_attribute(semantic) {
+                dropped.push(format!("morph target {semantic} deltas"));
+                continue;
+            }
+            let Some(accessor) = accessor.as_u64() else { continue };
+            let (components, data) = shared.take(accessor as usize, views)?;
+            if components != 3 || data.len() != vertices * 3 {
+                return Err(MeshError::invalid(format!("morph target {t}'s {semantic} is not one VEC3 per vertex")));
+            }
+            attrs.push(Attribute { semantic: target_semantic(t, semantic), components, data });
+        }
     }
     Ok(())
 }
@@ -335,7 +391,10 @@ fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
         }
         let (matrix, trs) = node_transform(node);
         let name = node.get("name").and_then(Value::as_str).map(String::from);
-        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin") });
+        // Weights for another number of targets than the mesh has mean nothing: the mesh's defaults apply.
+        let targets = mesh.map_or(0, |m| model.meshes[m].target_count());
+        let weights = floats(node, "weights").filter(|w| targets > 0 && w.len() == targets).unwrap_or_default();
+        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin"), weights });
     }
     // A cycle would leave some node without a path to a parentless node.
     for start in 0..nodes.len() {
@@ -410,4 +469,82 @@ fn read_images(root: &Value, views: &Views, file_bytes: usize, options: &ReadOpt
         notes.push(format!("{missing} texture image(s) were separate files that were not uploaded; a blank image stands in."));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use crate::model::target_of;
+    use serde_json::json;
+
+    /// One triangle with one morph target: positions at byte 0, the target's deltas at byte 36,
+    /// animation times (2 floats) at 72 and weight keys (2 floats) at 80. `edit` changes the
+    /// document before it is read.
+    fn read_morphed(edit: impl Fn(&mut Value)) -> Result<Model> {
+        let floats: [f32; 22] = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0];
+        let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+        let uri = format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&bytes));
+        let mut doc = json!({
+            "asset": { "version": "2.0" },
+            "buffers": [{ "byteLength": bytes.len(), "uri": uri }],
+            "bufferViews": [{ "buffer": 0, "byteLength": 36 }, { "buffer": 0, "byteOffset": 36, "byteLength": 36 }, { "buffer": 0, "byteOffset": 72, "byteLength": 16 }],
+            "accessors": [
+                { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0] },
+                { "bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [0, 0, 0.5] },
+                { "bufferView": 2, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [1] },
+                { "bufferView": 2, "byteOffset": 8, "componentType": 5126, "count": 2, "type": "SCALAR" }
+            ],
+            "meshes": [{ "primitives": [{ "attributes": { "POSITION": 0 }, "targets": [{ "POSITION": 1 }] }], "weights": [0.25], "extras": { "targetNames": ["lift"] } }],
+            "nodes": [{ "mesh": 0, "weights": [0.75] }, { "name": "empty" }],
+            "scenes": [{ "nodes": [0, 1] }],
+            "animations": [{ "samplers": [{ "input": 2, "output": 3 }], "channels": [{ "sampler": 0, "target": { "node": 0, "path": "weights" } }] }]
+        });
+        edit(&mut doc);
+        read(&serde_json::to_vec(&doc).unwrap(), None, SourceFormat::Gltf, &ReadOptions::default())
+    }
+
+    #[test]
+    fn targets_weights_names_and_weight_channels_are_read() {
+        let model = read_morphed(|_| {}).unwrap();
+        let mesh = &model.meshes[0];
+        assert_eq!((mesh.weights.as_slice(), mesh.target_names.as_slice()), (&[0.25][..], &["lift".to_string()][..]));
+        let delta = mesh.primitives[0].attributes.iter().find(|a| target_of(&a.semantic) == Some((0, "POSITION"))).unwrap();
+        assert_eq!(delta.data, [0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(model.nodes[0].weights, [0.75]);
+        let animation = &model.animations[0];
+        assert_eq!((animation.channels[0].path.as_str(), animation.samplers[0].components), ("weights", 1));
+        assert!(model.notes.is_empty(), "{:?}", model.notes);
+    }
+
+    #[test]
+    fn weights_of_the_wrong_length_fall_back_and_channels_without_targets_go() {
+        let model = read_morphed(|doc| {
+            doc["meshes"][0]["weights"] = json!([1, 2]);
+            doc["meshes"][0]["extras"]["targetNames"] = json!(["a", "b"]);
+            doc["nodes"][0]["weights"] = json!([1, 2, 3]);
+            doc["animations"][0]["channels"][0]["target"]["node"] = json!(1);
+        })
+        .unwrap();
+        assert_eq!(model.meshes[0].weights, [0.0]);
+        assert!(model.meshes[0].target_names.is_empty());
+        assert!(model.nodes[0].weights.is_empty());
+        assert!(model.animations.is_empty());
+        assert!(model.notes.iter().any(|n| n.contains("weight channels of nodes without morph targets")), "{:?}", model.notes);
+    }
+
+    #[test]
+    fn malformed_targets_are_invalid_meshes() {
+        let unequal = read_morphed(|doc| {
+            let mut second = doc["meshes"][0]["primitives"][0].clone();
+            second["targets"] = json!([]);
+            doc["meshes"][0]["primitives"].as_array_mut().unwrap().push(second);
+        });
+        let not_vec3 = read_morphed(|doc| doc["accessors"][1]["type"] = json!("VEC2"));
+        for result in [unequal, not_vec3] {
+            let error = result.unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidMesh, "{}", error.message);
+            assert!(error.message.contains("morph target"), "{}", error.message);
+        }
+    }
 }

@@ -49,7 +49,7 @@ pub fn read(data: &[u8], limits: &ReadLimits) -> Result<Model> {
             attributes.push(Attribute { semantic: "COLOR_0".into(), components: 3, data: mesh.vertex_color });
         }
         let primitive = Primitive { positions, attributes, indices: mesh.indices, material: None };
-        model.push_root_mesh(Mesh { name: Some(m.name).filter(|n| !n.is_empty() && n != "unnamed_object"), primitives: vec![primitive] });
+        model.push_root_mesh(Mesh { name: Some(m.name).filter(|n| !n.is_empty() && n != "unnamed_object"), primitives: vec![primitive], ..Default::default() });
     }
     if data.windows(7).any(|w| w == b"mtllib ") {
         model.notes.push("The OBJ names a material library, which is a separate file: materials are left out.".into());

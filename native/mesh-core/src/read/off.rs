@@ -37,6 +37,6 @@ pub fn read(data: &[u8], limits: &ReadLimits) -> Result<Model> {
         }
     }
     let mut model = Model::new(SourceFormat::Off);
-    model.push_root_mesh(Mesh { name: None, primitives: vec![Primitive { positions, attributes: Vec::new(), indices, material: None }] });
+    model.push_root_mesh(Mesh { name: None, primitives: vec![Primitive { positions, attributes: Vec::new(), indices, material: None }], ..Default::default() });
     Ok(model)
 }

@@ -272,7 +272,7 @@ pub fn read(data: &[u8], limits: &ReadLimits) -> Result<Model> {
         }
     }
     let mut model = Model::new(SourceFormat::Ply);
-    model.push_root_mesh(Mesh { name: None, primitives: vec![primitive] });
+    model.push_root_mesh(Mesh { name: None, primitives: vec![primitive], ..Default::default() });
     Ok(model)
 }
 

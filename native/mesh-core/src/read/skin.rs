@@ -1,8 +1,8 @@
 //! glTF skins and animations into the Model. Indices that point nowhere (a joint, skeleton or
 //! channel node past the node list, a channel's sampler past its animation's samplers) make the
 //! file invalid, as a broken node tree does; key data a player could not use (NaN or unordered
-//! times, key counts that do not match, unknown paths, morph target `weights`) drops the channel
-//! with a note, as the sanitize step drops faces with NaN coordinates.
+//! times, key counts that do not match, unknown paths, `weights` of a node without morph targets)
+//! drops the channel with a note, as the sanitize step drops faces with NaN coordinates.
 use super::accessor::{read_floats, Views};
 use crate::error::{MeshError, Result};
 use crate::model::{Animation, AnimationSampler, Channel, Node, Skin, IDENTITY};
@@ -57,14 +57,18 @@ fn read_sampler(sampler: &Value, accessors: &[Value], views: &Views) -> Result<s
         return Ok(Err("a sampler without input or output"));
     };
     let (input_components, times) = read_floats(accessors, input, views)?;
-    let (components, values) = read_floats(accessors, output, views)?;
+    let (mut components, values) = read_floats(accessors, output, views)?;
     if input_components != 1 || times.is_empty() {
         return Ok(Err("key times that are not a non-empty list of scalars"));
+    }
+    let per_key = if interpolation == "CUBICSPLINE" { 3 } else { 1 };
+    // Morph weights are scalars, one per target per key: the target count is the key's width.
+    if components == 1 {
+        components = (values.len() / (times.len() * per_key)).max(1);
     }
     if !times.iter().all(|t| t.is_finite() && *t >= 0.0) || times.windows(2).any(|w| w[1] <= w[0]) {
         return Ok(Err("key times that are NaN, negative or not increasing"));
     }
-    let per_key = if interpolation == "CUBICSPLINE" { 3 } else { 1 };
     if values.len() != times.len() * per_key * components || !values.iter().all(|v| v.is_finite()) {
         return Ok(Err("key values that do not match the key times or are not finite"));
     }
@@ -72,7 +76,8 @@ fn read_sampler(sampler: &Value, accessors: &[Value], views: &Views) -> Result<s
 }
 
 /// Reads every animation; channels that cannot be carried are dropped and described in `notes`.
-pub fn read_animations(root: &Value, views: &Views, nodes: &[Node], notes: &mut Vec<String>) -> Result<Vec<Animation>> {
+/// `node_targets` holds the morph target count of each node's mesh (0 without one).
+pub fn read_animations(root: &Value, views: &Views, nodes: &[Node], node_targets: &[usize], notes: &mut Vec<String>) -> Result<Vec<Animation>> {
     let accessors = array(root, "accessors");
     let mut dropped: Vec<&'static str> = Vec::new();
     let mut out = Vec::new();
@@ -91,8 +96,9 @@ pub fn read_animations(root: &Value, views: &Views, nodes: &[Node], notes: &mut 
             let components = match path {
                 "translation" | "scale" => 3,
                 "rotation" => 4,
+                "weights" if node_targets.get(n).copied().unwrap_or(0) > 0 => node_targets[n],
                 "weights" => {
-                    dropped.push("morph target weight channels (morph targets are not carried)");
+                    dropped.push("weight channels of nodes without morph targets");
                     continue;
                 }
                 _ => {
@@ -103,7 +109,7 @@ pub fn read_animations(root: &Value, views: &Views, nodes: &[Node], notes: &mut 
             let checked = match &samplers[s] {
                 Err(why) => Err(*why),
                 Ok(sampler) if sampler.components != components => Err("key values of the wrong type for their path"),
-                Ok(_) if nodes[n].trs.is_none() => Err("channels animating a node given as a matrix"),
+                Ok(_) if nodes[n].trs.is_none() && path != "weights" => Err("channels animating a node given as a matrix"),
                 Ok(sampler) => Ok(sampler),
             };
             let sampler = match checked {

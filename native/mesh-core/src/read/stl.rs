@@ -24,7 +24,7 @@ pub fn read(data: &[u8], limits: &ReadLimits) -> Result<Model> {
         return Err(MeshError::invalid("the STL file holds no triangles"));
     }
     let mut model = Model::new(SourceFormat::Stl);
-    model.push_root_mesh(Mesh { name: None, primitives: vec![weld(&corners)] });
+    model.push_root_mesh(Mesh { name: None, primitives: vec![weld(&corners)], ..Default::default() });
     Ok(model)
 }
 

@@ -6,7 +6,7 @@ use super::{read_within, Input, OutputFile, ToolResult};
 use crate::bake::bake;
 use crate::error::Result;
 use crate::math::Bounds;
-use crate::model::Model;
+use crate::model::{target_of, Model};
 use crate::png_image::encode_rgba;
 use crate::render::{render_views, Triangle};
 use crate::topology::analyze;
@@ -161,7 +161,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
                         "vertices": p.positions.len(),
                         "faces": p.face_count(),
                         "indices": p.indices.len(),
-                        "attributes": p.attributes.iter().map(|a| a.semantic.clone()).collect::<Vec<_>>(),
+                        "attributes": p.attributes.iter().filter(|a| target_of(&a.semantic).is_none()).map(|a| a.semantic.clone()).collect::<Vec<_>>(),
                         "attribute_types": attribute_types(gltf, mi, pi),
                         "material": p.material,
                         "bounds": bounds_json(&b),
@@ -184,6 +184,8 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
                 "vertices": mesh.primitives.iter().map(|p| p.positions.len()).sum::<usize>(),
                 "faces": mesh.primitives.iter().map(|p| p.face_count()).sum::<usize>(),
                 "bounds_local": bounds_json(&mesh_bounds),
+                "morph_targets": mesh.target_count(),
+                "morph_target_names": mesh.target_names,
                 "primitives": primitives,
             })
         })

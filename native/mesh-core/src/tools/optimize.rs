@@ -79,6 +79,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());
     }
+    if ratio < 1.0 && model.morph_target_count() > 0 {
+        model.notes.push(super::simplify::MORPH_LOCK_NOTE.into());
+    }
     if debris.pieces > 0 {
         model.notes.push(format!(
             "Removed {} loose piece(s) with {} faces, each under {}% of its mesh's surface area.",

@@ -18,6 +18,10 @@ use crate::write::{write, OutputFormat};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+/// Said when a simplified model has morph targets (see simplify.rs for why they lock vertices).
+pub const MORPH_LOCK_NOTE: &str =
+    "Vertices that move in the model's morph targets were kept in place so that every pose keeps its shape; only still regions were simplified.";
+
 /// Faces are counted as stored in the file: simplify keeps instancing, so a mesh used by several nodes is processed once.
 pub const COUNTS_PLACED_FACES: bool = false;
 
@@ -93,6 +97,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
             *p = s.primitive;
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());
+    }
+    if model.morph_target_count() > 0 {
+        model.notes.push(MORPH_LOCK_NOTE.into());
     }
     let faces_out = model.face_count();
     let reached = faces_out <= target_faces;

@@ -214,6 +214,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         part_model.push_root_mesh(Mesh {
             name: Some(name.clone()),
             primitives: by_primitive.iter().map(|(&pi, idx)| compact(primitives[pi as usize], idx)).collect(),
+            ..Default::default()
         });
         part_model.materials = model.materials.clone();
         part_model.textures = model.textures.clone();

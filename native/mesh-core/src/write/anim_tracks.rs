@@ -18,6 +18,9 @@
 //! earliest): when no full track still spans both, one constant track is written with two keys
 //! at the animation's first and last times so that neither changes. If every channel of an
 //! animation goes, its first one stays that way (glTF requires at least one channel).
+//!
+//! Morph `weights` tracks are held to no tolerance (a weight's effect depends on its target's
+//! deltas) and are only collapsed when exactly constant; they are never dropped as "at rest".
 use super::nodes::decompose;
 use crate::math::{mul, transform_point, Bounds};
 use crate::model::{Animation, AnimationSampler, Channel, Model, IDENTITY};
@@ -271,6 +274,7 @@ mod tests {
             trs: Some(trs(t)),
             children,
             skin: None,
+            weights: Vec::new(),
         };
         model.nodes = vec![node([0.0; 3], vec![1]), node([2.0, 0.0, 0.0], vec![])];
         model.roots = vec![0];

@@ -9,15 +9,18 @@
 //! flat (Cigolle et al. 2014), which decoders expand back to a unit vector.
 //! When quantizing, vertices whose written bytes agree in every attribute are written once
 //! (weld_quantized.rs). Skins, JOINTS/WEIGHTS and animations are written by write/skin.rs.
+//! Morph targets (write/morph.rs) are columns like any attribute: they are welded, quantized and
+//! compressed along with the base vertex, then written as the primitive's `targets`.
 use super::compact_json::short_f32;
 use super::material_json::{material_without_defaults, sampler_without_defaults};
+use super::morph::{morph_column, target_accessors, with_morph_fields};
 use super::nodes::scene_nodes;
 use super::quantize::{position_grids, Grid};
 use super::skin::{plan_skins, quantized_weights, write_animations, write_joints, write_skins};
 use super::texture_transform::{grid_for as uv_grid_for, transformed_materials, uv_grids, UvGrid, TRANSFORM};
 use super::weld_quantized::{gather, weld_written};
 use crate::math::Bounds;
-use crate::model::{Model, Primitive};
+use crate::model::{target_of, Model, Primitive};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -242,7 +245,7 @@ fn stream<T: Copy>(values: impl Iterator<Item = T>, components: usize, stride: u
 
 /// One attribute encoded for writing, before any view exists (so that welding can drop
 /// vertices first, see weld_quantized.rs).
-enum Column {
+pub(super) enum Column {
     /// The written bytes, `stride` per vertex, and the accessor's fields.
     Bytes { bytes: Vec<u8>, stride: usize, filter: Option<&'static str>, component_type: u32, normalized: bool },
     /// JOINTS_n, written by skin.rs; the indices are integers, so equal floats mean equal bytes.
@@ -250,12 +253,13 @@ enum Column {
 }
 
 impl Column {
-    fn bytes(bytes: Vec<u8>, stride: usize, filter: Option<&'static str>, component_type: u32, normalized: bool) -> Column {
+    pub(super) fn bytes(bytes: Vec<u8>, stride: usize, filter: Option<&'static str>, component_type: u32, normalized: bool) -> Column {
         Column::Bytes { bytes, stride, filter, component_type, normalized }
     }
 }
 
-fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value {
+/// `targets` is the mesh's morph target count (every primitive of a mesh has as many).
+fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: usize) -> Value {
     let mut n = p.positions.len();
     let mut columns: Vec<(&str, &str, Column)> = Vec::with_capacity(p.attributes.len() + 1);
     let pos = match grid {
@@ -272,7 +276,9 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
         let values = a.data.iter().copied();
         let uv_set = a.semantic.strip_prefix("TEXCOORD_").and_then(|s| s.parse::<usize>().ok()).filter(|_| a.components == 2);
         let uv_grid = uv_set.and_then(|set| uv_grid_for(&b.uv_grids, p.material, set, &a.data));
-        let column = if a.semantic.starts_with("JOINTS_") {
+        let column = if target_of(&a.semantic).is_some() {
+            morph_column(p, a, grid)
+        } else if a.semantic.starts_with("JOINTS_") {
             Column::Joints(a.data.clone())
         } else if let Some(w) = weights.get(&a.semantic) {
             Column::bytes(w.clone(), 4, None, 5121, true)
@@ -324,7 +330,12 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
     b.written_faces += indices.len() / 3;
 
     let mut attributes = Map::new();
+    let mut target_columns = Vec::new();
     for (semantic, kind, column) in columns {
+        if let (Some((target, base)), Column::Bytes { .. }) = (target_of(semantic), &column) {
+            target_columns.push((target, base, column));
+            continue;
+        }
         let index = match column {
             Column::Joints(j) => write_joints(b, &j),
             Column::Bytes { bytes, stride, filter, component_type, normalized } => {
@@ -364,6 +375,9 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>) -> Value 
     let indices = b.accessor(view, indices.len(), component_type, "SCALAR", false, None);
     // No "mode": triangles (4) are the default.
     let mut out = json!({ "attributes": attributes, "indices": indices });
+    if targets > 0 {
+        out["targets"] = json!(target_accessors(b, target_columns, targets, n, grid.is_some()));
+    }
     if let Some(m) = p.material {
         out["material"] = json!(m);
     }
@@ -431,12 +445,16 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
         .meshes
         .iter()
         .zip(&grids)
-        .map(|(m, &grid)| named(json!({ "primitives": m.primitives.iter().map(|p| write_primitive(&mut b, p, grid)).collect::<Vec<_>>() }), &m.name))
+        .map(|(m, &grid)| {
+            let primitives: Vec<Value> = m.primitives.iter().map(|p| write_primitive(&mut b, p, grid, m.target_count())).collect();
+            with_morph_fields(named(json!({ "primitives": primitives }), &m.name), m)
+        })
         .collect();
     let skin_plan = plan_skins(model, &grids);
-    let nodes = scene_nodes(model, &grids, &skin_plan.node_skin);
+    let scene = scene_nodes(model, &grids, &skin_plan.node_skin);
+    let nodes = scene.nodes;
     let skins = write_skins(&mut b, model, &skin_plan);
-    let animations = write_animations(&mut b, model);
+    let animations = write_animations(&mut b, model, &scene.mesh_holder);
     b.flush_views();
     let images: Vec<Value> = model
         .images
@@ -536,7 +554,11 @@ mod tests {
         for shift in [0.0, 3.0] {
             let positions: Vec<[f32; 3]> = (0..40).map(|i| [i as f32 * 0.1 + shift, (i as f32 * 0.3).sin(), (i % 7) as f32]).collect();
             let indices: Vec<u32> = (0..38).flat_map(|i| [i, i + 1, i + 2]).collect();
-            model.push_root_mesh(Mesh { name: None, primitives: vec![Primitive { positions, attributes: vec![], indices, material: None }] });
+            model.push_root_mesh(Mesh {
+                name: None,
+                primitives: vec![Primitive { positions, attributes: vec![], indices, material: None }],
+                ..Default::default()
+            });
         }
         for compress in [true, false] {
             let packed = write_glb(&model, &GlbOptions { quantize: true, compress });
@@ -582,6 +604,7 @@ mod tests {
                 indices: (0..63).flat_map(|i| [0, i, i + 1]).collect(),
                 material: None,
             }],
+            ..Default::default()
         });
         for compress in [true, false] {
             let packed = write_glb(&model, &GlbOptions { quantize: true, compress });
@@ -608,6 +631,7 @@ mod tests {
                 indices: (0..63).flat_map(|i| [0, i, i + 1]).collect(),
                 material: None,
             }],
+            ..Default::default()
         });
         let packed = write_glb(&model, &GlbOptions { quantize: true, compress: true });
         let back = read_model(&packed, "glb", &ReadOptions::default()).unwrap();

@@ -3,6 +3,7 @@ mod anim_tracks;
 mod compact_json;
 mod glb;
 mod material_json;
+mod morph;
 mod nodes;
 mod obj;
 mod ply;

@@ -84,11 +84,20 @@ fn put_transform(node: &mut Map<String, Value>, matrix: &[f32; 16], source: Opti
     }
 }
 
+/// The nodes of a written scene and, per model node, the written node that holds its mesh (the
+/// node itself, or its dequantization child): morph weights and `weights` animation channels
+/// belong to the node with the mesh.
+pub struct SceneNodes {
+    pub nodes: Vec<Value>,
+    pub mesh_holder: Vec<usize>,
+}
+
 /// The node list: the model's nodes in order (so scene roots keep their indices), then the
 /// dequantization children.
-pub fn scene_nodes(model: &Model, grids: &[Option<Grid>], node_skin: &[Option<usize>]) -> Vec<Value> {
+pub fn scene_nodes(model: &Model, grids: &[Option<Grid>], node_skin: &[Option<usize>]) -> SceneNodes {
     let mut nodes = Vec::with_capacity(model.nodes.len());
-    let mut extra = Vec::new();
+    let mut extra: Vec<Value> = Vec::new();
+    let mut mesh_holder: Vec<usize> = (0..model.nodes.len()).collect();
     for (index, node) in model.nodes.iter().enumerate() {
         let mut v = Map::new();
         if let Some(n) = &node.name {
@@ -102,7 +111,8 @@ pub fn scene_nodes(model: &Model, grids: &[Option<Grid>], node_skin: &[Option<us
                 v.insert("skin".into(), json!(node_skin[index]));
             }
             Some((m, Some(g))) => {
-                children.push(model.nodes.len() + extra.len());
+                mesh_holder[index] = model.nodes.len() + extra.len();
+                children.push(mesh_holder[index]);
                 extra.push(json!({ "mesh": m, "translation": short_f32s(&g.offset), "scale": short_f32s(&[g.scale; 3]) }));
             }
             Some((m, None)) => {
@@ -114,9 +124,17 @@ pub fn scene_nodes(model: &Model, grids: &[Option<Grid>], node_skin: &[Option<us
             v.insert("children".into(), json!(children));
         }
         nodes.push(Value::Object(v));
+        if !node.weights.is_empty() {
+            let holder = mesh_holder[index];
+            let weights = json!(short_f32s(&node.weights));
+            match holder < model.nodes.len() {
+                true => nodes[holder]["weights"] = weights,
+                false => extra[holder - model.nodes.len()]["weights"] = weights,
+            }
+        }
     }
     nodes.extend(extra);
-    nodes
+    SceneNodes { nodes, mesh_holder }
 }
 
 #[cfg(test)]
@@ -145,14 +163,14 @@ mod tests {
     #[test]
     fn nodes_write_short_trs_and_a_dequantization_child() {
         let mut model = Model::new(SourceFormat::Glb);
-        model.push_root_mesh(Mesh { name: Some("Cube".into()), primitives: vec![Primitive::default()] });
+        model.push_root_mesh(Mesh { name: Some("Cube".into()), primitives: vec![Primitive::default()], ..Default::default() });
         model.nodes[0].matrix = compose([4.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         let mut sheared = IDENTITY;
         sheared[4] = 0.5;
-        model.nodes.push(Node { name: None, mesh: None, matrix: sheared, children: vec![], trs: None, skin: None });
+        model.nodes.push(Node { name: None, mesh: None, matrix: sheared, children: vec![], trs: None, skin: None, weights: Vec::new() });
         model.nodes[0].children.push(1);
         let grid = Grid { offset: [-1.0, 0.25, 0.0], scale: 0.001 };
-        let nodes = scene_nodes(&model, &[Some(grid)], &[None, None]);
+        let nodes = scene_nodes(&model, &[Some(grid)], &[None, None]).nodes;
         assert_eq!(serde_json::to_string(&nodes[0]).unwrap(), r#"{"children":[1,2],"name":"Cube","translation":[4,0,0]}"#);
         assert_eq!(nodes[1]["matrix"].as_array().unwrap().len(), 16);
         assert_eq!(serde_json::to_string(&nodes[2]).unwrap(), r#"{"mesh":0,"scale":[0.001,0.001,0.001],"translation":[-1,0.25,0]}"#);

@@ -85,12 +85,12 @@ mod tests {
 
     fn cube(size: f32) -> Mesh {
         let positions: Vec<[f32; 3]> = (0..8).map(|i| [0, 1, 2].map(|k| if i >> k & 1 == 1 { size } else { 0.0 })).collect();
-        Mesh { name: None, primitives: vec![Primitive { positions, indices: vec![0, 1, 2], ..Default::default() }] }
+        Mesh { name: None, primitives: vec![Primitive { positions, indices: vec![0, 1, 2], ..Default::default() }], ..Default::default() }
     }
 
     fn place(model: &mut Model, mesh: Mesh, matrix: [f32; 16]) {
         let node = model.nodes.len();
-        model.nodes.push(Node { name: None, mesh: Some(model.meshes.len()), matrix, children: vec![], trs: None, skin: None });
+        model.nodes.push(Node { name: None, mesh: Some(model.meshes.len()), matrix, children: vec![], trs: None, skin: None, weights: Vec::new() });
         model.meshes.push(mesh);
         model.roots.push(node);
     }
@@ -138,6 +138,7 @@ mod tests {
                 indices: vec![0, 1, 2],
                 ..Default::default()
             }],
+            ..Default::default()
         };
         place(&mut model, wavy(500, 40.0), IDENTITY);
         place(&mut model, wavy(500, 3.0), compose([7.0, 1.0, -2.0], [0.0, 0.6, 0.0, 0.8], [2.0; 3]));

@@ -95,8 +95,13 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
 }
 
 /// Rotation keys as normalized 16-bit integers (core glTF allows them for rotations, with or
-/// without quantization; about 3e-5 of error per component), translation and scale as floats.
-fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32]) -> usize {
+/// without quantization; about 3e-5 of error per component), translation and scale as floats;
+/// morph weights as float scalars, one per target per key.
+fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], morph_weights: bool) -> usize {
+    if morph_weights {
+        let slot = b.view(&float_bytes(output), Data::Keys { stride: 4 });
+        return b.accessor(slot, output.len(), FLOAT, "SCALAR", false, None);
+    }
     let kind = if s.components == 4 { "VEC4" } else { "VEC3" };
     let count = output.len() / s.components;
     if s.components == 4 && s.interpolation != "CUBICSPLINE" {
@@ -108,7 +113,9 @@ fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32]) -> usize 
     b.accessor(slot, count, FLOAT, kind, false, None)
 }
 
-pub(super) fn write_animations(b: &mut Builder, model: &Model) -> Vec<Value> {
+/// `mesh_holder` maps each model node to the written node holding its mesh, which `weights`
+/// channels target (see write/nodes.rs).
+pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[usize]) -> Vec<Value> {
     // Samplers usually share their key times; identical times share one accessor.
     let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
     // Tracks that cannot be seen go, constant ones keep one key (write/anim_tracks.rs).
@@ -119,7 +126,8 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model) -> Vec<Value> {
             let samplers: Vec<Value> = animation
                 .samplers
                 .iter()
-                .map(|s| {
+                .enumerate()
+                .map(|(i, s)| {
                     let (input_keys, output_keys) = (&s.input, &s.output);
                     let key: Vec<u32> = input_keys.iter().map(|t| t.to_bits()).collect();
                     let input = match times.get(&key) {
@@ -133,7 +141,8 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model) -> Vec<Value> {
                             a
                         }
                     };
-                    let output = write_output(b, s, output_keys);
+                    let morph_weights = animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
+                    let output = write_output(b, s, output_keys, morph_weights);
                     let mut sampler = json!({ "input": input, "output": output });
                     // LINEAR is glTF's default.
                     if s.interpolation != "LINEAR" {
@@ -142,8 +151,9 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model) -> Vec<Value> {
                     sampler
                 })
                 .collect();
+            let target = |c: &crate::model::Channel| if c.path == "weights" { mesh_holder.get(c.node).copied().unwrap_or(c.node) } else { c.node };
             let channels: Vec<Value> =
-                animation.channels.iter().map(|c| json!({ "sampler": c.sampler, "target": { "node": c.node, "path": c.path } })).collect();
+                animation.channels.iter().map(|c| json!({ "sampler": c.sampler, "target": { "node": target(c), "path": c.path } })).collect();
             let mut out = json!({ "samplers": samplers, "channels": channels });
             if let Some(n) = &animation.name {
                 out["name"] = json!(n);
@@ -230,7 +240,7 @@ mod tests {
             indices: vec![0, 1, 2],
             material: None,
         };
-        model.meshes.push(Mesh { name: None, primitives: vec![primitive] });
+        model.meshes.push(Mesh { name: None, primitives: vec![primitive], ..Default::default() });
         model.nodes.push(Node { skin: Some(0), ..Node::with_mesh(None, 0) });
         model.roots.push(joints);
         let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress: true }), "glb", &ReadOptions::default()).unwrap();
@@ -245,6 +255,7 @@ mod tests {
         model.push_root_mesh(Mesh {
             name: None,
             primitives: vec![Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Primitive::default() }],
+            ..Default::default()
         });
         let rest = Trs { translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] };
         model.nodes.push(Node { trs: Some(rest), ..Node { mesh: None, ..Node::with_mesh(None, 0) } });

@@ -253,6 +253,7 @@ mod tests {
                 indices: (0..48).flat_map(|i| [i, i + 1, i + 2]).collect(),
                 material: Some(0),
             }],
+            ..Default::default()
         });
         for compress in [false, true] {
             let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress }), "glb", &ReadOptions::default()).unwrap();

@@ -270,11 +270,11 @@ mod tests {
             model.nodes = (0..2).map(|_| Node { mesh: None, ..Node::with_mesh(None, 0) }).collect();
             model.roots = vec![0, 1];
             model.skins.push(Skin { name: None, joints: vec![0, 1], skeleton: None, inverse_bind: vec![IDENTITY; 2] });
-            model.meshes.push(Mesh { name: None, primitives: vec![p] });
+            model.meshes.push(Mesh { name: None, primitives: vec![p], ..Default::default() });
             model.nodes.push(Node { skin: Some(0), ..Node::with_mesh(None, 0) });
             model.roots.push(2);
         } else {
-            model.push_root_mesh(Mesh { name: None, primitives: vec![p] });
+            model.push_root_mesh(Mesh { name: None, primitives: vec![p], ..Default::default() });
         }
         let (bytes, written) = write_glb_counted(&model, &GlbOptions { quantize: true, compress: true });
         (written, read_model(&bytes, "glb", &ReadOptions::default()).unwrap())
@@ -285,7 +285,7 @@ mod tests {
     /// Returns how many moved.
     fn nudge_below_grid_step(p: &mut Primitive) -> usize {
         let mut model = Model::new(SourceFormat::Glb);
-        model.push_root_mesh(Mesh { name: None, primitives: vec![p.clone()] });
+        model.push_root_mesh(Mesh { name: None, primitives: vec![p.clone()], ..Default::default() });
         let grid = super::super::quantize::position_grids(&model)[0];
         let (lo, hi) = p.positions.iter().fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v[0]), hi.max(v[0])));
         let mut moved = 0;
