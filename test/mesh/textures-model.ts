@@ -53,14 +53,14 @@ function valueNoise(seed: number) {
   }
 }
 
-/** Fractal noise: octaves from `size / 8` pixels down to 2 pixels, each half as strong. */
-function fractal(seed: number, size: number) {
+/** Fractal noise: octaves from `size / 8` pixels down to `finest`, each 0.6 times as strong. */
+function fractal(seed: number, size: number, finest = 2) {
   const noise = valueNoise(seed)
   return (x: number, y: number) => {
     let sum = 0
     let weight = 0.5
     let total = 0
-    for (let cell = size / 8; cell >= 2; cell /= 2) {
+    for (let cell = size / 8; cell >= finest; cell /= 2) {
       sum += noise(x, y, cell) * weight
       total += weight
       weight *= 0.6
@@ -84,7 +84,8 @@ export function texturePixels(size: number): TexturedImages {
   const orm = new Uint8Array(n * 4)
   const hue = fractal(1, size)
   const detail = fractal(2, size)
-  const bumps = fractal(3, size)
+  // Bumps a few texels wide at the finest: a normal map of pure pixel noise is not what models carry.
+  const bumps = fractal(3, size, 8)
   const height = new Float32Array(n)
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) height[y * size + x] = bumps(x, y)
@@ -97,8 +98,8 @@ export function texturePixels(size: number): TexturedImages {
       const h = hue(x, y)
       const d = detail(x + 7919, y + 104729)
       color.set([clamp(255 * (0.2 + 0.6 * gx) * (0.5 + h)), clamp(255 * (0.3 + 0.4 * gy) * (0.4 + d)), clamp(255 * (0.6 - 0.4 * gx * gy + 0.3 * (h - d))), 255], i * 4)
-      const dx = (height[y * size + Math.min(x + 1, size - 1)]! - height[y * size + Math.max(x - 1, 0)]!) * size * 0.05
-      const dy = (height[Math.min(y + 1, size - 1) * size + x]! - height[Math.max(y - 1, 0) * size + x]!) * size * 0.05
+      const dx = (height[y * size + Math.min(x + 1, size - 1)]! - height[y * size + Math.max(x - 1, 0)]!) * size * 0.02
+      const dy = (height[Math.min(y + 1, size - 1) * size + x]! - height[Math.max(y - 1, 0) * size + x]!) * size * 0.02
       const len = Math.hypot(dx, dy, 1)
       normal.set([clamp(127.5 * (1 - dx / len)), clamp(127.5 * (1 - dy / len)), clamp(127.5 * (1 + 1 / len)), 255], i * 4)
       const metal = (Math.floor(gx * 8) + Math.floor(gy * 8)) % 2 === 0 ? 255 : 0

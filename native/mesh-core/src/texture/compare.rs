@@ -21,7 +21,8 @@ pub fn decode_any(index: usize, image: &Image) -> Result<RgbaImage> {
         }
         "image/ktx2" => decode_ktx2_rgba(&image.data),
         other => {
-            let format = format_of(other).ok_or_else(|| MeshError::unsupported(format!("image {index} is {other}"), "Only PNG, JPEG, WebP and KTX2 images are compared."))?;
+            let format = format_of(other)
+                .ok_or_else(|| MeshError::unsupported(format!("image {index} is {other}"), "Only PNG, JPEG, WebP and KTX2 images are compared."))?;
             decode_rgba(index, &image.data, format)
         }
     }

@@ -40,7 +40,9 @@ pub fn basis_of_ktx2(data: &[u8]) -> Result<(BasisFile, u32, u32)> {
             basis.has_alpha = dfd.sample_information.first().is_some_and(|s| s.channel_type == 3);
             for (level, stored) in reader.levels().enumerate() {
                 let raw = match header.supercompression_scheme {
-                    Some(SupercompressionScheme::Zstandard) => zstd::bulk::decompress(stored.data, stored.uncompressed_byte_length as usize).map_err(corrupt)?,
+                    Some(SupercompressionScheme::Zstandard) => {
+                        zstd::bulk::decompress(stored.data, stored.uncompressed_byte_length as usize).map_err(corrupt)?
+                    }
                     None => stored.data.to_vec(),
                     Some(other) => return Err(corrupt(format!("supercompression {other:?} on UASTC"))),
                 };

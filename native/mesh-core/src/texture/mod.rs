@@ -33,8 +33,16 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 /// Whether this build carries the WebP and Basis Universal encoders (not the WASM fallback).
 pub const ENCODERS_BUILT: bool = cfg!(feature = "textures");
-/// Pixels decoded per job across all images, four 8192 x 8192 textures: bounds encoding time.
-const MAX_TOTAL_PIXELS: u64 = 4 * MAX_IMAGE_PIXELS;
+/// Pixels one job may encode, counted at output size (so max_texture_size brings a model under
+/// it): the encoders' time grows with pixels, and a job has two minutes. WebP (libwebp method 6)
+/// and PNG take well under a second per megapixel; Basis Universal (ETC1S, and UASTC with its
+/// rate-distortion pass) several seconds (bench/mesh/textures.ts).
+fn pixel_budget(mode: TextureMode) -> u64 {
+    match mode {
+        TextureMode::Ktx2 => 32 << 20,
+        TextureMode::Keep | TextureMode::Webp => 128 << 20,
+    }
+}
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -45,6 +53,14 @@ pub enum TextureMode {
 }
 
 impl TextureMode {
+    fn name(self) -> &'static str {
+        match self {
+            TextureMode::Keep => "keep",
+            TextureMode::Webp => "webp",
+            TextureMode::Ktx2 => "ktx2",
+        }
+    }
+
     fn extension(self) -> Option<&'static str> {
         match self {
             TextureMode::Keep => None,
@@ -110,7 +126,7 @@ fn encode(mode: TextureMode, format: ImageFormat, image: &RgbaImage, _role: Role
 
 fn encoders_missing(mode: TextureMode) -> MeshError {
     MeshError::unsupported(
-        format!("this server's mesh core is the WebAssembly build, which has no {mode:?} texture encoder"),
+        format!("this server's mesh core is the WebAssembly build, which has no {} texture encoder", mode.name()),
         "Send textures: keep (optionally with max_texture_size), or retry on a server with the native mesh core.",
     )
 }
@@ -149,17 +165,18 @@ pub fn process(model: &mut Model, options: &TextureOptions) -> Result<Vec<Value>
                 let (width, height) = decode::checked_dimensions(index, &image.data, format)?;
                 let target = size::target_size(width, height, options.max_size, whole_blocks);
                 let work = options.mode != TextureMode::Keep || target != (width, height);
-                total_pixels += if work { u64::from(width) * u64::from(height) } else { 0 };
+                total_pixels += if work { u64::from(target.0) * u64::from(target.1) } else { 0 };
                 Some((format, (width, height), target, work))
             }
             None => None,
         };
         plans.push(plan);
     }
-    if total_pixels > MAX_TOTAL_PIXELS {
+    let budget = pixel_budget(options.mode);
+    if total_pixels > budget {
         return Err(MeshError::limit(
-            format!("the model's textures hold {total_pixels} pixels; one job re-encodes up to {MAX_TOTAL_PIXELS}"),
-            "Lower max_texture_size is applied after decoding, so resize the largest textures first, or keep them (textures: keep).",
+            format!("the model's textures come to {total_pixels} pixels to encode; one job encodes up to {budget} as {}", options.mode.name()),
+            "Set max_texture_size (e.g. 2048) to scale the textures down, choose textures: webp, or keep them as they are.",
         ));
     }
     let mut reports = Vec::with_capacity(model.images.len());

@@ -8,7 +8,9 @@ use serde_json::Value;
 pub enum Role {
     Color,
     /// Linear data; `normal` marks tangent-space normal maps.
-    Data { normal: bool },
+    Data {
+        normal: bool,
+    },
 }
 
 impl Role {
@@ -22,7 +24,8 @@ impl Role {
 }
 
 /// Material slots whose texels are sRGB colour (core glTF and the KHR_materials_* extensions).
-const COLOR_SLOTS: &[&str] = &["baseColorTexture", "emissiveTexture", "sheenColorTexture", "specularColorTexture", "diffuseTexture", "specularGlossinessTexture"];
+const COLOR_SLOTS: &[&str] =
+    &["baseColorTexture", "emissiveTexture", "sheenColorTexture", "specularColorTexture", "diffuseTexture", "specularGlossinessTexture"];
 const NORMAL_SLOTS: &[&str] = &["normalTexture", "clearcoatNormalTexture"];
 
 fn slot_role(slot: &str) -> Role {

@@ -1,30 +1,27 @@
-//! WebP encoding (libwebp, lossy). Colour textures use libwebp's perceptual tuning; data
-//! textures (normals, ORM) turn it off and spend more bits, since their channels are numbers a
-//! shader reads, not colours an eye forgives.
+//! WebP encoding (libwebp, lossy, method 6: the most rate-distortion search for the bytes).
+//! Qualities were chosen against gltfpack -tw on the generated bench model (bench/mesh/textures.ts):
+//! colour keeps libwebp's perceptual tuning; data textures (normals, ORM) turn off spatial noise
+//! shaping, which moves bits to where eyes look, and use the sharp RGB-to-YUV conversion, since
+//! WebP halves chroma resolution and independent channels otherwise bleed into each other at edges.
 use super::roles::Role;
 use crate::error::{MeshError, Result};
 use webp::{Encoder, WebPConfig};
 
-/// libwebp quality (0-100) per role, chosen against gltfpack -tw on the corpus (bench/mesh/textures.ts).
-const COLOR_QUALITY: f32 = 85.0;
-const DATA_QUALITY: f32 = 90.0;
-const NORMAL_QUALITY: f32 = 95.0;
+const COLOR_QUALITY: f32 = 90.0;
+const NORMAL_QUALITY: f32 = 90.0;
+const DATA_QUALITY: f32 = 88.0;
 
 fn config(role: Role) -> Result<WebPConfig> {
     let mut config = WebPConfig::new().map_err(|()| MeshError::invalid("libwebp refused its default configuration"))?;
     config.lossless = 0;
     config.alpha_compression = 1;
-    // 0-6: 6 spends the most encoder time on rate-distortion search for the smallest file.
     config.method = 6;
     match role {
-        Role::Color => {
-            config.quality = COLOR_QUALITY;
-            config.use_sharp_yuv = 1;
-        }
+        Role::Color => config.quality = COLOR_QUALITY,
         Role::Data { normal } => {
             config.quality = if normal { NORMAL_QUALITY } else { DATA_QUALITY };
-            // Spatial noise shaping moves bits to where eyes look, which data does not have.
             config.sns_strength = 0;
+            config.use_sharp_yuv = 1;
         }
     }
     Ok(config)
