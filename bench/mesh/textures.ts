@@ -55,7 +55,12 @@ function quality(source: string, output: string): Quality[] {
 
 function inputs(): string[] {
   mkdirSync(work, { recursive: true })
-  const list = ['glb/BoxTextured.glb', 'gltf/CesiumMilkTruck/CesiumMilkTruck.gltf', 'glb/CesiumMan.glb', 'glb/SheenCloth.glb']
+  const list = [
+    'glb/BoxTextured.glb',
+    'gltf/CesiumMilkTruck/CesiumMilkTruck.gltf',
+    'glb/CesiumMan.glb',
+    'glb/SheenCloth.glb',
+  ]
     .map((f) => join(corpus, f))
     .filter(existsSync)
   for (const size of quick ? [2048] : [2048, 4096]) {
@@ -82,7 +87,11 @@ const contenders: Contender[] = [
   { format: 'webp', tool: 'gltfpack -tw', run: gltfpack(['-tw']) },
   { format: 'ktx2', tool: 'kiln', run: kiln('ktx2') },
   { format: 'ktx2', tool: 'gltfpack -tc', run: gltfpack(['-tc']) },
-  { format: 'ktx2', tool: 'gltfpack -tc -tu normal -tu attrib', run: gltfpack(['-tc', '-tu', 'normal', '-tu', 'attrib']) },
+  {
+    format: 'ktx2',
+    tool: 'gltfpack -tc -tu normal -tu attrib',
+    run: gltfpack(['-tc', '-tu', 'normal', '-tu', 'attrib']),
+  },
 ]
 
 interface Row {
@@ -107,17 +116,47 @@ for (const input of inputs()) {
 }
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits)
-console.log('\nper texture: bytes and PSNR (dB) of the decoded output against the source; ratio = kiln / peer\n')
 console.log(
-  ['model', 'image', 'size', 'source B', 'format', 'peer', 'kiln B', 'kiln dB', 'peer B', 'peer dB', 'B ratio', 'dB diff'].join('\t'),
+  '\nper texture: bytes and PSNR (dB) of the decoded output against the source; ratio = kiln / peer\n',
+)
+console.log(
+  [
+    'model',
+    'image',
+    'size',
+    'source B',
+    'format',
+    'peer',
+    'kiln B',
+    'kiln dB',
+    'peer B',
+    'peer dB',
+    'B ratio',
+    'dB diff',
+  ].join('\t'),
 )
 for (const ours of rows.filter((r) => r.tool === 'kiln')) {
-  for (const peer of rows.filter((r) => r.model === ours.model && r.format === ours.format && r.tool !== 'kiln')) {
+  for (const peer of rows.filter(
+    (r) => r.model === ours.model && r.format === ours.format && r.tool !== 'kiln',
+  )) {
     for (const t of ours.textures) {
       const p = peer.textures.find((q) => q.source_image === t.source_image)
       if (!p) continue
       console.log(
-        [ours.model, t.source_image, t.size.join('x'), t.source_bytes, ours.format, peer.tool, t.bytes, fmt(t.psnr, 2), p.bytes, fmt(p.psnr, 2), fmt(t.bytes / p.bytes, 2), fmt(t.psnr - p.psnr, 2)].join('\t'),
+        [
+          ours.model,
+          t.source_image,
+          t.size.join('x'),
+          t.source_bytes,
+          ours.format,
+          peer.tool,
+          t.bytes,
+          fmt(t.psnr, 2),
+          p.bytes,
+          fmt(p.psnr, 2),
+          fmt(t.bytes / p.bytes, 2),
+          fmt(t.psnr - p.psnr, 2),
+        ].join('\t'),
       )
     }
   }

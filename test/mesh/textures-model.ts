@@ -97,11 +97,24 @@ export function texturePixels(size: number): TexturedImages {
       const gy = y / size
       const h = hue(x, y)
       const d = detail(x + 7919, y + 104729)
-      color.set([clamp(255 * (0.2 + 0.6 * gx) * (0.5 + h)), clamp(255 * (0.3 + 0.4 * gy) * (0.4 + d)), clamp(255 * (0.6 - 0.4 * gx * gy + 0.3 * (h - d))), 255], i * 4)
-      const dx = (height[y * size + Math.min(x + 1, size - 1)]! - height[y * size + Math.max(x - 1, 0)]!) * size * 0.02
-      const dy = (height[Math.min(y + 1, size - 1) * size + x]! - height[Math.max(y - 1, 0) * size + x]!) * size * 0.02
+      color.set(
+        [
+          clamp(255 * (0.2 + 0.6 * gx) * (0.5 + h)),
+          clamp(255 * (0.3 + 0.4 * gy) * (0.4 + d)),
+          clamp(255 * (0.6 - 0.4 * gx * gy + 0.3 * (h - d))),
+          255,
+        ],
+        i * 4,
+      )
+      const dx =
+        (height[y * size + Math.min(x + 1, size - 1)]! - height[y * size + Math.max(x - 1, 0)]!) * size * 0.02
+      const dy =
+        (height[Math.min(y + 1, size - 1) * size + x]! - height[Math.max(y - 1, 0) * size + x]!) * size * 0.02
       const len = Math.hypot(dx, dy, 1)
-      normal.set([clamp(127.5 * (1 - dx / len)), clamp(127.5 * (1 - dy / len)), clamp(127.5 * (1 + 1 / len)), 255], i * 4)
+      normal.set(
+        [clamp(127.5 * (1 - dx / len)), clamp(127.5 * (1 - dy / len)), clamp(127.5 * (1 + 1 / len)), 255],
+        i * 4,
+      )
       const metal = (Math.floor(gx * 8) + Math.floor(gy * 8)) % 2 === 0 ? 255 : 0
       orm.set([clamp(255 * (0.4 + 0.6 * height[i]!)), clamp(255 * d), metal, 255], i * 4)
     }
@@ -120,7 +133,40 @@ export function texturedGlb(size: number): Buffer {
     encodePng(2, 2, new Uint8Array(16).fill(200)),
   ]
   // Two quads side by side; each vertex: position, normal, uv.
-  const quad = (x0: number) => [x0, 0, 0, 0, 0, 1, 0, 1, x0 + 1, 0, 0, 0, 0, 1, 1, 1, x0 + 1, 1, 0, 0, 0, 1, 1, 0, x0, 1, 0, 0, 0, 1, 0, 0]
+  const quad = (x0: number) => [
+    x0,
+    0,
+    0,
+    0,
+    0,
+    1,
+    0,
+    1,
+    x0 + 1,
+    0,
+    0,
+    0,
+    0,
+    1,
+    1,
+    1,
+    x0 + 1,
+    1,
+    0,
+    0,
+    0,
+    1,
+    1,
+    0,
+    x0,
+    1,
+    0,
+    0,
+    0,
+    1,
+    0,
+    0,
+  ]
   const vertices = Buffer.from(new Float32Array([...quad(0), ...quad(1.1)]).buffer)
   const indices = Buffer.from(new Uint16Array([0, 1, 2, 0, 2, 3]).buffer)
   const pad = (b: Buffer) => Buffer.concat([b, Buffer.alloc((4 - (b.length % 4)) % 4)])
@@ -129,12 +175,26 @@ export function texturedGlb(size: number): Buffer {
   const bin = Buffer.concat(parts)
   const views = [
     { buffer: 0, byteOffset: offsets[0], byteLength: vertices.length / 2, byteStride: 32, target: 34962 },
-    { buffer: 0, byteOffset: offsets[0]! + vertices.length / 2, byteLength: vertices.length / 2, byteStride: 32, target: 34962 },
+    {
+      buffer: 0,
+      byteOffset: offsets[0]! + vertices.length / 2,
+      byteLength: vertices.length / 2,
+      byteStride: 32,
+      target: 34962,
+    },
     { buffer: 0, byteOffset: offsets[1], byteLength: indices.length, target: 34963 },
     ...images.map((img, i) => ({ buffer: 0, byteOffset: offsets[i + 2], byteLength: img.length })),
   ]
   const attributes = (view: number) => [
-    { bufferView: view, byteOffset: 0, componentType: 5126, count: 4, type: 'VEC3', min: [view * 1.1, 0, 0], max: [view * 1.1 + 1, 1, 0] },
+    {
+      bufferView: view,
+      byteOffset: 0,
+      componentType: 5126,
+      count: 4,
+      type: 'VEC3',
+      min: [view * 1.1, 0, 0],
+      max: [view * 1.1 + 1, 1, 0],
+    },
     { bufferView: view, byteOffset: 12, componentType: 5126, count: 4, type: 'VEC3' },
     { bufferView: view, byteOffset: 24, componentType: 5126, count: 4, type: 'VEC2' },
   ]
@@ -153,12 +213,22 @@ export function texturedGlb(size: number): Buffer {
       { mesh: 1, name: 'Right' },
     ],
     meshes: [0, 1].map((m) => ({
-      primitives: [{ attributes: { POSITION: m * 3, NORMAL: m * 3 + 1, TEXCOORD_0: m * 3 + 2 }, indices: 6, material: m }],
+      primitives: [
+        {
+          attributes: { POSITION: m * 3, NORMAL: m * 3 + 1, TEXCOORD_0: m * 3 + 2 },
+          indices: 6,
+          material: m,
+        },
+      ],
     })),
     materials: [material(0, 'Left'), material(3, 'Right')],
     textures: [{ source: 0 }, { source: 1 }, { source: 2 }, { source: 3 }],
     images: images.map((_, i) => ({ bufferView: i + 3, mimeType: 'image/png' })),
-    accessors: [...attributes(0), ...attributes(1), { bufferView: 2, componentType: 5123, count: 6, type: 'SCALAR' }],
+    accessors: [
+      ...attributes(0),
+      ...attributes(1),
+      { bufferView: 2, componentType: 5123, count: 6, type: 'SCALAR' },
+    ],
     bufferViews: views,
     buffers: [{ byteLength: bin.length }],
   }
@@ -174,5 +244,11 @@ export function texturedGlb(size: number): Buffer {
     h.writeUInt32LE(type, 4)
     return h
   }
-  return Buffer.concat([header, chunkHeader(jsonChunk.length, 0x4e4f534a), jsonChunk, chunkHeader(bin.length, 0x004e4942), bin])
+  return Buffer.concat([
+    header,
+    chunkHeader(jsonChunk.length, 0x4e4f534a),
+    jsonChunk,
+    chunkHeader(bin.length, 0x004e4942),
+    bin,
+  ])
 }

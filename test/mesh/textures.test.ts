@@ -19,7 +19,10 @@ import { encodePng, texturedGlb } from './textures-model.ts'
 
 const SIZE = 1024
 const kilnMesh = resolve(import.meta.dirname, '../../native/target/release/kiln-mesh')
-const hasCli = peerReady('texture quality tests', !existsSync(kilnMesh) && `kiln-mesh is not built at ${kilnMesh} (npm run build:native)`)
+const hasCli = peerReady(
+  'texture quality tests',
+  !existsSync(kilnMesh) && `kiln-mesh is not built at ${kilnMesh} (npm run build:native)`,
+)
 
 interface TextureRow {
   image: number
@@ -98,14 +101,15 @@ describe('optimize_3d_model texture options', () => {
   })
 })
 
-describe.runIf(hasCli)('optimize_3d_model re-encodes textures', () => {
-  test('keep: the images stay byte for byte, the duplicate and the unused image go', async () => {
+// Basis Universal takes tens of seconds on 1024 x 1024 textures when the machine is shared.
+describe.runIf(hasCli)('optimize_3d_model re-encodes textures', { timeout: 300_000 }, () => {
+  test('keep: the images stay byte for byte (never decoded, so the pixel-equal copy stays), the unused one goes', async () => {
     const { summary, path } = await run({})
     const rows = summary.textures as TextureRow[]
     expect(rows).toHaveLength(4)
     for (const row of rows) expect(row.bytes).toBe(row.bytes_before)
     const json = await gltfJson(path)
-    expect(json.images).toHaveLength(3)
+    expect(json.images).toHaveLength(4)
     expect(await validatorErrors(path)).toEqual([])
   })
 

@@ -5,8 +5,10 @@ use crate::error::{MeshError, Result};
 use image::{ImageFormat, ImageReader, Limits, RgbaImage};
 use std::io::Cursor;
 
-/// 64 megapixels per image (8192 x 8192): 256 MB as RGBA, the most one job may hold at once.
-pub const MAX_IMAGE_PIXELS: u64 = 8192 * 8192;
+/// Longest side re-encoded: WebP stops at 16383, and 8192 x 8192 (256 MB as RGBA) is the most
+/// one job may hold at once.
+pub const MAX_IMAGE_SIDE: u32 = 8192;
+pub const MAX_IMAGE_PIXELS: u64 = MAX_IMAGE_SIDE as u64 * MAX_IMAGE_SIDE as u64;
 /// 16-bit RGBA is the widest PNG the decoder produces.
 const MAX_DECODER_BYTES: u64 = MAX_IMAGE_PIXELS * 8;
 
@@ -46,10 +48,9 @@ pub fn checked_dimensions(index: usize, data: &[u8], format: ImageFormat) -> Res
         ImageFormat::Png => png_dimensions(index, data)?,
         _ => reader(data, format).into_dimensions().map_err(|e| unreadable(index, e))?,
     };
-    let pixels = u64::from(width) * u64::from(height);
-    if pixels > MAX_IMAGE_PIXELS || width == 0 || height == 0 {
+    if width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE || width == 0 || height == 0 {
         return Err(MeshError::limit(
-            format!("image {index} is {width} x {height} pixels; textures are re-encoded up to {MAX_IMAGE_PIXELS} pixels each"),
+            format!("image {index} is {width} x {height} pixels; textures are re-encoded up to {MAX_IMAGE_SIDE} x {MAX_IMAGE_SIDE}"),
             "Resize the texture to at most 8192 x 8192 in an image editor, or keep textures as they are (textures: keep).",
         ));
     }

@@ -23,7 +23,7 @@ mod webp_encode;
 
 use crate::error::{MeshError, Result};
 use crate::model::Model;
-pub use decode::{decode_rgba, format_of, MAX_IMAGE_PIXELS};
+pub use decode::{decode_rgba, format_of, MAX_IMAGE_SIDE};
 use image::{imageops::FilterType, ImageFormat, RgbaImage};
 pub use roles::{image_roles, Role};
 use serde::Deserialize;
@@ -39,8 +39,8 @@ pub const ENCODERS_BUILT: bool = cfg!(feature = "textures");
 /// rate-distortion pass) several seconds (bench/mesh/textures.ts).
 fn pixel_budget(mode: TextureMode) -> u64 {
     match mode {
-        TextureMode::Ktx2 => 32 << 20,
-        TextureMode::Keep | TextureMode::Webp => 128 << 20,
+        TextureMode::Ktx2 => 16 << 20,
+        TextureMode::Keep | TextureMode::Webp => 64 << 20,
     }
 }
 
