@@ -3,13 +3,15 @@
 // inputs: corpus textured models and generated models with 2048 and 4096 textures (4096 left out
 // with --quick). Per texture: bytes and PSNR of the decoded image against its source, both
 // measured by `kiln-mesh textures` (one decoder for every output); per model: wall time of the
-// whole process. Ratios are kiln / gltfpack: bytes below 1 means kiln is smaller; dB above 0 means
-// kiln is closer to the source. Not a test: times depend on the machine.
+// whole process and the Khronos validator's error count of the output. Ratios are kiln /
+// gltfpack: bytes below 1 means kiln is smaller; dB above 0 means kiln is closer to the source.
+// Not a test: times depend on the machine.
 //   node bench/mesh/textures.ts [--quick]
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { validateBytes } from 'gltf-validator'
 import { coreOptions } from '../../native/mesh.ts'
 import { texturedGlb } from '../../test/mesh/textures-model.ts'
 
@@ -99,6 +101,8 @@ interface Row {
   format: string
   tool: string
   ms: number
+  /** Khronos glTF validator errors of the output (warnings are not counted). */
+  errors: number
   textures: Quality[]
 }
 
@@ -111,7 +115,15 @@ for (const input of inputs()) {
     mkdirSync(outDir, { recursive: true })
     const ms = c.run(input, outDir)
     const output = join(outDir, readdirSync(outDir).find((f) => f.endsWith('.glb'))!)
-    rows.push({ model, format: c.format, tool: c.tool, ms, textures: quality(input, output) })
+    const report = await validateBytes(new Uint8Array(readFileSync(output)))
+    rows.push({
+      model,
+      format: c.format,
+      tool: c.tool,
+      ms,
+      errors: report.issues.numErrors,
+      textures: quality(input, output),
+    })
   }
 }
 
@@ -162,11 +174,11 @@ for (const ours of rows.filter((r) => r.tool === 'kiln')) {
   }
 }
 console.log('\nper model: total texture bytes and wall time of the whole process (ms)\n')
-console.log(['model', 'format', 'tool', 'texture B', 'mean dB', 'ms'].join('\t'))
+console.log(['model', 'format', 'tool', 'texture B', 'mean dB', 'ms', 'validator errors'].join('\t'))
 for (const r of rows) {
   const bytes = r.textures.reduce((s, t) => s + t.bytes, 0)
   const mean = r.textures.reduce((s, t) => s + t.psnr, 0) / Math.max(1, r.textures.length)
-  console.log([r.model, r.format, r.tool, bytes, fmt(mean, 2), fmt(r.ms)].join('\t'))
+  console.log([r.model, r.format, r.tool, bytes, fmt(mean, 2), fmt(r.ms), r.errors].join('\t'))
 }
 writeFileSync(join(work, 'results.json'), JSON.stringify(rows, null, 2))
 console.log(`\nraw rows: ${join(work, 'results.json')}`)
