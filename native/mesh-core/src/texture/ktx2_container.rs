@@ -32,7 +32,7 @@ fn u64_le(out: &mut Vec<u8>, v: usize) {
 }
 
 fn pad_to(out: &mut Vec<u8>, alignment: usize) {
-    while out.len() % alignment != 0 {
+    while !out.len().is_multiple_of(alignment) {
         out.push(0);
     }
 }
@@ -135,7 +135,7 @@ pub fn write_ktx2(basis: &BasisFile, width: u32, height: u32, srgb: bool) -> Res
     // Supercompression global data starts on 8 bytes; supercompressed levels need no alignment.
     let mut sgd_at = dfd_at + body.len();
     if !sgd.is_empty() {
-        while sgd_at % 8 != 0 {
+        while !sgd_at.is_multiple_of(8) {
             body.push(0);
             sgd_at += 1;
         }
