@@ -125,7 +125,7 @@ const definitions: ToolDefinition[] = [
     title: 'Optimize a 3D model for the web',
     summary:
       'Makes a model smaller and faster to draw: welding, reordering, quantization and meshopt compression.',
-    description: `Optimize a 3D model (GLB or glTF, Draco-compressed ones included; OBJ, PLY or STL; up to 50 MB and 2,000,000 triangles) into a compact GLB with KHR_mesh_quantization and EXT_meshopt_compression (never Draco: Draco input is decoded). The result reports sizes and counts before and after. The model can come as upload_id, url, or job_file from an earlier job. ${followNote} ${retryNote}`,
+    description: `Optimize a 3D model (GLB or glTF, Draco-compressed ones included; OBJ, PLY or STL; up to 50 MB and 2,000,000 triangles) into a compact GLB with KHR_mesh_quantization and EXT_meshopt_compression (never Draco: Draco input is decoded). Textures can be re-encoded as WebP or KTX2 (Basis Universal) and scaled down (options textures, max_texture_size). The result reports sizes and counts before and after, and bytes per texture before and after. The model can come as upload_id, url, or job_file from an earlier job. ${followNote} ${retryNote}`,
     toolset: '3d',
     input: { kind: 'file', sources: [...fileSources, 'job_file'], extensions: meshExtensions },
     options: optimizeOptions,

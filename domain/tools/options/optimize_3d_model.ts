@@ -1,5 +1,8 @@
 import { z } from 'zod'
 
+/** Largest texture side accepted (and re-encoded): 8192 x 8192 is the core's per-image pixel budget. */
+export const maxTextureSize = 8192
+
 export const optimizeOptions = z.strictObject({
   compress: z.boolean().default(true).describe('Apply EXT_meshopt_compression to vertex and index data.'),
   quantize: z
@@ -21,6 +24,22 @@ export const optimizeOptions = z.strictObject({
     .default(0)
     .describe(
       "Drop loose pieces (parts not connected to the rest of their mesh) whose surface area is below this fraction of the mesh's total, e.g. 0.002 for specks left by scanners or generators; the largest piece always stays (0 = off).",
+    ),
+  textures: z
+    .enum(['keep', 'webp', 'ktx2'])
+    .default('keep')
+    .describe(
+      'Re-encode PNG and JPEG textures: keep (as they are), webp (EXT_texture_webp, lossy, smallest download) or ktx2 (KHR_texture_basisu: Basis Universal ETC1S for colour, UASTC for normal and data maps, with mipmaps; stays compressed in GPU memory). Converted textures carry no PNG fallback, so viewers must support the extension. One job encodes up to 64 megapixels as webp and 16 as ktx2 (a 4096 x 4096 texture is 16), counted after max_texture_size; images up to 8192 x 8192.',
+    ),
+  max_texture_size: z
+    .number()
+    .int()
+    .min(1)
+    .max(maxTextureSize)
+    .nullable()
+    .default(null)
+    .describe(
+      'Scale textures down so the longest side is at most this many pixels (power-of-two textures stay power-of-two); null keeps their size.',
     ),
 })
 export type OptimizeOptions = z.infer<typeof optimizeOptions>

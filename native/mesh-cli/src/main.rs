@@ -3,6 +3,7 @@
 //!
 //!   kiln-mesh <inspect|simplify|optimize|split> <input> <out-dir> [options-json]
 //!   kiln-mesh measure <input> [max-faces] [tool]   (faces as the tool counts them; default optimize)
+//!   kiln-mesh textures <source> <output>   (each output texture's bytes and PSNR against its source)
 //!
 //! Prints the tool's summary as JSON on stdout and writes its files under <out-dir>. A failure
 //! prints `{"error":{"code","message","hint"}}` on stderr and exits 2; bad usage exits 64.
@@ -13,7 +14,10 @@ use serde_json::{json, Value};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: kiln-mesh <inspect|simplify|optimize|split> <input> <out-dir> [options-json]\n       kiln-mesh measure <input> [max-faces] [tool]";
+#[cfg(not(target_family = "wasm"))]
+mod textures;
+
+const USAGE: &str = "usage: kiln-mesh <inspect|simplify|optimize|split> <input> <out-dir> [options-json]\n       kiln-mesh measure <input> [max-faces] [tool]\n       kiln-mesh textures <source> <output>";
 
 fn usage(problem: &str) -> ExitCode {
     eprintln!("kiln-mesh: {problem}\n{USAGE}");
@@ -50,6 +54,22 @@ fn main() -> ExitCode {
     let (Some(tool), Some(input_path)) = (args.first(), args.get(1)) else {
         return usage("missing arguments");
     };
+    #[cfg(not(target_family = "wasm"))]
+    if tool == "textures" {
+        let Some(output) = args.get(2) else {
+            return usage("missing <output>");
+        };
+        return match textures::run(Path::new(input_path), Path::new(output)) {
+            Ok(rows) => {
+                println!("{rows}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("kiln-mesh: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let input_path = Path::new(input_path);
     let data = match std::fs::read(input_path) {
         Ok(d) => d,

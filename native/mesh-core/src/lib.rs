@@ -18,6 +18,7 @@ pub mod simplify;
 pub mod split;
 pub mod stitch;
 pub mod texcoord_sets;
+pub mod texture;
 pub mod tools;
 pub mod topology;
 pub mod weld_normals;

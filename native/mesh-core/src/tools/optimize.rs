@@ -2,7 +2,8 @@
 //! (texcoord_sets.rs); per primitive: merge identical vertices, drop degenerate faces; per mesh,
 //! optionally drop loose debris (debris.rs); per primitive, optionally simplify, reorder triangles for the post-transform vertex cache
 //! (meshoptimizer, after Forsyth's linear-speed algorithm) and vertices for fetch locality; then
-//! drop unused materials, textures and duplicate images, and write GLB with
+//! drop unused materials, textures and duplicate images, optionally re-encode and scale the images
+//! (texture/mod.rs), and write GLB with
 //! KHR_mesh_quantization and EXT_meshopt_compression.
 use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
@@ -12,6 +13,7 @@ use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
 use crate::simplify::{extent_of, simplify_primitive};
 use crate::texcoord_sets::drop_unsampled_texcoords;
+use crate::texture::{process as process_textures, TextureMode, TextureOptions};
 use crate::write::{write_glb_counted, GlbOptions};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -20,6 +22,8 @@ use serde_json::{json, Value};
 pub const COUNTS_PLACED_FACES: bool = false;
 /// Deviation allowed when optimize also simplifies, as a fraction of the mesh size.
 const SIMPLIFY_ERROR: f32 = 0.01;
+/// Largest max_texture_size the catalog accepts (domain/tools/options/optimize_3d_model.ts).
+const MAX_TEXTURE_SIZE: u32 = 8192;
 
 /// The options as the service's catalog defines them (domain/tools/options/optimize_3d_model.ts).
 #[derive(Debug, Deserialize)]
@@ -32,6 +36,11 @@ pub struct OptimizeOptions {
     pub simplify_ratio: f64,
     /// Loose pieces below this fraction of their mesh's area are dropped; 0 = off.
     pub remove_debris: f64,
+    /// keep, webp or ktx2; see texture/mod.rs.
+    pub textures: TextureMode,
+    /// Longest texture side in pixels, or null; present either way, since the catalog sends every option.
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub max_texture_size: Option<u32>,
 }
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
@@ -39,6 +48,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let options: OptimizeOptions = parse("optimize", options)?;
     check_range("optimize", "simplify_ratio", options.simplify_ratio, f64::MIN_POSITIVE, 1.0)?;
     check_range("optimize", "remove_debris", options.remove_debris, 0.0, 1.0)?;
+    if let Some(size) = options.max_texture_size {
+        check_range("optimize", "max_texture_size", f64::from(size), 1.0, f64::from(MAX_TEXTURE_SIZE))?;
+    }
     let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     let read_s = seconds(started);
     let glb = GlbOptions { quantize: options.quantize, compress: options.compress };
@@ -91,6 +103,10 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         ));
     }
     prune(&mut model);
+    let texture_options = TextureOptions { mode: options.textures, max_size: options.max_texture_size };
+    let textures = process_textures(&mut model, &texture_options)?;
+    // Images re-encoded from the same pixels now have the same bytes: store them once.
+    prune(&mut model);
     let process_s = seconds(started) - read_s;
     // The writer welds vertices identical at output precision, so count what it wrote.
     let (data, written) = write_glb_counted(&model, &glb);
@@ -110,6 +126,11 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     if glb.compress {
         extensions.push("EXT_meshopt_compression");
     }
+    for (mime_type, extension) in [("image/webp", "EXT_texture_webp"), ("image/ktx2", "KHR_texture_basisu")] {
+        if model.images.iter().any(|i| i.mime_type == mime_type) {
+            extensions.push(extension);
+        }
+    }
     let summary = json!({
         "schema_version": 1,
         "input_bytes": input.data.len(),
@@ -117,6 +138,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         "size_ratio": (data.len() as f64 / input.data.len().max(1) as f64 * 1e4).round() / 1e4,
         "before": before,
         "after": after,
+        "textures": textures,
         "debris_removed": { "pieces": debris.pieces, "faces": debris.faces },
         "extensions": extensions,
         "notes": model.notes,

@@ -476,6 +476,13 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
         .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
         .unwrap_or_default();
     let mut required: BTreeSet<String> = used.intersection(&originally_required).cloned().collect();
+    // A texture whose image is only named inside an extension (no core `source` to fall back on)
+    // cannot be shown by a viewer without that extension.
+    for texture in model.textures.iter().filter(|t| t.get("source").is_none()) {
+        if let Some(Value::Object(extensions)) = texture.get("extensions") {
+            required.extend(extensions.keys().cloned());
+        }
+    }
     // Without the transform such UVs would sample the wrong texels, so a viewer must support it.
     for (on, name) in [(options.quantize, QUANTIZATION), (options.compress, MESHOPT), (transformed, TRANSFORM)] {
         if on {
