@@ -2,7 +2,7 @@
 // same files: many small meshes sharing a few materials, one mesh placed by hundreds of nodes, a
 // skinned cylinder with an animation, and a textured grid. They cover the scene shapes where
 // gltfpack's merging and instancing matter, which the corpus models barely do.
-import { deflateSync, crc32 } from 'node:zlib'
+import { crc32, deflateSync } from 'node:zlib'
 import { Document, type Material, NodeIO, type Primitive } from '@gltf-transform/core'
 
 /** mulberry32: a small seeded generator, enough for repeatable noise. */
