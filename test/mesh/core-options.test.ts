@@ -29,6 +29,7 @@ describe('mesh core options', () => {
       quantize: true,
       simplify_ratio: 1,
       remove_debris: 0,
+      keep_nodes: false,
       max_faces: getTool('optimize_3d_model').limits.maxUnits,
     })
     expect(coreOptions('inspect', {})).toEqual({ max_faces: getTool('inspect_3d_model').limits.maxUnits })

@@ -8,6 +8,7 @@ use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::debris::{remove_debris, DebrisRemoved};
 use crate::error::Result;
+use crate::merge::merge_meshes;
 use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
 use crate::simplify::{extent_of, simplify_primitive};
@@ -32,6 +33,8 @@ pub struct OptimizeOptions {
     pub simplify_ratio: f64,
     /// Loose pieces below this fraction of their mesh's area are dropped; 0 = off.
     pub remove_debris: f64,
+    /// Keep every node and mesh as they are; otherwise static meshes merge (merge.rs).
+    pub keep_nodes: bool,
 }
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
@@ -60,12 +63,18 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     }
     let mut debris = DebrisRemoved::default();
     for mesh in &mut model.meshes {
-        let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         for p in &mut mesh.primitives {
             *p = weld_identical(p);
             p.indices = without_degenerate(&p.indices);
         }
         debris += remove_debris(mesh, debris_fraction);
+    }
+    // After debris removal, which judges a piece against its own mesh, not the merged scene.
+    if !options.keep_nodes {
+        merge_meshes(&mut model);
+    }
+    for mesh in &mut model.meshes {
+        let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         for p in &mut mesh.primitives {
             let mut welded = std::mem::take(p);
             if ratio < 1.0 {
