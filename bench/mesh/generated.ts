@@ -59,8 +59,10 @@ function primitive(
   uv: boolean,
 ): Primitive {
   const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer()
-  const accessor = (type: 'VEC3' | 'VEC2' | 'SCALAR', array: Float32Array | Uint32Array) =>
-    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+  const accessor = (
+    type: 'VEC3' | 'VEC2' | 'SCALAR',
+    array: Float32Array<ArrayBuffer> | Uint32Array<ArrayBuffer>,
+  ) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
   const p = doc
     .createPrimitive()
     .setAttribute('POSITION', accessor('VEC3', g.positions))
@@ -174,7 +176,7 @@ export function skinnedCylinder(rings = 120, joints = 4): Document {
     }
   const accessor = (
     type: 'VEC3' | 'VEC4' | 'SCALAR' | 'MAT4',
-    array: Float32Array | Uint32Array | Uint16Array,
+    array: Float32Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Uint16Array<ArrayBuffer>,
   ) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
   const prim = doc
     .createPrimitive()

@@ -7,7 +7,7 @@
 // peers' is the wall time of their process, start-up included; the "start" row (one triangle)
 // shows what that start-up costs. Prints time, size, surface error and validator errors per row, and
 // kiln/peer ratios (< 1: kiln faster, smaller or more accurate). Not a test.
-//   node bench/mesh/run.ts [--quick] [--native-only] [--repeat=3]
+//   node bench/mesh/run.ts [--quick] [--native-only] [--all-references] [--repeat=3]
 // (--native-only leaves out the npm gltfpack and gltf-transform columns; timings of kiln and native
 // gltfpack are the best of --repeat runs, the reference tools run once.)
 import { spawnSync } from 'node:child_process'
@@ -36,6 +36,8 @@ const bin = (name: string) => join(root, 'node_modules/.bin', name)
 const node = process.execPath
 const quick = process.argv.includes('--quick')
 const nativeOnly = process.argv.includes('--native-only')
+const allReferences = process.argv.includes('--all-references')
+const REFERENCE_LIMIT = 200_000
 // Each timing is the best of this many runs: the machine is shared, and the best run is the one
 // least disturbed by others' work.
 const repeat = Number(process.argv.find((a) => a.startsWith('--repeat='))?.slice(9) ?? 3)
@@ -153,6 +155,9 @@ for (const input of await inputs()) {
     return d
   }
   const out = (name: string) => join(dir(name), 'out.glb')
+  // The reference tools are slow on the largest meshes (minutes each on a loaded 2-core machine),
+  // so they run up to REFERENCE_LIMIT triangles unless --all-references.
+  const references = !nativeOnly && (allReferences || faces <= REFERENCE_LIMIT)
   console.error(`${model}: ${faces} triangles`)
 
   // optimize: quantization and meshopt compression at the highest ratio, no simplification.
@@ -161,7 +166,7 @@ for (const input of await inputs()) {
   await measure(model, 'optimize', 'kiln', ms, onlyGlb(d), input)
   ms = best(() => run(nativeGltfpack, ['-i', input, '-o', out('optimize-gltfpack'), '-cc']).ms)
   await measure(model, 'optimize', 'gltfpack', ms, out('optimize-gltfpack'), input)
-  if (!nativeOnly) {
+  if (references) {
     ms = run(node, [bin('gltfpack'), '-i', input, '-o', out('optimize-gltfpack-npm'), '-cc']).ms
     await measure(model, 'optimize', 'gltfpack npm', ms, out('optimize-gltfpack-npm'), input)
     const gt = out('optimize-gltf-transform')
@@ -197,7 +202,7 @@ for (const input of await inputs()) {
       '-noq',
     ]).ms
     await measure(model, 'simplify 0.1', 'gltfpack', ms, out('simplify-gltfpack'), input)
-    if (!nativeOnly) {
+    if (references) {
       const gt = out('simplify-gltf-transform')
       ms = run(node, [bin('gltf-transform'), 'simplify', input, gt, '--ratio', '0.1', '--error', '0.01']).ms
       await measure(model, 'simplify 0.1', 'gltf-transform', ms, gt, input)
