@@ -31,8 +31,7 @@ fn cube(dir: &Path) -> PathBuf {
 }
 
 /// Complete options, as the service's catalog sends them.
-const OPTIMIZE_OPTIONS: &str =
-    r#"{"max_faces":2000000,"compress":true,"quantize":true,"simplify_ratio":1,"remove_debris":0,"keep_nodes":false}"#;
+const OPTIMIZE_OPTIONS: &str = r#"{"max_faces":2000000,"compress":true,"quantize":true,"simplify_ratio":1,"remove_debris":0,"keep_nodes":false}"#;
 
 #[test]
 fn optimize_writes_a_glb_and_prints_the_summary() {
