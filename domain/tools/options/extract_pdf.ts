@@ -14,7 +14,7 @@ export const extractPdfOptions = z
       .enum(['plain', 'layout', 'markdown'])
       .default('plain')
       .describe(
-        'plain: text in reading order, one line per text line; layout: keep the physical columns and spacing (rows of a page padded with spaces); markdown: <name>.md with headings (from font size and weight), paragraphs and lists joined across lines with hyphenation repaired, columns read in order, tables as GFM tables, running headers, footers and page numbers left out (and listed per page in pages.json).',
+        'plain: text in reading order, one line per text line; layout: keep the physical columns and spacing (rows of a page padded with spaces); markdown: <name>.md with headings (from font size and weight), paragraphs and lists joined across lines and page breaks with hyphenation repaired, columns read in order, tables as GFM tables, figure and table captions as their own italic lines, footnotes as GFM footnotes ([^1]) right after the paragraph that refers to them, running headers, footers and page numbers left out (and listed per page in pages.json).',
       ),
     ocr: z
       .enum(['auto', 'off', 'force'])

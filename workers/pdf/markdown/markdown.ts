@@ -1,10 +1,18 @@
 // Markdown from the lines of a PDF: headings from font size and weight relative to the body text,
 // paragraphs and list items joined across line breaks with line-end hyphenation repaired, tables as
 // GFM tables (one table across a page break is joined), running headers, footers and page numbers
-// left out and reported. Every other character of plain mode's text is kept, once.
+// left out and reported, captions kept as blocks of their own, footnotes as GFM footnotes next to
+// the paragraph that refers to them, paragraphs joined across page breaks. Every other character of
+// plain mode's text is kept, once.
+import { continuesCaption, isCaption, renderCaption } from './captions.ts'
+import { FootnoteLinker, noteLeftOpen, splitFootnotes } from './footnotes.ts'
+import { joinLine, terminalPunctuation } from './join-line.ts'
+import { joinAcrossPages } from './page-joins.ts'
 import { pageRegions, type Region } from './page-layout.ts'
 import { findRunningLines, type RunningLine } from './running-lines.ts'
-import type { MarkdownLine, MarkdownPageInput } from './types.ts'
+import type { Block, MarkdownLine, MarkdownPageInput } from './types.ts'
+
+export { joinLine }
 
 export interface MarkdownPage {
   number: number
@@ -18,12 +26,6 @@ export interface MarkdownDocument {
   markdown: string
   pages: MarkdownPage[]
 }
-
-type Block =
-  | { kind: 'heading'; level: number; text: string; size: number }
-  | { kind: 'paragraph'; text: string }
-  | { kind: 'item'; marker: string; text: string }
-  | { kind: 'table'; rows: string[][] }
 
 const bulletPattern = /^([•●▪◦‣∙·*–-])\s+/
 const orderedPattern = /^(\d{1,3}|[a-z])([.)])\s+/
@@ -66,12 +68,6 @@ function headingLevels(pages: readonly MarkdownPageInput[], body: number) {
   }
 }
 
-/** Joins a line to the text before it: a word broken by a hyphen at the line end is mended. */
-export function joinLine(before: string, line: string): string {
-  if (/\p{L}-$/u.test(before) && /^\p{Ll}/u.test(line)) return before.slice(0, -1) + line
-  return `${before} ${line}`
-}
-
 const escapeText = (text: string) => text.replace(/^([#>+]|\d+\.\s|[-*]\s)/, '\\$1')
 const escapeCell = (text: string) => text.replace(/\|/g, '\\|').trim()
 
@@ -92,6 +88,33 @@ function blocksOfPage(
     }
     const line = lines[region.index]!
     const text = line.text.trim()
+    const last = blocks.at(-1)
+    const close =
+      previous !== null &&
+      ((previous.baseline > line.baseline &&
+        previous.baseline - line.baseline <= spacing * 1.35 &&
+        Math.abs(previous.start - line.start) < 6 * body) ||
+        continuesInNextColumn(previous, line))
+    // A caption is a block of its own, whatever its weight; its lines run on until one ends it. A
+    // sentence running on to "Figure 2. …" at a line's start is no caption.
+    if (
+      isCaption(text) &&
+      !(
+        close &&
+        (last?.kind === 'paragraph' || last?.kind === 'item') &&
+        !terminalPunctuation.test(previous!.text)
+      )
+    ) {
+      blocks.push({ kind: 'caption', text, first: line, last: line })
+      previous = line
+      continue
+    }
+    if (last?.kind === 'caption' && continuesCaption(last, line, spacing)) {
+      last.text = joinLine(last.text, text)
+      last.last = line
+      previous = line
+      continue
+    }
     const sizeLevel = levels.bySize(line.size)
     const boldHeading =
       line.bold &&
@@ -102,13 +125,6 @@ function blocksOfPage(
     // A line ending a sentence or clause is text, however large.
     const headingShaped = line.direction === 0 && text.length <= 120 && !/[.,;]$/.test(text)
     const level = headingShaped ? (sizeLevel ?? (boldHeading ? levels.bold : null)) : null
-    const last = blocks.at(-1)
-    const close =
-      previous !== null &&
-      ((previous.baseline > line.baseline &&
-        previous.baseline - line.baseline <= spacing * 1.35 &&
-        Math.abs(previous.start - line.start) < 6 * body) ||
-        continuesInNextColumn(previous, line))
     if (level !== null) {
       if (last?.kind === 'heading' && last.level === level && close && Math.abs(last.size - line.size) < 0.5)
         last.text = joinLine(last.text, text)
@@ -118,16 +134,24 @@ function blocksOfPage(
     }
     const bullet = bulletPattern.exec(text)
     const ordered = bullet ? null : orderedPattern.exec(text)
-    if (bullet) blocks.push({ kind: 'item', marker: '-', text: text.slice(bullet[0].length) })
+    if (bullet)
+      blocks.push({ kind: 'item', marker: '-', text: text.slice(bullet[0].length), first: line, last: line })
     else if (ordered && (ordered[1]!.length > 1 || /\d/.test(ordered[1]!) || last?.kind === 'item'))
-      blocks.push({ kind: 'item', marker: `${ordered[1]}${ordered[2]}`, text: text.slice(ordered[0].length) })
+      blocks.push({
+        kind: 'item',
+        marker: `${ordered[1]}${ordered[2]}`,
+        text: text.slice(ordered[0].length),
+        first: line,
+        last: line,
+      })
     else if (
       close &&
       (last?.kind === 'paragraph' || last?.kind === 'item') &&
       !endsParagraph(previous!, line, body)
-    )
+    ) {
       last.text = joinLine(last.text, text)
-    else blocks.push({ kind: 'paragraph', text })
+      last.last = line
+    } else blocks.push({ kind: 'paragraph', text, first: line, last: line })
     previous = line
   }
   return blocks
@@ -143,10 +167,18 @@ function continuesInNextColumn(previous: MarkdownLine, line: MarkdownLine): bool
   )
 }
 
-/** A short line ending a sentence closes its paragraph even when the next line follows closely. */
+/**
+ * A sentence's end closes its paragraph even when the next line follows closely: when its line is
+ * short, or when the next line starts elsewhere (indented as a paragraph's first line is).
+ */
 function endsParagraph(previous: MarkdownLine, line: MarkdownLine, body: number): boolean {
+  // A footnote marker may follow the full stop ("… called Scheme.2").
+  if (!/[.!?:]["')\]”’]?(?:\d{1,3}|[*†‡])?$/u.test(previous.text.trim())) return false
   const short = previous.end < line.end - 8 * body * 0.5
-  return short && /[.!?:]["')\]]?$/.test(previous.text.trim())
+  const indent = line.start - previous.start
+  // A first line indented, or a line back at the margin after an indented one (the end of a
+  // list item's or a quotation's run-over lines).
+  return short || (Math.abs(indent) > 0.8 * body && Math.abs(indent) < 4 * body)
 }
 
 /** The usual distance between baselines of body text on the page. */
@@ -170,6 +202,15 @@ function lineSpacing(lines: readonly MarkdownLine[], regions: readonly Region[],
   return gaps[Math.floor(gaps.length / 2)]!
 }
 
+/** A line that runs to the end of its column: as far as the longest line starting where it starts. */
+function reachesColumnEnd(lines: readonly MarkdownLine[], line: MarkdownLine, body: number): boolean {
+  let end = line.end
+  for (const other of lines)
+    if (Math.abs(other.start - line.start) < 3 * body && Math.abs(other.size - line.size) < 0.5)
+      end = Math.max(end, other.end)
+  return line.end >= end - 2 * body
+}
+
 function renderTable(rows: readonly string[][]): string {
   const width = Math.max(...rows.map((row) => row.length))
   const cells = (row: readonly string[]) =>
@@ -183,7 +224,12 @@ function renderBlock(block: Block): string {
     case 'heading':
       return `${'#'.repeat(block.level)} ${block.text}`
     case 'paragraph':
+    case 'note':
       return escapeText(block.text)
+    case 'caption':
+      return renderCaption(block.text)
+    case 'footnote':
+      return `[^${block.label}]: ${block.text}`
     case 'item':
       return `${block.marker} ${block.text}`
     case 'table':
@@ -212,9 +258,13 @@ export function buildMarkdown(pages: readonly MarkdownPageInput[]): MarkdownDocu
   const body = bodySize(pages)
   const levels = headingLevels(pages, body)
   const running = findRunningLines(pages.map((page) => page.lines))
+  const linker = new FootnoteLinker()
+  let notesOpen = false
   const pageBlocks = pages.map((page, pageIndex) => {
     const kept = page.lines.map((_, index) => index).filter((index) => !running[pageIndex]!.has(index))
-    return blocksOfPage(page.lines, pageRegions(page.lines, kept), body, levels)
+    const { regions, notes } = splitFootnotes(page.lines, pageRegions(page.lines, kept), body, notesOpen)
+    notesOpen = noteLeftOpen(notes)
+    return linker.link(blocksOfPage(page.lines, regions, body, levels), notes)
   })
   // One table across a page break becomes one table, where it started.
   const repeatedHeaders = new Map<number, string>()
@@ -229,6 +279,7 @@ export function buildMarkdown(pages: readonly MarkdownPageInput[]): MarkdownDocu
       pageBlocks[index]!.shift()
     }
   }
+  joinAcrossPages(pageBlocks, (page, line) => reachesColumnEnd(pages[page]!.lines, line, body))
   const rendered: MarkdownPage[] = pages.map((page, index) => {
     const blocks = pageBlocks[index]!
     return {

@@ -1,4 +1,5 @@
-// The line geometry Markdown is built from: what the PDF core returns per page (PdfLine).
+// The line geometry Markdown is built from: what the PDF core returns per page (PdfLine), and the
+// blocks Markdown is written from.
 
 export interface MarkdownLine {
   text: string
@@ -16,3 +17,20 @@ export interface MarkdownPageInput {
   number: number
   lines: readonly MarkdownLine[]
 }
+
+/** Text blocks keep their first and last line: joins across page breaks compare their geometry. */
+export interface TextSpan {
+  text: string
+  first: MarkdownLine
+  last: MarkdownLine
+}
+
+export type Block =
+  | { kind: 'heading'; level: number; text: string; size: number }
+  | ({ kind: 'paragraph' } & TextSpan)
+  | ({ kind: 'item'; marker: string } & TextSpan)
+  | ({ kind: 'caption' } & TextSpan)
+  | { kind: 'table'; rows: string[][] }
+  | { kind: 'footnote'; label: string; text: string }
+  /** A footnote whose reference was not found: a paragraph, never joined to the body. */
+  | { kind: 'note'; text: string }
