@@ -125,7 +125,7 @@ const definitions: ToolDefinition[] = [
     title: 'Optimize a 3D model for the web',
     summary:
       'Makes a model smaller and faster to draw: welding, reordering, quantization and meshopt compression.',
-    description: `Optimize a 3D model (GLB or glTF, Draco-compressed ones included; OBJ, PLY or STL; up to 50 MB and 2,000,000 triangles) into a compact GLB with KHR_mesh_quantization and EXT_meshopt_compression (never Draco: Draco input is decoded). Textures can be re-encoded as WebP or KTX2 (Basis Universal) and scaled down (options textures, max_texture_size). The result reports sizes and counts before and after, and bytes per texture before and after. The model can come as upload_id, url, or job_file from an earlier job. ${followNote} ${retryNote}`,
+    description: `Optimize a 3D model (GLB or glTF, Draco-compressed ones included; OBJ, PLY or STL; up to 50 MB and 2,000,000 triangles) into a compact GLB with KHR_mesh_quantization and EXT_meshopt_compression (never Draco: Draco input is decoded). Textures can be re-encoded as WebP or KTX2 (Basis Universal) and scaled down (options textures, max_texture_size). Meshes of nodes that never move are merged into one world-space mesh per material unless keep_nodes is true; animated and skinned nodes, and meshes placed by several nodes, keep theirs. The result reports sizes and counts before and after, and bytes per texture before and after. The model can come as upload_id, url, or job_file from an earlier job. ${followNote} ${retryNote}`,
     toolset: '3d',
     input: { kind: 'file', sources: [...fileSources, 'job_file'], extensions: meshExtensions },
     options: optimizeOptions,
@@ -154,7 +154,7 @@ const definitions: ToolDefinition[] = [
     id: 'simplify_3d_model',
     title: 'Simplify a 3D model',
     summary: 'Reduces the face count of a model while keeping its shape, normals, UVs and borders.',
-    description: `Simplify a 3D model (GLB or glTF, Draco-compressed ones included; OBJ, PLY or STL; up to 1,000,000 faces) to target_ratio or target_faces, never deviating more than max_error (a fraction of the model size). The output keeps the input format unless format is given; the result reports faces in and out and the error reached. ${followNote}`,
+    description: `Simplify a 3D model (GLB or glTF, Draco-compressed ones included; OBJ, PLY or STL; up to 1,000,000 faces) to target_ratio or target_faces, never deviating more than max_error (a fraction of the model size). Static meshes merge first as in optimize_3d_model unless keep_nodes is true. The output keeps the input format unless format is given; the result reports faces in and out and the error reached. ${followNote}`,
     toolset: '3d',
     input: { kind: 'file', sources: fileSources, extensions: meshExtensions },
     options: simplifyOptions,

@@ -31,6 +31,7 @@ describe('mesh core options', () => {
       remove_debris: 0,
       textures: 'keep',
       max_texture_size: null,
+      keep_nodes: false,
       max_faces: getTool('optimize_3d_model').limits.maxUnits,
     })
     expect(coreOptions('inspect', {})).toEqual({ max_faces: getTool('inspect_3d_model').limits.maxUnits })

@@ -91,14 +91,16 @@ describe('optimize quantizes tiling texture coordinates', () => {
     const uv = json.accessors[json.meshes[0].primitives[0].attributes.TEXCOORD_0]
     expect(uv).toMatchObject({ componentType: 5123, normalized: true })
     const material = json.materials[0]
-    // The quad's UVs span 5 x 1 units from (-2, 0.5); the base colour's own scale 2 composes after.
+    // The quad's UVs span 5 x 1 units from (-2, 0.5), stored as grid indices on 21845 x 4369
+    // steps (65535 / steps = 3 and 15 per unit of the normalized value); the base colour's own
+    // scale 2 composes after.
     expect(material.normalTexture.extensions.KHR_texture_transform).toEqual({
       offset: [-2, 0.5],
-      scale: [5, 1],
+      scale: [15, 15],
     })
     expect(material.pbrMetallicRoughness.baseColorTexture.extensions.KHR_texture_transform).toEqual({
       offset: [-4, 1],
-      scale: [10, 2],
+      scale: [30, 30],
     })
   })
 })

@@ -41,5 +41,11 @@ export const optimizeOptions = z.strictObject({
     .describe(
       'Scale textures down so the longest side is at most this many pixels (power-of-two textures stay power-of-two); null keeps their size.',
     ),
+  keep_nodes: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Keep the node tree, node names and every mesh as they are. By default (false), meshes of nodes that never move (not animated, skinned or placed more than once) are merged into one world-space mesh with one part per material and vertex layout, as gltfpack does: fewer draw calls and a smaller file that looks the same. Set it when an application finds or moves parts by node name.',
+    ),
 })
 export type OptimizeOptions = z.infer<typeof optimizeOptions>

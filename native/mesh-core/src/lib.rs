@@ -11,6 +11,8 @@ pub use model::Model;
 pub mod archive;
 pub mod bake;
 pub mod debris;
+pub mod empty_nodes;
+pub mod merge;
 pub mod mesh_ops;
 pub mod prune;
 pub mod render;

@@ -2,6 +2,7 @@
 //! order, which is also the vertex fetch order), merge bit-identical vertices, drop faces that
 //! repeat a corner.
 use crate::model::{Attribute, Primitive};
+use rustc_hash::FxBuildHasher;
 use std::collections::HashMap;
 
 /// A primitive holding only the vertices `indices` use, renumbered in order of first use.
@@ -47,7 +48,7 @@ pub fn weld_identical(p: &Primitive) -> Primitive {
             interleaved.extend(a.data[v * a.components..(v + 1) * a.components].iter().map(bits));
         }
     }
-    let mut first: HashMap<&[u32], u32> = HashMap::with_capacity(p.positions.len());
+    let mut first: HashMap<&[u32], u32, FxBuildHasher> = HashMap::with_capacity_and_hasher(p.positions.len(), FxBuildHasher);
     let representative: Vec<u32> = interleaved.chunks_exact(per_vertex).enumerate().map(|(v, key)| *first.entry(key).or_insert(v as u32)).collect();
     let indices: Vec<u32> = p.indices.iter().map(|&i| representative[i as usize]).collect();
     compact(p, &indices)

@@ -123,12 +123,12 @@ fn readable_mutants_never_panic_a_tool() {
                     tools::inspect::run(&input, &json!({ "max_faces": 200_000 })).err(),
                     tools::simplify::run(
                         &input,
-                        &json!({ "max_faces": 1_000_000, "target_ratio": 0.5, "max_error": 0.01, "lock_border": false, "format": "glb" }),
+                        &json!({ "max_faces": 1_000_000, "target_ratio": 0.5, "max_error": 0.01, "lock_border": false, "format": "glb", "keep_nodes": false }),
                     )
                     .err(),
                     tools::optimize::run(
                         &input,
-                        &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "simplify_ratio": 0.7, "remove_debris": 0.01 }),
+                        &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "simplify_ratio": 0.7, "remove_debris": 0.01, "keep_nodes": false }),
                     )
                     .err(),
                     tools::split::run(

@@ -9,6 +9,7 @@ use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::debris::{remove_debris, DebrisRemoved};
 use crate::error::Result;
+use crate::merge::merge_meshes;
 use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
 use crate::simplify::{extent_of, simplify_primitive};
@@ -41,6 +42,8 @@ pub struct OptimizeOptions {
     /// Longest texture side in pixels, or null; present either way, since the catalog sends every option.
     #[serde(deserialize_with = "Option::deserialize")]
     pub max_texture_size: Option<u32>,
+    /// Keep every node and mesh as they are; otherwise static meshes merge (merge.rs).
+    pub keep_nodes: bool,
 }
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
@@ -72,12 +75,18 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     }
     let mut debris = DebrisRemoved::default();
     for mesh in &mut model.meshes {
-        let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         for p in &mut mesh.primitives {
             *p = weld_identical(p);
             p.indices = without_degenerate(&p.indices);
         }
         debris += remove_debris(mesh, debris_fraction);
+    }
+    // After debris removal, which judges a piece against its own mesh, not the merged scene.
+    if !options.keep_nodes {
+        merge_meshes(&mut model);
+    }
+    for mesh in &mut model.meshes {
+        let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         for p in &mut mesh.primitives {
             let mut welded = std::mem::take(p);
             if ratio < 1.0 {

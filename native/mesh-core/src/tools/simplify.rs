@@ -8,6 +8,7 @@
 use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::error::{MeshError, Result};
+use crate::merge::merge_meshes;
 use crate::mesh_ops::{weld_identical, without_degenerate};
 use crate::model::SourceFormat;
 use crate::simplify::{extent_of, simplify_primitive_with_locks};
@@ -40,6 +41,8 @@ pub struct SimplifyOptions {
     pub lock_border: bool,
     /// "same", "glb", "obj", "ply" or "stl".
     pub format: String,
+    /// Keep every node and mesh as they are; otherwise static meshes merge first (merge.rs).
+    pub keep_nodes: bool,
 }
 
 pub fn output_format(requested: &str, source: SourceFormat) -> Result<(OutputFormat, Option<String>)> {
@@ -81,6 +84,11 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let unsampled = drop_unsampled_texcoords(&mut model);
     if unsampled > 0 {
         model.notes.push(format!("Dropped {unsampled} texture-coordinate set(s) that no material texture samples."));
+    }
+    // Before simplifying, so the error bound is a share of the merged scene's size and the parts
+    // of one material simplify as one surface, as gltfpack does.
+    if !options.keep_nodes {
+        merge_meshes(&mut model);
     }
     let mut worst_error = 0.0f32;
     for mesh in &mut model.meshes {

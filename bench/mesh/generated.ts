@@ -1,0 +1,293 @@
+// Generated bench models of varied structure, from a seed so every run (and every machine) gets the
+// same files: many small meshes sharing a few materials, one mesh placed by hundreds of nodes, a
+// skinned cylinder with an animation, and a textured grid. They cover the scene shapes where
+// gltfpack's merging and instancing matter, which the corpus models barely do.
+import { crc32, deflateSync } from 'node:zlib'
+import { Document, type Material, NodeIO, type Primitive } from '@gltf-transform/core'
+
+/** mulberry32: a small seeded generator, enough for repeatable noise. */
+function random(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** A UV sphere of rings × 2·rings quads with positions, normals and UVs, bumped by `noise`. */
+function sphere(rings: number, noise: () => number, amplitude: number) {
+  const segments = rings * 2
+  const count = (rings + 1) * (segments + 1)
+  const positions = new Float32Array(count * 3)
+  const normals = new Float32Array(count * 3)
+  const uvs = new Float32Array(count * 2)
+  let k = 0
+  for (let r = 0; r <= rings; r++) {
+    const theta = (r / rings) * Math.PI
+    for (let s = 0; s <= segments; s++) {
+      const phi = (s / segments) * 2 * Math.PI
+      const n = [Math.sin(theta) * Math.cos(phi), Math.cos(theta), Math.sin(theta) * Math.sin(phi)]
+      const bump = 1 + amplitude * (noise() - 0.5)
+      positions.set(
+        n.map((v) => v * bump),
+        k * 3,
+      )
+      normals.set(n, k * 3)
+      uvs.set([s / segments, r / rings], k * 2)
+      k++
+    }
+  }
+  const indices = new Uint32Array(rings * segments * 6)
+  k = 0
+  for (let r = 0; r < rings; r++)
+    for (let s = 0; s < segments; s++) {
+      const a = r * (segments + 1) + s
+      const b = a + segments + 1
+      indices.set([a, b, a + 1, a + 1, b, b + 1], k)
+      k += 6
+    }
+  return { positions, normals, uvs, indices }
+}
+
+function primitive(
+  doc: Document,
+  g: ReturnType<typeof sphere>,
+  material: Material | null,
+  uv: boolean,
+): Primitive {
+  const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer()
+  const accessor = (
+    type: 'VEC3' | 'VEC2' | 'SCALAR',
+    array: Float32Array<ArrayBuffer> | Uint32Array<ArrayBuffer>,
+  ) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+  const p = doc
+    .createPrimitive()
+    .setAttribute('POSITION', accessor('VEC3', g.positions))
+    .setAttribute('NORMAL', accessor('VEC3', g.normals))
+    .setIndices(accessor('SCALAR', g.indices))
+  if (uv) p.setAttribute('TEXCOORD_0', accessor('VEC2', g.uvs))
+  if (material) p.setMaterial(material)
+  return p
+}
+
+/** A noisy sphere of about `triangles` triangles (the simplify and optimize limits). */
+export function noisySphere(triangles: number, seed = 1): Document {
+  const doc = new Document()
+  doc.createBuffer()
+  const g = sphere(Math.round(Math.sqrt(triangles / 4)), random(seed), 0.02)
+  doc
+    .createScene()
+    .addChild(
+      doc.createNode('sphere').setMesh(doc.createMesh('sphere').addPrimitive(primitive(doc, g, null, false))),
+    )
+  return doc
+}
+
+/** `count` small spheres, each its own mesh under its own node, sharing four materials. */
+export function manySmallMeshes(count = 300, seed = 2): Document {
+  const doc = new Document()
+  doc.createBuffer()
+  const next = random(seed)
+  const materials = [0, 1, 2, 3].map((i) =>
+    doc.createMaterial(`paint-${i}`).setBaseColorFactor([next(), next(), next(), 1]),
+  )
+  const scene = doc.createScene()
+  for (let i = 0; i < count; i++) {
+    const mesh = doc.createMesh(`part-${i}`)
+    mesh.addPrimitive(primitive(doc, sphere(6 + (i % 5), next, 0.1), materials[i % 4]!, false))
+    const node = doc
+      .createNode(`part-${i}`)
+      .setMesh(mesh)
+      .setTranslation([next() * 20 - 10, next() * 20 - 10, next() * 20 - 10])
+      .setScale([0.3 + next(), 0.3 + next(), 0.3 + next()])
+    scene.addChild(node)
+  }
+  return doc
+}
+
+/** One mesh placed by `count` nodes with different positions, rotations and scales. */
+export function instancedMesh(count = 400, seed = 3): Document {
+  const doc = new Document()
+  doc.createBuffer()
+  const next = random(seed)
+  const mesh = doc
+    .createMesh('rock')
+    .addPrimitive(primitive(doc, sphere(16, next, 0.3), doc.createMaterial('stone'), false))
+  const scene = doc.createScene()
+  for (let i = 0; i < count; i++) {
+    const axis = [next() - 0.5, next() - 0.5, next() - 0.5]
+    const length = Math.hypot(...axis) || 1
+    const angle = next() * Math.PI
+    const q = [...axis.map((v) => (v / length) * Math.sin(angle / 2)), Math.cos(angle / 2)] as [
+      number,
+      number,
+      number,
+      number,
+    ]
+    const s = 0.5 + next()
+    scene.addChild(
+      doc
+        .createNode(`rock-${i}`)
+        .setMesh(mesh)
+        .setTranslation([next() * 50, 0, next() * 50])
+        .setRotation(q)
+        .setScale([s, s, s]),
+    )
+  }
+  return doc
+}
+
+/** A cylinder of `rings` rings skinned to `joints` stacked joints, with a bending animation. */
+export function skinnedCylinder(rings = 120, joints = 4): Document {
+  const doc = new Document()
+  const buffer = doc.createBuffer()
+  const segments = 48
+  const height = 4
+  const count = (rings + 1) * segments
+  const positions = new Float32Array(count * 3)
+  const normals = new Float32Array(count * 3)
+  const jointIndices = new Uint16Array(count * 4)
+  const weights = new Float32Array(count * 4)
+  for (let r = 0; r <= rings; r++) {
+    const y = (r / rings) * height
+    const along = (y / height) * (joints - 1)
+    const j = Math.min(joints - 2, Math.floor(along))
+    const w = along - j
+    for (let s = 0; s < segments; s++) {
+      const phi = (s / segments) * 2 * Math.PI
+      const v = r * segments + s
+      positions.set([0.4 * Math.cos(phi), y, 0.4 * Math.sin(phi)], v * 3)
+      normals.set([Math.cos(phi), 0, Math.sin(phi)], v * 3)
+      jointIndices.set([j, j + 1, 0, 0], v * 4)
+      weights.set([1 - w, w, 0, 0], v * 4)
+    }
+  }
+  const indices = new Uint32Array(rings * segments * 6)
+  let k = 0
+  for (let r = 0; r < rings; r++)
+    for (let s = 0; s < segments; s++) {
+      const a = r * segments + s
+      const b = r * segments + ((s + 1) % segments)
+      indices.set([a, a + segments, b, b, a + segments, b + segments], k)
+      k += 6
+    }
+  const accessor = (
+    type: 'VEC3' | 'VEC4' | 'SCALAR' | 'MAT4',
+    array: Float32Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Uint16Array<ArrayBuffer>,
+  ) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+  const prim = doc
+    .createPrimitive()
+    .setAttribute('POSITION', accessor('VEC3', positions))
+    .setAttribute('NORMAL', accessor('VEC3', normals))
+    .setAttribute('JOINTS_0', accessor('VEC4', jointIndices))
+    .setAttribute('WEIGHTS_0', accessor('VEC4', weights))
+    .setIndices(accessor('SCALAR', indices))
+    .setMaterial(doc.createMaterial('skin'))
+  const spacing = height / (joints - 1)
+  const bones = Array.from({ length: joints }, (_, i) =>
+    doc.createNode(`bone-${i}`).setTranslation([0, i === 0 ? 0 : spacing, 0]),
+  )
+  for (let i = 1; i < joints; i++) bones[i - 1]!.addChild(bones[i]!)
+  const inverseBind = new Float32Array(joints * 16)
+  for (let i = 0; i < joints; i++)
+    inverseBind.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -i * spacing, 0, 1], i * 16)
+  const skin = doc.createSkin('rig').setInverseBindMatrices(accessor('MAT4', inverseBind))
+  for (const bone of bones) skin.addJoint(bone)
+  const body = doc.createNode('body').setMesh(doc.createMesh('body').addPrimitive(prim)).setSkin(skin)
+  doc.createScene().addChild(bones[0]!).addChild(body)
+  const times = new Float32Array([0, 1, 2])
+  const bend = Math.sin(0.3)
+  const rotations = new Float32Array([0, 0, 0, 1, 0, 0, bend, Math.cos(0.3), 0, 0, 0, 1])
+  const animation = doc.createAnimation('bend')
+  for (const bone of bones.slice(1)) {
+    const sampler = doc
+      .createAnimationSampler()
+      .setInput(accessor('SCALAR', times))
+      .setOutput(accessor('VEC4', rotations))
+    animation
+      .addSampler(sampler)
+      .addChannel(
+        doc.createAnimationChannel().setTargetNode(bone).setTargetPath('rotation').setSampler(sampler),
+      )
+  }
+  return doc
+}
+
+/** A PNG of `size`² RGB pixels of seeded noise over a gradient (small: textures are not the point here). */
+function noisePng(size: number, seed: number): Uint8Array {
+  const next = random(seed)
+  const rows = Buffer.alloc(size * (size * 3 + 1))
+  for (let y = 0; y < size; y++) {
+    rows[y * (size * 3 + 1)] = 0
+    for (let x = 0; x < size * 3; x++) rows[y * (size * 3 + 1) + 1 + x] = ((x * 2 + y) & 255) ^ (next() * 32)
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8)
+    head.writeUInt32BE(data.length, 0)
+    head.write(type, 4, 'ascii')
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0)
+    return Buffer.concat([head, data, crc])
+  }
+  const header = Buffer.alloc(13)
+  header.writeUInt32BE(size, 0)
+  header.writeUInt32BE(size, 4)
+  header.set([8, 2, 0, 0, 0], 8)
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
+}
+
+/** Twelve textured spheres under their own nodes, three textures, UVs sampled by every material. */
+export function texturedMeshes(seed = 5): Document {
+  const doc = new Document()
+  doc.createBuffer()
+  const next = random(seed)
+  const materials = [0, 1, 2].map((i) =>
+    doc.createMaterial(`textured-${i}`).setBaseColorTexture(
+      doc
+        .createTexture(`noise-${i}`)
+        .setImage(noisePng(64, seed + i))
+        .setMimeType('image/png'),
+    ),
+  )
+  const scene = doc.createScene()
+  for (let i = 0; i < 12; i++) {
+    const mesh = doc
+      .createMesh(`ball-${i}`)
+      .addPrimitive(primitive(doc, sphere(40, next, 0.05), materials[i % 3]!, true))
+    scene.addChild(
+      doc
+        .createNode(`ball-${i}`)
+        .setMesh(mesh)
+        .setTranslation([(i % 4) * 3, Math.floor(i / 4) * 3, 0]),
+    )
+  }
+  return doc
+}
+
+/** A single triangle: what a tool costs to start and do nothing. */
+export function tinyTriangle(): Document {
+  const doc = new Document()
+  const buffer = doc.createBuffer()
+  const prim = doc.createPrimitive().setAttribute(
+    'POSITION',
+    doc
+      .createAccessor()
+      .setType('VEC3')
+      .setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]))
+      .setBuffer(buffer),
+  )
+  doc.createScene().addChild(doc.createNode().setMesh(doc.createMesh().addPrimitive(prim)))
+  return doc
+}
+
+export async function writeDocument(path: string, doc: Document): Promise<void> {
+  await new NodeIO().write(path, doc)
+}

@@ -1,0 +1,244 @@
+//! Merges the meshes of static nodes into one world-space mesh with one primitive per material and
+//! attribute layout, as gltfpack does by default: a scene of hundreds of small parts becomes a
+//! handful of draw calls, and the per-mesh and per-accessor overhead (JSON, codec headers, a
+//! quantization grid each) is paid once. Only what keeps the picture the same is merged: a node that
+//! is skinned, animated, morphed or below an animated node keeps its mesh, as does a mesh placed by more than
+//! one node (merging would copy it once per placement; it stays shared instead).
+use crate::bake::bake_instance;
+use crate::empty_nodes::drop_empty_nodes;
+use crate::math::determinant3;
+use crate::model::{Attribute, Mesh, Model, Node, Primitive};
+use std::collections::BTreeMap;
+
+/// What merging did, for the tool's notes.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Merged {
+    /// Meshes folded into the merged one (0 when nothing was merged).
+    pub meshes: usize,
+    /// Primitives those meshes had.
+    pub primitives_before: usize,
+    /// Primitives of the merged mesh.
+    pub primitives_after: usize,
+}
+
+/// Nodes whose world transform can change at run time: animated ones and everything below them.
+fn moving_nodes(model: &Model) -> Vec<bool> {
+    let mut moving = vec![false; model.nodes.len()];
+    for channel in model.animations.iter().flat_map(|a| &a.channels) {
+        if let Some(m) = moving.get_mut(channel.node) {
+            *m = true;
+        }
+    }
+    let mut stack: Vec<(usize, bool)> = model.roots.iter().map(|&n| (n, false)).collect();
+    let mut seen = vec![false; model.nodes.len()];
+    while let Some((n, parent_moving)) = stack.pop() {
+        if n >= model.nodes.len() || std::mem::replace(&mut seen[n], true) {
+            continue;
+        }
+        moving[n] |= parent_moving;
+        stack.extend(model.nodes[n].children.iter().map(|&c| (c, moving[n])));
+    }
+    moving
+}
+
+/// The attribute layout two primitives must share to become one: material, semantics and widths.
+type Layout = (Option<usize>, Vec<(String, usize)>);
+
+fn layout(p: &Primitive) -> Layout {
+    let mut attributes: Vec<(String, usize)> = p.attributes.iter().map(|a| (a.semantic.clone(), a.components)).collect();
+    attributes.sort();
+    (p.material, attributes)
+}
+
+/// Appends `p` to `into` (same layout), its indices shifted past the vertices already there.
+fn append(into: &mut Primitive, p: &Primitive) {
+    let base = into.positions.len() as u32;
+    into.positions.extend_from_slice(&p.positions);
+    into.indices.extend(p.indices.iter().map(|i| i + base));
+    for a in &mut into.attributes {
+        let source = p.attribute(&a.semantic).expect("same layout");
+        a.data.extend_from_slice(&source.data);
+    }
+}
+
+/// Merges the meshes of static, singly placed nodes into one mesh under a new root node; the nodes
+/// that held them stay (without a mesh) so the tree is intact until `drop_empty_nodes` runs.
+pub fn merge_static_meshes(model: &mut Model) -> Merged {
+    let moving = moving_nodes(model);
+    let mut placements = vec![0usize; model.meshes.len()];
+    for node in &model.nodes {
+        if let Some(m) = node.mesh.filter(|&m| m < placements.len()) {
+            placements[m] += 1;
+        }
+    }
+    let candidates: Vec<_> = model
+        .instances()
+        .into_iter()
+        .filter(|i| {
+            let det = determinant3(&i.world);
+            // A morphed mesh keeps its own: its weights belong to the mesh and its deltas to its space.
+            let morphed = !model.meshes[i.mesh].weights.is_empty();
+            !moving[i.node] && !morphed && model.nodes[i.node].skin.is_none() && placements[i.mesh] == 1 && det.is_finite() && det != 0.0
+        })
+        .collect();
+    if candidates.len() < 2 {
+        return Merged::default();
+    }
+    let mut groups: BTreeMap<Layout, Primitive> = BTreeMap::new();
+    let mut primitives_before = 0;
+    for instance in &candidates {
+        let mirrored = determinant3(&instance.world) < 0.0;
+        for mut p in bake_instance(model, instance).primitives {
+            primitives_before += 1;
+            if mirrored {
+                // The bitangent is cross(normal, tangent) * w; a mirror flips that cross product.
+                for t in p.attributes.iter_mut().filter(|a| a.semantic == "TANGENT" && a.components == 4) {
+                    t.data.chunks_exact_mut(4).for_each(|t| t[3] = -t[3]);
+                }
+            }
+            match groups.get_mut(&layout(&p)) {
+                Some(group) => append(group, &p),
+                None => {
+                    let empty = Primitive {
+                        positions: Vec::new(),
+                        attributes: p.attributes.iter().map(|a| Attribute { data: Vec::new(), ..a.clone() }).collect(),
+                        indices: Vec::new(),
+                        material: p.material,
+                    };
+                    let group = groups.entry(layout(&p)).or_insert(empty);
+                    append(group, &p);
+                }
+            }
+        }
+    }
+    // The merged meshes go; the rest are renumbered.
+    let mut merged_mesh = vec![false; model.meshes.len()];
+    for i in &candidates {
+        merged_mesh[i.mesh] = true;
+        model.nodes[i.node].mesh = None;
+    }
+    let mut renumber = vec![None; model.meshes.len()];
+    let mut kept = Vec::new();
+    for (index, mesh) in std::mem::take(&mut model.meshes).into_iter().enumerate() {
+        if !merged_mesh[index] {
+            renumber[index] = Some(kept.len());
+            kept.push(mesh);
+        }
+    }
+    model.meshes = kept;
+    for node in &mut model.nodes {
+        node.mesh = node.mesh.and_then(|m| renumber[m]);
+    }
+    let primitives: Vec<Primitive> = groups.into_values().collect();
+    let result = Merged { meshes: candidates.len(), primitives_before, primitives_after: primitives.len() };
+    let root = model.nodes.len();
+    model.nodes.push(Node::with_mesh(None, model.meshes.len()));
+    model.meshes.push(Mesh { name: None, primitives });
+    model.roots.push(root);
+    result
+}
+
+/// Merges static meshes (merge_static_meshes) and drops the nodes left empty, and says so in the
+/// model's notes.
+pub fn merge_meshes(model: &mut Model) -> Merged {
+    let merged = merge_static_meshes(model);
+    if merged.meshes > 0 {
+        let dropped = drop_empty_nodes(model);
+        model.notes.push(format!(
+            "Merged {} static meshes ({} primitives) into one mesh of {} primitive(s), one per material and vertex layout, and dropped {dropped} node(s) left empty; set keep_nodes to keep the node tree.",
+            merged.meshes, merged.primitives_before, merged.primitives_after
+        ));
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::compose;
+    use crate::model::{Animation, AnimationSampler, Channel, SourceFormat, IDENTITY};
+
+    fn triangle(material: usize, with_normals: bool) -> Primitive {
+        let mut p = Primitive {
+            positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            indices: vec![0, 1, 2],
+            material: Some(material),
+            ..Primitive::default()
+        };
+        if with_normals {
+            p.attributes.push(Attribute { semantic: "NORMAL".into(), components: 3, data: [0.0, 0.0, 1.0].repeat(3) });
+        }
+        p
+    }
+
+    fn placed(model: &mut Model, primitives: Vec<Primitive>, translation: [f32; 3]) -> usize {
+        model.push_root_mesh(Mesh { name: Some(format!("m{}", model.meshes.len())), primitives });
+        let node = model.nodes.len() - 1;
+        model.nodes[node].matrix = compose(translation, [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+        node
+    }
+
+    #[test]
+    fn static_meshes_merge_by_material_and_layout_in_world_space() {
+        let mut model = Model::new(SourceFormat::Glb);
+        placed(&mut model, vec![triangle(0, true)], [1.0, 0.0, 0.0]);
+        placed(&mut model, vec![triangle(0, true), triangle(1, true)], [0.0, 5.0, 0.0]);
+        placed(&mut model, vec![triangle(0, false)], [0.0, 0.0, 2.0]);
+        let merged = merge_static_meshes(&mut model);
+        assert_eq!(merged, Merged { meshes: 3, primitives_before: 4, primitives_after: 3 });
+        assert_eq!(model.meshes.len(), 1);
+        let root = *model.roots.last().unwrap();
+        assert_eq!(model.nodes[root].mesh, Some(0));
+        assert_eq!(model.nodes[root].matrix, IDENTITY);
+        let with_normals = model.meshes[0].primitives.iter().find(|p| p.material == Some(0) && !p.attributes.is_empty()).unwrap();
+        assert_eq!(with_normals.positions, vec![[1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 5.0, 0.0], [1.0, 5.0, 0.0], [0.0, 6.0, 0.0]]);
+        assert_eq!(with_normals.indices, vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(with_normals.attributes[0].data.len(), 18);
+        assert!(model.nodes[..3].iter().all(|n| n.mesh.is_none()));
+    }
+
+    #[test]
+    fn animated_skinned_and_shared_meshes_are_never_merged() {
+        let mut model = Model::new(SourceFormat::Glb);
+        let animated = placed(&mut model, vec![triangle(0, false)], [0.0; 3]);
+        let child = placed(&mut model, vec![triangle(0, false)], [1.0, 0.0, 0.0]);
+        // The child hangs below the animated node, so it moves with it.
+        model.roots.retain(|&r| r != child);
+        model.nodes[animated].children.push(child);
+        model.animations.push(Animation {
+            name: None,
+            samplers: vec![AnimationSampler { input: vec![0.0], output: vec![0.0; 3], components: 3, interpolation: "LINEAR".into() }],
+            channels: vec![Channel { sampler: 0, node: animated, path: "translation".into() }],
+        });
+        let skinned = placed(&mut model, vec![triangle(0, false)], [2.0, 0.0, 0.0]);
+        model.nodes[skinned].skin = Some(0);
+        let shared = placed(&mut model, vec![triangle(0, false)], [3.0, 0.0, 0.0]);
+        let mut again = model.nodes[shared].clone();
+        again.matrix = compose([4.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+        model.nodes.push(again);
+        model.roots.push(model.nodes.len() - 1);
+        let still = placed(&mut model, vec![triangle(0, false)], [5.0, 0.0, 0.0]);
+        let before = model.clone();
+        // One static, singly placed mesh is all there is: nothing to merge it with.
+        assert_eq!(merge_static_meshes(&mut model), Merged::default());
+        assert_eq!(model, before);
+        assert!(model.nodes[still].mesh.is_some());
+    }
+
+    #[test]
+    fn mirrored_nodes_keep_their_winding_and_tangent_handedness() {
+        let mut model = Model::new(SourceFormat::Glb);
+        let mut p = triangle(0, false);
+        p.attributes.push(Attribute { semantic: "TANGENT".into(), components: 4, data: [1.0, 0.0, 0.0, 1.0].repeat(3) });
+        let mirror = placed(&mut model, vec![p.clone()], [0.0; 3]);
+        model.nodes[mirror].matrix = compose([0.0; 3], [0.0, 0.0, 0.0, 1.0], [-1.0, 1.0, 1.0]);
+        placed(&mut model, vec![p], [0.0, 0.0, 3.0]);
+        merge_static_meshes(&mut model);
+        let merged = &model.meshes[0].primitives[0];
+        assert_eq!(&merged.indices[..3], &[0, 2, 1]);
+        assert_eq!(merged.positions[1], [-1.0, 0.0, 0.0]);
+        let tangents = &merged.attributes[0].data;
+        assert_eq!(&tangents[..4], &[-1.0, 0.0, 0.0, -1.0]);
+        assert_eq!(&tangents[12..16], &[1.0, 0.0, 0.0, 1.0]);
+    }
+}

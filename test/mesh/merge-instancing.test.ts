@@ -1,0 +1,293 @@
+// Merging meshes and keeping instances: optimize and simplify merge the meshes of static nodes into
+// one world-space mesh by default, and what the user sees must not change: the same world-space
+// triangles (within the quantization step), each with the same material and winding. Animated and
+// skinned nodes keep their meshes, a mesh placed by many nodes stays one shared mesh, and
+// keep_nodes keeps the node tree and its names. Every output passes the Khronos validator.
+import { join } from 'node:path'
+import { type Document, NodeIO } from '@gltf-transform/core'
+import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
+import { MeshoptDecoder } from 'meshoptimizer'
+import { describe, expect, test } from 'vitest'
+import { instancedMesh, manySmallMeshes, writeDocument } from '../../bench/mesh/generated.ts'
+import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
+import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
+import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
+import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
+import { context, corpusDir, hasCorpus, listFiles, validatorErrors } from './corpus.ts'
+
+interface Triangle {
+  material: string
+  corners: number[][]
+}
+
+async function io(): Promise<NodeIO> {
+  await MeshoptDecoder.ready
+  return new NodeIO()
+    .registerExtensions(ALL_EXTENSIONS)
+    .registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
+}
+
+/** Every triangle of the scene in world space, with its material's name, corners in stored order. */
+async function worldTriangles(path: string): Promise<Triangle[]> {
+  const doc = await (await io()).read(path)
+  const out: Triangle[] = []
+  for (const node of doc.getRoot().listNodes()) {
+    const m = node.getWorldMatrix()
+    for (const prim of node.getMesh()?.listPrimitives() ?? []) {
+      const pos = prim.getAttribute('POSITION')!
+      const idx = prim.getIndices()
+      const corner = (i: number) => {
+        const v = pos.getElement(idx ? idx.getScalar(i) : i, [0, 0, 0])
+        return [0, 1, 2].map((r) => m[r]! * v[0]! + m[4 + r]! * v[1]! + m[8 + r]! * v[2]! + m[12 + r]!)
+      }
+      const count = idx ? idx.getCount() : pos.getCount()
+      const material = prim.getMaterial()?.getName() ?? ''
+      for (let i = 0; i < count; i += 3) {
+        const corners = [corner(i), corner(i + 1), corner(i + 2)]
+        // Zero-area triangles show nothing, and the tools drop them.
+        if (area(corners) > 1e-12) out.push({ material, corners })
+      }
+    }
+  }
+  return out
+}
+
+function area([a, b, c]: number[][]): number {
+  const u = [0, 1, 2].map((d) => b![d]! - a![d]!)
+  const v = [0, 1, 2].map((d) => c![d]! - a![d]!)
+  return (
+    Math.hypot(u[1]! * v[2]! - u[2]! * v[1]!, u[2]! * v[0]! - u[0]! * v[2]!, u[0]! * v[1]! - u[1]! * v[0]!) /
+    2
+  )
+}
+
+/** Whether a triangle's shortest edge or its height is within `tolerance`. */
+function sliver(corners: number[][], tolerance: number): boolean {
+  const edges = [0, 1, 2].map((k) =>
+    Math.hypot(...[0, 1, 2].map((d) => corners[(k + 1) % 3]![d]! - corners[k]![d]!)),
+  )
+  return Math.min(...edges) <= tolerance || (2 * area(corners)) / Math.max(...edges) <= tolerance
+}
+
+const close = (a: number[], b: number[], tolerance: number) =>
+  a.every((v, k) => Math.abs(v - b[k]!) <= tolerance)
+
+/** The same triangles as multisets: each output triangle matches one unused input triangle of the same
+ * material whose corners are within `tolerance` in the same cyclic order (so facing is kept too). */
+function unmatched(input: Triangle[], output: Triangle[], tolerance: number): number {
+  const cell = tolerance * 50
+  const key = (t: Triangle) => {
+    const c = [0, 1, 2].map((d) =>
+      Math.floor((t.corners[0]![d]! + t.corners[1]![d]! + t.corners[2]![d]!) / 3 / cell),
+    )
+    return c
+  }
+  const buckets = new Map<string, Triangle[]>()
+  for (const t of input) {
+    const k = key(t).join(',')
+    buckets.get(k)?.push(t) ?? buckets.set(k, [t])
+  }
+  let missing = 0
+  for (const t of output) {
+    const [x, y, z] = key(t)
+    let found = false
+    for (let dx = -1; dx <= 1 && !found; dx++)
+      for (let dy = -1; dy <= 1 && !found; dy++)
+        for (let dz = -1; dz <= 1 && !found; dz++) {
+          const bucket = buckets.get(`${x! + dx},${y! + dy},${z! + dz}`) ?? []
+          const at = bucket.findIndex(
+            (s) =>
+              s.material === t.material &&
+              [0, 1, 2].some((r) =>
+                [0, 1, 2].every((k) => close(s.corners[(k + r) % 3]!, t.corners[k]!, tolerance)),
+              ),
+          )
+          if (at >= 0) {
+            bucket.splice(at, 1)
+            found = true
+          }
+        }
+    if (!found) missing++
+  }
+  // Input triangles nothing matched: only those with two corners, or a corner and the opposite
+  // edge, within the tolerance may go (they can collapse to zero area on the position grid, and
+  // zero-area triangles are dropped).
+  for (const left of buckets.values()) missing += left.filter((t) => !sliver(t.corners, tolerance)).length
+  return missing
+}
+
+async function written(
+  name: string,
+  doc: Document,
+): Promise<{ path: string; name: string; bytes: number; extension: string }> {
+  const ctx = await context()
+  const path = join(ctx.outDir, name)
+  await writeDocument(path, doc)
+  return { path, name, bytes: 0, extension: 'glb' }
+}
+
+async function optimized(input: Awaited<ReturnType<typeof written>>, options: object) {
+  const ctx = await context()
+  const { summary } = await optimize.run(input, optimizeOptions.parse(options), ctx)
+  const [glb] = (await listFiles(ctx.outDir)).filter((f) => f.endsWith('.glb'))
+  const path = join(ctx.outDir, glb!)
+  return { summary, path, doc: await (await io()).read(path) }
+}
+
+/** Scene-size tolerance: a few steps of the 1/24575-of-the-scene position grid. */
+const tolerance = (40 / 24575) * 3
+
+describe('merging static meshes', () => {
+  test('many small meshes become one mesh with a primitive per material, the same triangles in world space', async () => {
+    const input = await written('parts.glb', manySmallMeshes(40))
+    const { summary, path, doc } = await optimized(input, {})
+    expect(doc.getRoot().listMeshes()).toHaveLength(1)
+    expect(doc.getRoot().listMeshes()[0]!.listPrimitives()).toHaveLength(4)
+    expect(
+      doc
+        .getRoot()
+        .listNodes()
+        .filter((n) => n.getMesh()),
+    ).toHaveLength(1)
+    expect((summary.notes as string[]).join(' ')).toMatch(
+      /Merged 40 static meshes \(40 primitives\) into one mesh of 4/,
+    )
+    const before = await worldTriangles(input.path)
+    const after = await worldTriangles(path)
+    expect(unmatched(before, after, tolerance)).toBe(0)
+    expect(await validatorErrors(path)).toEqual([])
+  })
+
+  test('the comparison can fail: a moved node is found out', async () => {
+    const doc = manySmallMeshes(10)
+    const input = await written('parts.glb', doc)
+    doc.getRoot().listNodes()[3]!.setTranslation([100, 0, 0])
+    const moved = await written('moved.glb', doc)
+    expect(
+      unmatched(await worldTriangles(input.path), await worldTriangles(moved.path), tolerance),
+    ).toBeGreaterThan(0)
+  })
+
+  test('keep_nodes keeps every node, its name and its mesh', async () => {
+    const input = await written('parts.glb', manySmallMeshes(12))
+    const { summary, path, doc } = await optimized(input, { keep_nodes: true })
+    const names = doc
+      .getRoot()
+      .listNodes()
+      .map((n) => n.getName())
+    for (let i = 0; i < 12; i++) expect(names).toContain(`part-${i}`)
+    expect(doc.getRoot().listMeshes()).toHaveLength(12)
+    expect(
+      doc
+        .getRoot()
+        .listScenes()[0]!
+        .listChildren()
+        .map((n) => n.getName())
+        .filter(Boolean),
+    ).toHaveLength(12)
+    expect((summary.notes as string[]).join(' ')).not.toMatch(/Merged/)
+    expect(unmatched(await worldTriangles(input.path), await worldTriangles(path), tolerance)).toBe(0)
+    expect(await validatorErrors(path)).toEqual([])
+  })
+
+  test('a mesh placed by many nodes stays one shared mesh, every placement where it was', async () => {
+    const input = await written('rocks.glb', instancedMesh(25))
+    const { path, doc } = await optimized(input, {})
+    expect(doc.getRoot().listMeshes()).toHaveLength(1)
+    expect(
+      doc
+        .getRoot()
+        .listNodes()
+        .filter((n) => n.getMesh()),
+    ).toHaveLength(25)
+    const before = await worldTriangles(input.path)
+    const after = await worldTriangles(path)
+    expect(unmatched(before, after, (80 / 24575) * 3)).toBe(0)
+    expect(await validatorErrors(path)).toEqual([])
+  })
+
+  test('an animated node and the nodes below it keep their meshes; the static rest merges', async () => {
+    const doc = manySmallMeshes(6)
+    const nodes = doc.getRoot().listNodes()
+    const [spinning, rider] = [nodes[0]!, nodes[1]!]
+    doc.getRoot().listScenes()[0]!.removeChild(rider)
+    spinning.addChild(rider)
+    const buffer = doc.getRoot().listBuffers()[0]!
+    const sampler = doc
+      .createAnimationSampler()
+      .setInput(
+        doc
+          .createAccessor()
+          .setType('SCALAR')
+          .setArray(new Float32Array([0, 1]))
+          .setBuffer(buffer),
+      )
+      .setOutput(
+        doc
+          .createAccessor()
+          .setType('VEC4')
+          .setArray(new Float32Array([0, 0, 0, 1, 0, 1, 0, 0]))
+          .setBuffer(buffer),
+      )
+    doc
+      .createAnimation('spin')
+      .addSampler(sampler)
+      .addChannel(
+        doc.createAnimationChannel().setTargetNode(spinning).setTargetPath('rotation').setSampler(sampler),
+      )
+    const input = await written('spinning.glb', doc)
+    const { path, doc: out } = await optimized(input, {})
+    const byName = (name: string) =>
+      out
+        .getRoot()
+        .listNodes()
+        .find((n) => n.getName() === name)
+    // A quantized mesh sits on an unnamed child whose transform undoes its grid.
+    const meshOf = (name: string) =>
+      byName(name)?.getMesh() ??
+      byName(name)
+        ?.listChildren()
+        .find((c) => !c.getName() && c.getMesh())
+        ?.getMesh()
+    expect(meshOf('part-0')).toBeTruthy()
+    expect(meshOf('part-1')).toBeTruthy()
+    expect(byName('part-1')?.getParentNode()).toBe(byName('part-0'))
+    // parts 2..5 merged: two kept meshes plus the merged one.
+    expect(out.getRoot().listMeshes()).toHaveLength(3)
+    expect(out.getRoot().listAnimations()[0]!.listChannels()[0]!.getTargetNode()).toBe(byName('part-0'))
+    expect(unmatched(await worldTriangles(input.path), await worldTriangles(path), tolerance)).toBe(0)
+    expect(await validatorErrors(path)).toEqual([])
+  })
+
+  test.skipIf(!hasCorpus)('a skinned, animated model is left as it is', async () => {
+    const input = {
+      path: join(corpusDir, 'glb/CesiumMan.glb'),
+      name: 'CesiumMan.glb',
+      bytes: 0,
+      extension: 'glb',
+    }
+    const { summary, path, doc } = await optimized(input, {})
+    expect((summary.notes as string[]).join(' ')).not.toMatch(/Merged/)
+    expect(doc.getRoot().listSkins()).toHaveLength(1)
+    expect(
+      doc
+        .getRoot()
+        .listNodes()
+        .find((n) => n.getSkin())
+        ?.getMesh(),
+    ).toBeTruthy()
+    expect(await validatorErrors(path)).toEqual([])
+  })
+
+  test('simplify merges too, and keep_nodes stops it', async () => {
+    const input = await written('parts.glb', manySmallMeshes(20))
+    for (const keep_nodes of [false, true]) {
+      const ctx = await context()
+      await simplify.run(input, simplifyOptions.parse({ target_ratio: 0.5, format: 'glb', keep_nodes }), ctx)
+      const [glb] = (await listFiles(ctx.outDir)).filter((f) => f.endsWith('.glb'))
+      const doc = await (await io()).read(join(ctx.outDir, glb!))
+      expect(doc.getRoot().listMeshes()).toHaveLength(keep_nodes ? 20 : 1)
+      expect(await validatorErrors(join(ctx.outDir, glb!))).toEqual([])
+    }
+  })
+})
