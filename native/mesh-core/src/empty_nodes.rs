@@ -70,7 +70,7 @@ mod tests {
     use crate::model::{Mesh, Node, Primitive, Skin, SourceFormat, IDENTITY};
 
     fn empty(name: &str) -> Node {
-        Node { name: Some(name.into()), mesh: None, matrix: IDENTITY, trs: None, children: vec![], skin: None }
+        Node { name: Some(name.into()), mesh: None, matrix: IDENTITY, trs: None, children: vec![], skin: None, weights: vec![] }
     }
 
     #[test]
@@ -79,7 +79,7 @@ mod tests {
         // 0: empty root with an empty child (1) and a child (2) holding a mesh; 3: a joint; 4: empty root.
         model.nodes = vec![empty("group"), empty("nothing"), Node::with_mesh(Some("part".into()), 0), empty("joint"), empty("lonely")];
         model.nodes[0].children = vec![1, 2];
-        model.meshes.push(Mesh { name: None, primitives: vec![Primitive::default()] });
+        model.meshes.push(Mesh { name: None, primitives: vec![Primitive::default()], ..Default::default() });
         model.roots = vec![0, 3, 4];
         model.skins.push(Skin { name: None, joints: vec![3], skeleton: Some(3), inverse_bind: vec![IDENTITY] });
         assert_eq!(drop_empty_nodes(&mut model), 2);

@@ -133,7 +133,7 @@ pub fn merge_static_meshes(model: &mut Model) -> Merged {
     let result = Merged { meshes: candidates.len(), primitives_before, primitives_after: primitives.len() };
     let root = model.nodes.len();
     model.nodes.push(Node::with_mesh(None, model.meshes.len()));
-    model.meshes.push(Mesh { name: None, primitives });
+    model.meshes.push(Mesh { name: None, primitives, ..Default::default() });
     model.roots.push(root);
     result
 }
@@ -172,7 +172,7 @@ mod tests {
     }
 
     fn placed(model: &mut Model, primitives: Vec<Primitive>, translation: [f32; 3]) -> usize {
-        model.push_root_mesh(Mesh { name: Some(format!("m{}", model.meshes.len())), primitives });
+        model.push_root_mesh(Mesh { name: Some(format!("m{}", model.meshes.len())), primitives, ..Default::default() });
         let node = model.nodes.len() - 1;
         model.nodes[node].matrix = compose(translation, [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         node

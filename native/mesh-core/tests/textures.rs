@@ -76,7 +76,7 @@ fn textured_glb() -> Vec<u8> {
         indices: vec![0, 1, 2, 0, 2, 3],
         material: Some(material),
     };
-    model.push_root_mesh(Mesh { name: None, primitives: vec![quad(0), quad(1)] });
+    model.push_root_mesh(Mesh { name: None, primitives: vec![quad(0), quad(1)], ..Default::default() });
     let material = |base: usize| json!({ "pbrMetallicRoughness": { "baseColorTexture": { "index": base }, "metallicRoughnessTexture": { "index": 2 } }, "normalTexture": { "index": 1 }, "occlusionTexture": { "index": 2 } });
     model.materials = vec![material(0), material(3)];
     model.textures = (0..4).map(|i| json!({ "source": i })).collect();
