@@ -121,7 +121,7 @@ fn webp_output_is_close_to_its_sources_and_merges_the_duplicate() {
     assert!(model.images.iter().all(|i| i.mime_type == "image/webp"));
     assert!(model.textures.iter().all(|t| t.get("source").is_none() && t["extensions"]["EXT_texture_webp"]["source"].is_u64()));
     let json = model.gltf_json.unwrap();
-    assert_eq!(json["extensionsRequired"], json!(["EXT_meshopt_compression", "EXT_texture_webp", "KHR_mesh_quantization"]));
+    assert_eq!(json["extensionsRequired"], json!(["EXT_meshopt_compression", "EXT_texture_webp", "KHR_mesh_quantization", "KHR_texture_transform"]));
     // The ORM map's metalness is a hard checkerboard, which WebP's half-resolution chroma blurs.
     let floors = [34.0, 34.0, 30.0];
     for (source, psnr) in psnr_by_source(&glb, &out) {
