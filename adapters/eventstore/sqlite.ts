@@ -20,7 +20,6 @@ import type {
   ExpectedRevision,
   NewEvent,
   RecordedEvent,
-  StreamAppend,
   SubscribeOptions,
   Subscription,
 } from '../../domain/ports/event-store.ts'
@@ -33,9 +32,8 @@ import {
   writeBatch,
 } from './sqlite-batch.ts'
 
-interface PendingAppend {
-  request: AppendRequest
-  resolve: (results: AppendResult[]) => void
+interface PendingAppend extends AppendRequest {
+  resolve: (result: AppendResult) => void
   reject: (error: unknown) => void
 }
 
@@ -147,22 +145,13 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    const [result] = await this.#enqueue([{ streamId, events, expected }])
-    return result!
-  }
-
-  appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
-    return this.#enqueue(appends)
-  }
-
-  #enqueue(request: AppendRequest): Promise<AppendResult[]> {
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
       if (this.#writerFailure) {
         reject(this.#writerFailure)
         return
       }
-      this.#queue.push({ request, resolve, reject })
+      this.#queue.push({ streamId, events, expected, resolve, reject })
       // Appends made in the same turn of the event loop share a batch.
       if (!this.#inFlight && !this.#flushScheduled) {
         this.#flushScheduled = true
@@ -180,7 +169,7 @@ export class SqliteEventStore implements EventStore {
     this.#queue = []
     this.#inFlight = batch
     this.#commit(
-      batch.map(({ request }) => request),
+      batch.map(({ streamId, events, expected }) => ({ streamId, events, expected })),
       this.#now().toISOString(),
     )
   }
@@ -194,12 +183,12 @@ export class SqliteEventStore implements EventStore {
       for (const request of batch) request.reject(new Error(reply.error))
     } else {
       let head = 0
-      for (const [i, pending] of batch.entries()) {
+      for (const [i, request] of batch.entries()) {
         const outcome = reply.outcomes[i]!
-        if ('results' in outcome) {
-          for (const result of outcome.results) head = Math.max(head, result.position)
-          pending.resolve(outcome.results)
-        } else pending.reject(appendError(outcome.failure))
+        if ('result' in outcome) {
+          head = Math.max(head, outcome.result.position)
+          request.resolve(outcome.result)
+        } else request.reject(appendError(outcome.failure))
       }
       if (head > 0) {
         this.#sharedPage = null
