@@ -4,18 +4,7 @@
 // gltfpack's merging and instancing matter, which the corpus models barely do.
 import { crc32, deflateSync } from 'node:zlib'
 import { Document, type Material, NodeIO, type Primitive } from '@gltf-transform/core'
-
-/** mulberry32: a small seeded generator, enough for repeatable noise. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { seededRandom } from '../../test/lifecycle/support/seeded.ts'
 
 /** A UV sphere of rings × 2·rings quads with positions, normals and UVs, bumped by `noise`. */
 function sphere(rings: number, noise: () => number, amplitude: number) {
@@ -77,7 +66,7 @@ function primitive(
 export function noisySphere(triangles: number, seed = 1): Document {
   const doc = new Document()
   doc.createBuffer()
-  const g = sphere(Math.round(Math.sqrt(triangles / 4)), random(seed), 0.02)
+  const g = sphere(Math.round(Math.sqrt(triangles / 4)), seededRandom(seed), 0.02)
   doc
     .createScene()
     .addChild(
@@ -90,7 +79,7 @@ export function noisySphere(triangles: number, seed = 1): Document {
 export function manySmallMeshes(count = 300, seed = 2): Document {
   const doc = new Document()
   doc.createBuffer()
-  const next = random(seed)
+  const next = seededRandom(seed)
   const materials = [0, 1, 2, 3].map((i) =>
     doc.createMaterial(`paint-${i}`).setBaseColorFactor([next(), next(), next(), 1]),
   )
@@ -112,7 +101,7 @@ export function manySmallMeshes(count = 300, seed = 2): Document {
 export function instancedMesh(count = 400, seed = 3): Document {
   const doc = new Document()
   doc.createBuffer()
-  const next = random(seed)
+  const next = seededRandom(seed)
   const mesh = doc
     .createMesh('rock')
     .addPrimitive(primitive(doc, sphere(16, next, 0.3), doc.createMaterial('stone'), false))
@@ -218,7 +207,7 @@ export function skinnedCylinder(rings = 120, joints = 4): Document {
 
 /** A PNG of `size`² RGB pixels of seeded noise over a gradient (small: textures are not the point here). */
 function noisePng(size: number, seed: number): Uint8Array {
-  const next = random(seed)
+  const next = seededRandom(seed)
   const rows = Buffer.alloc(size * (size * 3 + 1))
   for (let y = 0; y < size; y++) {
     rows[y * (size * 3 + 1)] = 0
@@ -248,7 +237,7 @@ function noisePng(size: number, seed: number): Uint8Array {
 export function texturedMeshes(seed = 5): Document {
   const doc = new Document()
   doc.createBuffer()
-  const next = random(seed)
+  const next = seededRandom(seed)
   const materials = [0, 1, 2].map((i) =>
     doc.createMaterial(`textured-${i}`).setBaseColorTexture(
       doc
