@@ -207,6 +207,7 @@ describe.runIf(ready)('a cluster of two API instances and two workers', () => {
   /** POSTs a job to one instance, then to the other with the same key while that fails. */
   async function submit(job: Planned, first: number): Promise<string> {
     const token = keys[job.account]!
+    let lastFailure = ''
     for (let attempt = 0; ; attempt++) {
       const port = ports[(first + attempt) % 2]!
       const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'idempotency-key': job.key }
@@ -220,12 +221,15 @@ describe.runIf(ready)('a cluster of two API instances and two workers', () => {
           body: job.body ?? JSON.stringify({ options: job.options }),
         })
         if (response.status === 200 || response.status === 202) return ((await response.json()) as Job).id
+        const text = await response.text()
         if (response.status < 500 && response.status !== 429)
-          throw new Error(`${job.tool} ${job.key}: ${response.status} ${await response.text()}`)
+          throw new Error(`${job.tool} ${job.key}: ${response.status} ${text}`)
+        lastFailure = `port ${port}: ${response.status} ${text.slice(0, 300)}`
       } catch (error) {
         if ((error as Error).message.startsWith(job.tool)) throw error
+        lastFailure = `port ${port}: ${(error as Error).message} ${String((error as Error).cause ?? '')}`
       }
-      if (attempt > 200) throw new Error(`${job.key} could not be submitted`)
+      if (attempt > 200) throw new Error(`${job.key} could not be submitted; last: ${lastFailure}`)
       await new Promise((resolve) => setTimeout(resolve, 50 + attempt * 20))
     }
   }
