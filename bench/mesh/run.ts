@@ -7,8 +7,9 @@
 // peers' is the wall time of their process, start-up included; the "start" row (one triangle)
 // shows what that start-up costs. Prints time, size, surface error and validator errors per row, and
 // kiln/peer ratios (< 1: kiln faster, smaller or more accurate). Not a test.
-//   node bench/mesh/run.ts [--quick] [--native-only] [--all-references] [--repeat=3]
-// (--native-only leaves out the npm gltfpack and gltf-transform columns; timings of kiln and native
+//   node bench/mesh/run.ts [--quick] [--native-only] [--all-references] [--repeat=3] [--only=a,b]
+// (--only runs the inputs whose file name contains one of the given words, e.g. --only=instanced,bunny;
+// --native-only leaves out the npm gltfpack and gltf-transform columns; timings of kiln and native
 // gltfpack are the best of --repeat runs, the reference tools run once.)
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -37,6 +38,11 @@ const node = process.execPath
 const quick = process.argv.includes('--quick')
 const nativeOnly = process.argv.includes('--native-only')
 const allReferences = process.argv.includes('--all-references')
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',')
+  .filter(Boolean)
 const REFERENCE_LIMIT = 200_000
 // Each timing is the best of this many runs: the machine is shared, and the best run is the one
 // least disturbed by others' work.
@@ -146,7 +152,8 @@ async function measure(model: string, task: string, tool: string, ms: number, ou
 
 const SIMPLIFY_LIMIT = 1_000_000
 
-for (const input of await inputs()) {
+const selected = (await inputs()).filter((f) => !only || only.some((word) => basename(f).includes(word)))
+for (const input of selected) {
   const model = basename(input)
   const faces = (await readTriangles(input)).indices.length / 3
   const dir = (name: string) => {

@@ -206,6 +206,28 @@ describe('merging static meshes', () => {
     expect(await validatorErrors(path)).toEqual([])
   })
 
+  test("a shared mesh is quantized on its own box: every placement within a step of the mesh's own size", async () => {
+    const doc = instancedMesh(25)
+    const input = await written('rocks.glb', doc)
+    const position = doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('POSITION')!
+    const [min, max] = [position.getMin([]), position.getMax([])]
+    const ownExtent = Math.max(...[0, 1, 2].map((k) => max[k]! - min[k]!))
+    const largestScale = Math.max(...doc.getRoot().listNodes().map((n) => Math.max(...n.getScale())))
+    // One step of 1/24575 of the rock as drawn at its largest: rounding moves a corner by at most
+    // half a local step per axis, √3/2 of a step after any rotation.
+    const ownStep = (ownExtent * largestScale) / 24575
+    const sceneStep = 50 / 24575
+    expect(ownStep).toBeLessThan(sceneStep / 10)
+    const { path } = await optimized(input, {})
+    const before = await worldTriangles(input.path)
+    const after = await worldTriangles(path)
+    expect(after.length).toBe(before.length)
+    expect(unmatched(before, after, ownStep)).toBe(0)
+    // The comparison is sharp enough to see the rounding itself: at an eighth of a step it fails.
+    expect(unmatched(before, after, ownStep / 8)).toBeGreaterThan(0)
+    expect(await validatorErrors(path)).toEqual([])
+  })
+
   test('an animated node and the nodes below it keep their meshes; the static rest merges', async () => {
     const doc = manySmallMeshes(6)
     const nodes = doc.getRoot().listNodes()

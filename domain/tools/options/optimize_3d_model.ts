@@ -9,7 +9,7 @@ export const optimizeOptions = z.strictObject({
     .boolean()
     .default(true)
     .describe(
-      'Store positions, normals, UVs and colours as small integers (KHR_mesh_quantization); positions on a grid of 1/24575 of the scene size.',
+      'Store positions, normals, UVs and colours as small integers (KHR_mesh_quantization); positions on a grid of 1/24575 of the scene size (a mesh placed by several nodes: of its own size, when that is finer).',
     ),
   simplify_ratio: z
     .number()

@@ -5,6 +5,11 @@
 //! fewer significant bits and the vertex codec stores them in fewer bytes, while every vertex
 //! still lands within half a scene step (per axis) of where it was. A per-mesh 14-bit grid spent
 //! the same bits on a 2 m cube as on a 200 m ground plane.
+//! A mesh placed by several nodes (instanced: rocks, bolts, trees) is the exception: it gets
+//! `SCENE_STEPS` across its own box (or the scene step, when that is finer), as gltfpack quantizes
+//! the meshes it cannot merge. Its bytes are paid once however often it is drawn, while its error
+//! shows at every placement, so the finer grid costs little; the node that undoes the grid
+//! (write/nodes.rs) keeps every placement's world positions where they were.
 use crate::math::{transform_point, Bounds};
 use crate::model::Model;
 
@@ -51,9 +56,11 @@ pub fn position_grids(model: &Model) -> Vec<Grid> {
     // be larger, and so would the step).
     let mut world = Bounds::empty();
     let mut scale = vec![0.0f32; model.meshes.len()];
+    let mut placements = vec![0usize; model.meshes.len()];
     for i in model.instances() {
         points(i.mesh).for_each(|p| world.add(transform_point(&i.world, p)));
         scale[i.mesh] = scale[i.mesh].max(largest_scale(&i.world));
+        placements[i.mesh] += 1;
     }
     for (mesh, k) in scale.iter_mut().enumerate() {
         // A mesh no node places (or placed with a degenerate transform) counts as it is.
@@ -63,7 +70,17 @@ pub fn position_grids(model: &Model) -> Vec<Grid> {
         }
     }
     let scene_step = world.extent() / SCENE_STEPS;
-    local.iter().zip(&scale).map(|(bounds, &k)| grid_for(bounds, scene_step / k)).collect()
+    local
+        .iter()
+        .zip(scale.iter().zip(&placements))
+        .map(|(bounds, (&k, &placed))| {
+            let step = match placed {
+                0 | 1 => scene_step / k,
+                _ => (scene_step / k).min(bounds.extent() / SCENE_STEPS),
+            };
+            grid_for(bounds, step)
+        })
+        .collect()
 }
 
 /// The grid of a mesh with local box `bounds` given the scene's step in its local space.
@@ -117,6 +134,26 @@ mod tests {
         place(&mut model, cube(10.0), compose([0.0; 3], [0.0, 0.0, 0.0, 1.0], [10.0; 3]));
         let grids = position_grids(&model);
         assert!((grids[1].scale * 10.0 - grids[0].scale).abs() < 1e-5 * grids[0].scale);
+    }
+
+    #[test]
+    fn a_mesh_placed_by_several_nodes_gets_its_own_box() {
+        let mut model = Model::new(SourceFormat::Glb);
+        place(&mut model, cube(100.0), IDENTITY);
+        place(&mut model, cube(2.0), compose([10.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]));
+        let shared = model.nodes[1].mesh;
+        model.nodes.push(Node { name: None, mesh: shared, matrix: compose([20.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]), children: vec![], trs: None, skin: None, weights: Vec::new() });
+        model.roots.push(2);
+        let grids = position_grids(&model);
+        assert!((grids[0].scale - 100.0 / SCENE_STEPS).abs() < 1e-6 * grids[0].scale, "the singly placed mesh keeps the scene step");
+        assert!((grids[1].scale - 2.0 / SCENE_STEPS).abs() < 1e-6 * grids[1].scale, "{:?}", grids[1]);
+        // Never coarser than the scene step, even when its own box is stretched by a placement.
+        place(&mut model, cube(1.0), compose([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1000.0; 3]));
+        let big = model.nodes[3].mesh;
+        model.nodes.push(Node { name: None, mesh: big, matrix: IDENTITY, children: vec![], trs: None, skin: None, weights: Vec::new() });
+        model.roots.push(4);
+        let grids = position_grids(&model);
+        assert!(grids[2].scale <= 1000.0 / SCENE_STEPS / 1000.0 * 1.0001, "{:?}", grids[2]);
     }
 
     #[test]
