@@ -192,6 +192,15 @@ for (const input of selected) {
     await measure(model, 'optimize', 'gltf-transform', ms, gt, input)
   }
 
+  // GPU instancing, opt-in on both sides: kiln {instancing: true} against gltfpack -cc -mi.
+  if (model.startsWith('instanced')) {
+    d = dir('instancing-kiln')
+    ms = best(() => kiln('optimize', input, d, { instancing: true }))
+    await measure(model, 'optimize instancing', 'kiln', ms, onlyGlb(d), input)
+    ms = best(() => run(nativeGltfpack, ['-i', input, '-o', out('instancing-gltfpack'), '-cc', '-mi']).ms)
+    await measure(model, 'optimize instancing', 'gltfpack', ms, out('instancing-gltfpack'), input)
+  }
+
   // simplify to a tenth within 1 % error, written unquantized and uncompressed on both sides.
   if (faces <= SIMPLIFY_LIMIT) {
     d = dir('simplify-kiln')

@@ -32,6 +32,7 @@ describe('mesh core options', () => {
       textures: 'keep',
       max_texture_size: null,
       keep_nodes: false,
+      instancing: false,
       max_faces: getTool('optimize_3d_model').limits.maxUnits,
     })
     expect(coreOptions('inspect', {})).toEqual({ max_faces: getTool('inspect_3d_model').limits.maxUnits })

@@ -5,7 +5,8 @@
 // keep_nodes keeps the node tree and its names. Every output passes the Khronos validator.
 import { join } from 'node:path'
 import { type Document, NodeIO } from '@gltf-transform/core'
-import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
+import { ALL_EXTENSIONS, type InstancedMesh } from '@gltf-transform/extensions'
+import { uninstance } from '@gltf-transform/functions'
 import { MeshoptDecoder } from 'meshoptimizer'
 import { describe, expect, test } from 'vitest'
 import { instancedMesh, manySmallMeshes, writeDocument } from '../../bench/mesh/generated.ts'
@@ -13,7 +14,7 @@ import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts
 import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
-import { context, corpusDir, hasCorpus, listFiles, validatorErrors } from './corpus.ts'
+import { context, corpusDir, gltfJson, hasCorpus, listFiles, validatorErrors } from './corpus.ts'
 
 interface Triangle {
   material: string
@@ -27,9 +28,11 @@ async function io(): Promise<NodeIO> {
     .registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
 }
 
-/** Every triangle of the scene in world space, with its material's name, corners in stored order. */
+/** Every triangle of the scene in world space, with its material's name, corners in stored order;
+ * EXT_mesh_gpu_instancing instances are expanded into nodes first, as a viewer would draw them. */
 async function worldTriangles(path: string): Promise<Triangle[]> {
   const doc = await (await io()).read(path)
+  await doc.transform(uninstance())
   const out: Triangle[] = []
   for (const node of doc.getRoot().listNodes()) {
     const m = node.getWorldMatrix()
@@ -134,6 +137,11 @@ async function optimized(input: Awaited<ReturnType<typeof written>>, options: ob
   return { summary, path, doc: await (await io()).read(path) }
 }
 
+/** An instance's tolerance: its rock (3.4 units as drawn at most) is on a grid of 1/24575 of its size;
+ * compressed instance transforms add up to half a step of translation and, through 16-bit
+ * quaternions, about a step at the rock's far side (write/instancing.rs): three steps in all. */
+const instanceTolerance = (3.5 / 24575) * 3
+
 /** Scene-size tolerance: a few steps of the 1/24575-of-the-scene position grid. */
 const tolerance = (40 / 24575) * 3
 
@@ -212,7 +220,12 @@ describe('merging static meshes', () => {
     const position = doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('POSITION')!
     const [min, max] = [position.getMin([]), position.getMax([])]
     const ownExtent = Math.max(...[0, 1, 2].map((k) => max[k]! - min[k]!))
-    const largestScale = Math.max(...doc.getRoot().listNodes().map((n) => Math.max(...n.getScale())))
+    const largestScale = Math.max(
+      ...doc
+        .getRoot()
+        .listNodes()
+        .map((n) => Math.max(...n.getScale())),
+    )
     // One step of 1/24575 of the rock as drawn at its largest: rounding moves a corner by at most
     // half a local step per axis, √3/2 of a step after any rotation.
     const ownStep = (ownExtent * largestScale) / 24575
@@ -225,6 +238,76 @@ describe('merging static meshes', () => {
     expect(unmatched(before, after, ownStep)).toBe(0)
     // The comparison is sharp enough to see the rounding itself: at an eighth of a step it fails.
     expect(unmatched(before, after, ownStep / 8)).toBeGreaterThan(0)
+    expect(await validatorErrors(path)).toEqual([])
+  })
+
+  test('instancing draws the placements through EXT_mesh_gpu_instancing, every instance where it was', async () => {
+    const doc = instancedMesh(60)
+    const input = await written('rocks.glb', doc)
+    const before = await worldTriangles(input.path)
+    for (const options of [{ instancing: true }, { instancing: true, quantize: false, compress: false }]) {
+      const { summary, path, doc: out } = await optimized(input, options)
+      const nodes = out.getRoot().listNodes()
+      expect(nodes).toHaveLength(1)
+      const batch = nodes[0]!.getExtension<InstancedMesh>('EXT_mesh_gpu_instancing')
+      expect(batch?.getAttribute('TRANSLATION')?.getCount()).toBe(60)
+      expect(batch?.getAttribute('ROTATION')?.getCount()).toBe(60)
+      expect(batch?.getAttribute('SCALE')?.getCount()).toBe(60)
+      const json = await gltfJson(path)
+      expect(json.extensionsUsed).toContain('EXT_mesh_gpu_instancing')
+      expect(json.extensionsRequired).toContain('EXT_mesh_gpu_instancing')
+      expect(summary.extensions).toContain('EXT_mesh_gpu_instancing')
+      expect((summary.notes as string[]).join(' ')).toMatch(/Drew 60 placement\(s\) of 1 shared mesh/)
+      const after = await worldTriangles(path)
+      expect(after.length).toBe(before.length)
+      // The same world-space triangles as the 60 nodes drew, within a few steps of the rock's own grid.
+      expect(unmatched(before, after, instanceTolerance)).toBe(0)
+      expect(await validatorErrors(path)).toEqual([])
+    }
+  })
+
+  test('instancing is off by default, keep_nodes turns it off, and unfit placements keep their nodes', async () => {
+    const doc = instancedMesh(12)
+    const rocks = doc.getRoot().listNodes()
+    // A mirrored rock and one with a child cannot be instances.
+    rocks[0]!.setScale([-1, 1, 1])
+    rocks[1]!.addChild(
+      doc.createNode('pebble').setMesh(doc.getRoot().listMeshes()[0]!).setTranslation([0, 1, 0]),
+    )
+    const input = await written('rocks.glb', doc)
+    const before = await worldTriangles(input.path)
+    const plain = await optimized(input, {})
+    expect(
+      plain.doc
+        .getRoot()
+        .listNodes()
+        .some((n) => n.getExtension('EXT_mesh_gpu_instancing')),
+    ).toBe(false)
+    const kept = await optimized(input, { instancing: true, keep_nodes: true })
+    expect(
+      kept.doc
+        .getRoot()
+        .listNodes()
+        .some((n) => n.getExtension('EXT_mesh_gpu_instancing')),
+    ).toBe(false)
+    expect((kept.summary.notes as string[]).join(' ')).toMatch(/instancing was not applied: keep_nodes/)
+    const { path, doc: out } = await optimized(input, { instancing: true })
+    const batches = out
+      .getRoot()
+      .listNodes()
+      .map((n) => n.getExtension<InstancedMesh>('EXT_mesh_gpu_instancing'))
+      .filter((b) => b !== null)
+    expect(batches).toHaveLength(1)
+    // 12 rocks and a pebble: the mirrored rock and the pebble's parent stay nodes; the pebble,
+    // static and childless, is an instance like the other ten.
+    expect(batches[0]!.getAttribute('TRANSLATION')?.getCount()).toBe(11)
+    expect(
+      out
+        .getRoot()
+        .listNodes()
+        .filter((n) => n.getMesh()),
+    ).toHaveLength(3)
+    expect(unmatched(before, await worldTriangles(path), instanceTolerance)).toBe(0)
     expect(await validatorErrors(path)).toEqual([])
   })
 

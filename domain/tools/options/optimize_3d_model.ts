@@ -47,5 +47,11 @@ export const optimizeOptions = z.strictObject({
     .describe(
       'Keep the node tree, node names and every mesh as they are. By default (false), meshes of nodes that never move (not animated, skinned or placed more than once) are merged into one world-space mesh with one part per material and vertex layout, as gltfpack does: fewer draw calls and a smaller file that looks the same. Set it when an application finds or moves parts by node name.',
     ),
+  instancing: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Draw a mesh that several static nodes place (no animation, skin, morph weights or children on them; not mirrored) through one node with EXT_mesh_gpu_instancing: every placement becomes a translation, rotation and scale in that node's instance accessors instead of a node of its own. Far less JSON and one draw call per mesh, but the extension is required (there is no fallback), so only viewers that support it can open the file, and the placements' nodes and names are gone. Off by default, as in gltfpack (-mi); keep_nodes: true turns it off.",
+    ),
 })
 export type OptimizeOptions = z.infer<typeof optimizeOptions>

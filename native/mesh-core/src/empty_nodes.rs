@@ -70,7 +70,7 @@ mod tests {
     use crate::model::{Mesh, Node, Primitive, Skin, SourceFormat, IDENTITY};
 
     fn empty(name: &str) -> Node {
-        Node { name: Some(name.into()), mesh: None, matrix: IDENTITY, trs: None, children: vec![], skin: None, weights: vec![] }
+        Node { name: Some(name.into()), mesh: None, matrix: IDENTITY, trs: None, children: vec![], skin: None, weights: vec![], instances: vec![] }
     }
 
     #[test]

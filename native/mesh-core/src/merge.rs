@@ -22,7 +22,7 @@ pub struct Merged {
 }
 
 /// Nodes whose world transform can change at run time: animated ones and everything below them.
-fn moving_nodes(model: &Model) -> Vec<bool> {
+pub(crate) fn moving_nodes(model: &Model) -> Vec<bool> {
     let mut moving = vec![false; model.nodes.len()];
     for channel in model.animations.iter().flat_map(|a| &a.channels) {
         if let Some(m) = moving.get_mut(channel.node) {
@@ -68,7 +68,7 @@ pub fn merge_static_meshes(model: &mut Model) -> Merged {
     let mut placements = vec![0usize; model.meshes.len()];
     for node in &model.nodes {
         if let Some(m) = node.mesh.filter(|&m| m < placements.len()) {
-            placements[m] += 1;
+            placements[m] += node.instances.len().max(1);
         }
     }
     let candidates: Vec<_> = model

@@ -86,6 +86,10 @@ pub struct Node {
     pub skin: Option<usize>,
     /// Morph target weights overriding the mesh's defaults for this node; empty when it has none.
     pub weights: Vec<f32>,
+    /// GPU instancing (EXT_mesh_gpu_instancing, see instancing.rs): when not empty, the mesh is
+    /// drawn once per matrix, each applied before the node's own transform, and never at the
+    /// node's transform alone.
+    pub instances: Vec<[f32; 16]>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -137,7 +141,7 @@ pub const IDENTITY: [f32; 16] = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.
 
 impl Node {
     pub fn with_mesh(name: Option<String>, mesh: usize) -> Self {
-        Node { name, mesh: Some(mesh), matrix: IDENTITY, trs: None, children: Vec::new(), skin: None, weights: Vec::new() }
+        Node { name, mesh: Some(mesh), matrix: IDENTITY, trs: None, children: Vec::new(), skin: None, weights: Vec::new(), instances: Vec::new() }
     }
 }
 
@@ -258,7 +262,8 @@ impl Model {
         self.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).sum()
     }
 
-    /// Every (node, mesh, world matrix) reachable from the roots, depth first.
+    /// Every (node, mesh, world matrix) reachable from the roots, depth first; a GPU-instanced node
+    /// gives one per instance.
     pub fn instances(&self) -> Vec<Instance> {
         let mut out = Vec::new();
         let mut stack: Vec<(usize, [f32; 16])> = self.roots.iter().rev().map(|&n| (n, IDENTITY)).collect();
@@ -266,7 +271,10 @@ impl Model {
             let node = &self.nodes[index];
             let world = crate::math::mul(&parent, &node.matrix);
             if let Some(mesh) = node.mesh {
-                out.push(Instance { node: index, mesh, world });
+                match node.instances.is_empty() {
+                    true => out.push(Instance { node: index, mesh, world }),
+                    false => out.extend(node.instances.iter().map(|m| Instance { node: index, mesh, world: crate::math::mul(&world, m) })),
+                }
             }
             for &child in node.children.iter().rev() {
                 stack.push((child, world));

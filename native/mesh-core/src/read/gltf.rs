@@ -394,7 +394,7 @@ fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
         // Weights for another number of targets than the mesh has mean nothing: the mesh's defaults apply.
         let targets = mesh.map_or(0, |m| model.meshes[m].target_count());
         let weights = floats(node, "weights").filter(|w| targets > 0 && w.len() == targets).unwrap_or_default();
-        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin"), weights });
+        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin"), weights, instances: Vec::new() });
     }
     // A cycle would leave some node without a path to a parentless node.
     for start in 0..nodes.len() {

@@ -9,6 +9,7 @@ use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::debris::{remove_debris, DebrisRemoved};
 use crate::error::Result;
+use crate::instancing::{instance_shared_meshes, instancing_note};
 use crate::merge::merge_meshes;
 use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
@@ -44,6 +45,9 @@ pub struct OptimizeOptions {
     pub max_texture_size: Option<u32>,
     /// Keep every node and mesh as they are; otherwise static meshes merge (merge.rs).
     pub keep_nodes: bool,
+    /// Draw the static placements of a shared mesh through EXT_mesh_gpu_instancing (instancing.rs);
+    /// keep_nodes wins over it.
+    pub instancing: bool,
 }
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
@@ -84,6 +88,14 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     // After debris removal, which judges a piece against its own mesh, not the merged scene.
     if !options.keep_nodes {
         merge_meshes(&mut model);
+    }
+    match (options.instancing, options.keep_nodes) {
+        (true, false) => {
+            let instanced = instance_shared_meshes(&mut model);
+            model.notes.extend(instancing_note(&instanced));
+        }
+        (true, true) => model.notes.push("instancing was not applied: keep_nodes keeps every node as it is.".into()),
+        _ => {}
     }
     for mesh in &mut model.meshes {
         let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
@@ -134,6 +146,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     }
     if glb.compress {
         extensions.push("EXT_meshopt_compression");
+    }
+    if model.nodes.iter().any(|n| !n.instances.is_empty()) {
+        extensions.push("EXT_mesh_gpu_instancing");
     }
     for (mime_type, extension) in [("image/webp", "EXT_texture_webp"), ("image/ktx2", "KHR_texture_basisu")] {
         if model.images.iter().any(|i| i.mime_type == mime_type) {

@@ -275,6 +275,7 @@ mod tests {
             children,
             skin: None,
             weights: Vec::new(),
+            instances: Vec::new(),
         };
         model.nodes = vec![node([0.0; 3], vec![1]), node([2.0, 0.0, 0.0], vec![])];
         model.roots = vec![0];

@@ -12,6 +12,7 @@
 //! Morph targets (write/morph.rs) are columns like any attribute: they are welded, quantized and
 //! compressed along with the base vertex, then written as the primitive's `targets`.
 use super::compact_json::short_f32;
+use super::instancing::{instancing_extensions, GPU_INSTANCING};
 use super::material_json::{material_without_defaults, sampler_without_defaults};
 use super::morph::{morph_column, target_accessors, with_morph_fields};
 use super::nodes::scene_nodes;
@@ -42,7 +43,7 @@ pub(super) struct Builder {
     fallback_len: usize,
     views: Vec<Value>,
     accessors: Vec<Value>,
-    compress: bool,
+    pub(super) compress: bool,
     /// Streams waiting to be written, one per buffer view; see `view`.
     pending: Vec<Pending>,
     /// Texture-coordinate grids per (material, set) when quantizing; see texture_transform.rs.
@@ -73,6 +74,7 @@ pub(super) enum Data {
     /// view has no target nor byteStride, but compresses with the attribute codec all the same.
     Keys {
         stride: usize,
+        filter: Option<&'static str>,
     },
 }
 
@@ -146,7 +148,7 @@ impl Builder {
             if self.compress {
                 let (encoded, count, stride, mode, filter) = match layout {
                     Data::Vertices { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
-                    Data::Keys { stride } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", None),
+                    Data::Keys { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
                     Data::Indices { size, .. } => {
                         let indices: Vec<u32> = bytes
                             .chunks_exact(size)
@@ -451,7 +453,8 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
         })
         .collect();
     let skin_plan = plan_skins(model, &grids);
-    let scene = scene_nodes(model, &grids, &skin_plan.node_skin);
+    let instancing = instancing_extensions(&mut b, model, &grids);
+    let scene = scene_nodes(model, &grids, &skin_plan.node_skin, &instancing);
     let nodes = scene.nodes;
     let skins = write_skins(&mut b, model, &skin_plan);
     let animations = write_animations(&mut b, model, &scene.mesh_holder);
@@ -484,7 +487,9 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
         }
     }
     // Without the transform such UVs would sample the wrong texels, so a viewer must support it.
-    for (on, name) in [(options.quantize, QUANTIZATION), (options.compress, MESHOPT), (transformed, TRANSFORM)] {
+    // Instances have no fallback: without the extension a viewer would draw each mesh once, at its node.
+    let instanced = instancing.iter().any(Option::is_some);
+    for (on, name) in [(options.quantize, QUANTIZATION), (options.compress, MESHOPT), (transformed, TRANSFORM), (instanced, GPU_INSTANCING)] {
         if on {
             used.insert(name.into());
             required.insert(name.into());

@@ -2,6 +2,7 @@
 mod anim_tracks;
 mod compact_json;
 mod glb;
+mod instancing;
 mod material_json;
 mod morph;
 mod nodes;
@@ -14,6 +15,7 @@ mod texture_transform;
 mod weld_quantized;
 
 pub use glb::{write_glb, write_glb_counted, GlbOptions, Written};
+pub use nodes::{decompose, Trs};
 pub use obj::write_obj;
 pub use ply::write_ply;
 pub use stl::write_stl;

@@ -94,7 +94,9 @@ pub struct SceneNodes {
 
 /// The node list: the model's nodes in order (so scene roots keep their indices), then the
 /// dequantization children.
-pub fn scene_nodes(model: &Model, grids: &[Option<Grid>], node_skin: &[Option<usize>]) -> SceneNodes {
+/// `instancing` is the EXT_mesh_gpu_instancing object of each node that has instances: such a node
+/// holds its mesh itself, its grid folded into the instances (write/instancing.rs).
+pub fn scene_nodes(model: &Model, grids: &[Option<Grid>], node_skin: &[Option<usize>], instancing: &[Option<Value>]) -> SceneNodes {
     let mut nodes = Vec::with_capacity(model.nodes.len());
     let mut extra: Vec<Value> = Vec::new();
     let mut mesh_holder: Vec<usize> = (0..model.nodes.len()).collect();
@@ -109,6 +111,10 @@ pub fn scene_nodes(model: &Model, grids: &[Option<Grid>], node_skin: &[Option<us
             Some((m, _)) if node_skin.get(index).copied().flatten().is_some() => {
                 v.insert("mesh".into(), json!(m));
                 v.insert("skin".into(), json!(node_skin[index]));
+            }
+            Some((m, _)) if instancing.get(index).is_some_and(Option::is_some) => {
+                v.insert("mesh".into(), json!(m));
+                v.insert("extensions".into(), instancing[index].clone().expect("checked"));
             }
             Some((m, Some(g))) => {
                 mesh_holder[index] = model.nodes.len() + extra.len();
@@ -167,10 +173,10 @@ mod tests {
         model.nodes[0].matrix = compose([4.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         let mut sheared = IDENTITY;
         sheared[4] = 0.5;
-        model.nodes.push(Node { name: None, mesh: None, matrix: sheared, children: vec![], trs: None, skin: None, weights: Vec::new() });
+        model.nodes.push(Node { name: None, mesh: None, matrix: sheared, children: vec![], trs: None, skin: None, weights: Vec::new(), instances: Vec::new() });
         model.nodes[0].children.push(1);
         let grid = Grid { offset: [-1.0, 0.25, 0.0], scale: 0.001 };
-        let nodes = scene_nodes(&model, &[Some(grid)], &[None, None]).nodes;
+        let nodes = scene_nodes(&model, &[Some(grid)], &[None, None], &[]).nodes;
         assert_eq!(serde_json::to_string(&nodes[0]).unwrap(), r#"{"children":[1,2],"name":"Cube","translation":[4,0,0]}"#);
         assert_eq!(nodes[1]["matrix"].as_array().unwrap().len(), 16);
         assert_eq!(serde_json::to_string(&nodes[2]).unwrap(), r#"{"mesh":0,"scale":[0.001,0.001,0.001],"translation":[-1,0.25,0]}"#);

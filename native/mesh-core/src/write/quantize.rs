@@ -107,7 +107,16 @@ mod tests {
 
     fn place(model: &mut Model, mesh: Mesh, matrix: [f32; 16]) {
         let node = model.nodes.len();
-        model.nodes.push(Node { name: None, mesh: Some(model.meshes.len()), matrix, children: vec![], trs: None, skin: None, weights: Vec::new() });
+        model.nodes.push(Node {
+            name: None,
+            mesh: Some(model.meshes.len()),
+            matrix,
+            children: vec![],
+            trs: None,
+            skin: None,
+            weights: Vec::new(),
+            instances: Vec::new(),
+        });
         model.meshes.push(mesh);
         model.roots.push(node);
     }
@@ -142,7 +151,16 @@ mod tests {
         place(&mut model, cube(100.0), IDENTITY);
         place(&mut model, cube(2.0), compose([10.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]));
         let shared = model.nodes[1].mesh;
-        model.nodes.push(Node { name: None, mesh: shared, matrix: compose([20.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]), children: vec![], trs: None, skin: None, weights: Vec::new() });
+        model.nodes.push(Node {
+            name: None,
+            mesh: shared,
+            matrix: compose([20.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+            children: vec![],
+            trs: None,
+            skin: None,
+            weights: Vec::new(),
+            instances: Vec::new(),
+        });
         model.roots.push(2);
         let grids = position_grids(&model);
         assert!((grids[0].scale - 100.0 / SCENE_STEPS).abs() < 1e-6 * grids[0].scale, "the singly placed mesh keeps the scene step");
@@ -150,7 +168,7 @@ mod tests {
         // Never coarser than the scene step, even when its own box is stretched by a placement.
         place(&mut model, cube(1.0), compose([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1000.0; 3]));
         let big = model.nodes[3].mesh;
-        model.nodes.push(Node { name: None, mesh: big, matrix: IDENTITY, children: vec![], trs: None, skin: None, weights: Vec::new() });
+        model.nodes.push(Node { name: None, mesh: big, matrix: IDENTITY, children: vec![], trs: None, skin: None, weights: Vec::new(), instances: Vec::new() });
         model.roots.push(4);
         let grids = position_grids(&model);
         assert!(grids[2].scale <= 1000.0 / SCENE_STEPS / 1000.0 * 1.0001, "{:?}", grids[2]);

@@ -80,7 +80,7 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
         .map(|&(s, grid)| {
             let skin: &Skin = &model.skins[s];
             let matrices: Vec<f32> = skin.inverse_bind.iter().flat_map(|m| grid.map_or(*m, |g| crate::math::mul(m, &dequantize_matrix(g)))).collect();
-            let slot = b.view(&float_bytes(&matrices), Data::Keys { stride: 64 });
+            let slot = b.view(&float_bytes(&matrices), Data::Keys { stride: 64, filter: None });
             let ibm = b.accessor(slot, skin.joints.len(), FLOAT, "MAT4", false, None);
             let mut out = json!({ "joints": skin.joints, "inverseBindMatrices": ibm });
             if let Some(k) = skin.skeleton {
@@ -99,17 +99,17 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
 /// morph weights as float scalars, one per target per key.
 fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], morph_weights: bool) -> usize {
     if morph_weights {
-        let slot = b.view(&float_bytes(output), Data::Keys { stride: 4 });
+        let slot = b.view(&float_bytes(output), Data::Keys { stride: 4, filter: None });
         return b.accessor(slot, output.len(), FLOAT, "SCALAR", false, None);
     }
     let kind = if s.components == 4 { "VEC4" } else { "VEC3" };
     let count = output.len() / s.components;
     if s.components == 4 && s.interpolation != "CUBICSPLINE" {
         let bytes: Vec<u8> = output.iter().flat_map(|v| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()).collect();
-        let slot = b.view(&bytes, Data::Keys { stride: 8 });
+        let slot = b.view(&bytes, Data::Keys { stride: 8, filter: None });
         return b.accessor(slot, count, 5122, kind, true, None);
     }
-    let slot = b.view(&float_bytes(output), Data::Keys { stride: s.components * 4 });
+    let slot = b.view(&float_bytes(output), Data::Keys { stride: s.components * 4, filter: None });
     b.accessor(slot, count, FLOAT, kind, false, None)
 }
 
@@ -133,7 +133,7 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                     let input = match times.get(&key) {
                         Some(&a) => a,
                         None => {
-                            let slot = b.view(&float_bytes(input_keys), Data::Keys { stride: 4 });
+                            let slot = b.view(&float_bytes(input_keys), Data::Keys { stride: 4, filter: None });
                             // The shortest decimals that read back to the same f32 ("2", not "2.0").
                             let (first, last) = (short_f32s(&input_keys[..1]), short_f32s(&input_keys[input_keys.len() - 1..]));
                             let a = b.accessor(slot, input_keys.len(), FLOAT, "SCALAR", false, Some((first, last)));
