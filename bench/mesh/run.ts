@@ -9,6 +9,7 @@
 // kiln/peer ratios (< 1: kiln faster, smaller or more accurate). Not a test.
 //   node bench/mesh/run.ts [--quick] [--native-only] [--all-references] [--repeat=3] [--only=a,b]
 // (--only runs the inputs whose file name contains one of the given words, e.g. --only=instanced,bunny;
+// --optimize-only leaves out the simplify rows;
 // --native-only leaves out the npm gltfpack and gltf-transform columns; timings of kiln and native
 // gltfpack are the best of --repeat runs, the reference tools run once.)
 import { spawnSync } from 'node:child_process'
@@ -43,6 +44,7 @@ const only = process.argv
   ?.slice(7)
   .split(',')
   .filter(Boolean)
+const optimizeOnly = process.argv.includes('--optimize-only')
 const REFERENCE_LIMIT = 200_000
 // Each timing is the best of this many runs: the machine is shared, and the best run is the one
 // least disturbed by others' work.
@@ -57,7 +59,8 @@ function run(command: string, args: string[]): { ms: number; stdout: string } {
   return { ms, stdout: r.stdout }
 }
 
-const kilnMesh = join(root, 'native/target/release/kiln-mesh')
+// KILN_MESH runs another build of kiln-mesh (to compare a change against the committed one).
+const kilnMesh = process.env.KILN_MESH ?? join(root, 'native/target/release/kiln-mesh')
 if (!existsSync(kilnMesh)) {
   console.error('building kiln-mesh (cargo build --release -p mesh-cli)')
   const built = spawnSync(
@@ -202,7 +205,7 @@ for (const input of selected) {
   }
 
   // simplify to a tenth within 1 % error, written unquantized and uncompressed on both sides.
-  if (faces <= SIMPLIFY_LIMIT) {
+  if (faces <= SIMPLIFY_LIMIT && !optimizeOnly) {
     d = dir('simplify-kiln')
     ms = best(() => kiln('simplify', input, d, { target_ratio: 0.1, max_error: 0.01, format: 'glb' }))
     await measure(model, 'simplify 0.1', 'kiln', ms, onlyGlb(d), input)

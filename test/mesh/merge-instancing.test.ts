@@ -137,10 +137,10 @@ async function optimized(input: Awaited<ReturnType<typeof written>>, options: ob
   return { summary, path, doc: await (await io()).read(path) }
 }
 
-/** An instance's tolerance: its rock (3.4 units as drawn at most) is on a grid of 1/24575 of its size;
+/** An instance's tolerance: its rock (3.4 units as drawn at most) is on a grid of 1/16383 of its size;
  * compressed instance transforms add up to half a step of translation and, through 16-bit
  * quaternions, about a step at the rock's far side (write/instancing.rs): three steps in all. */
-const instanceTolerance = (3.5 / 24575) * 3
+const instanceTolerance = (3.5 / 16383) * 3
 
 /** Scene-size tolerance: a few steps of the 1/24575-of-the-scene position grid. */
 const tolerance = (40 / 24575) * 3
@@ -214,7 +214,7 @@ describe('merging static meshes', () => {
     expect(await validatorErrors(path)).toEqual([])
   })
 
-  test("a shared mesh is quantized on its own box: every placement within a step of the mesh's own size", async () => {
+  test('a shared mesh keeps the precision of its own size: every placement within a step of 1/16383 of it', async () => {
     const doc = instancedMesh(25)
     const input = await written('rocks.glb', doc)
     const position = doc.getRoot().listMeshes()[0]!.listPrimitives()[0]!.getAttribute('POSITION')!
@@ -226,11 +226,12 @@ describe('merging static meshes', () => {
         .listNodes()
         .map((n) => Math.max(...n.getScale())),
     )
-    // One step of 1/24575 of the rock as drawn at its largest: rounding moves a corner by at most
-    // half a local step per axis, √3/2 of a step after any rotation.
-    const ownStep = (ownExtent * largestScale) / 24575
+    // One step of 1/16383 of the rock as drawn at its largest (gltfpack's 14 bits over the box of
+    // the stored mesh): rounding moves a corner by at most half a local step per axis, √3/2 of a
+    // step after any rotation. The scene-wide grid would be 1/24575 of the 50-unit field.
+    const ownStep = (ownExtent * largestScale) / 16383
     const sceneStep = 50 / 24575
-    expect(ownStep).toBeLessThan(sceneStep / 10)
+    expect(ownStep).toBeLessThan(sceneStep / 8)
     const { path } = await optimized(input, {})
     const before = await worldTriangles(input.path)
     const after = await worldTriangles(path)

@@ -9,7 +9,7 @@ export const optimizeOptions = z.strictObject({
     .boolean()
     .default(true)
     .describe(
-      'Store positions, normals, UVs and colours as small integers (KHR_mesh_quantization); positions on a grid of 1/24575 of the scene size (a mesh placed by several nodes: of its own size, when that is finer).',
+      'Store positions, normals, UVs and colours as small integers (KHR_mesh_quantization); positions on a grid of 1/24575 of the scene size, or of 1/16383 of the box holding every mesh as stored when that is finer (the grid gltfpack uses: a mesh placed by many nodes keeps the precision of its own size).',
     ),
   simplify_ratio: z
     .number()

@@ -5,10 +5,12 @@
 //! fewer significant bits and the vertex codec stores them in fewer bytes, while every vertex
 //! still lands within half a scene step (per axis) of where it was. A per-mesh 14-bit grid spent
 //! the same bits on a 2 m cube as on a 200 m ground plane.
-//! A mesh placed by several nodes (instanced: rocks, bolts, trees) is the exception: it gets
-//! `SCENE_STEPS` across its own box (or the scene step, when that is finer), as gltfpack quantizes
-//! the meshes it cannot merge. Its bytes are paid once however often it is drawn, while its error
-//! shows at every placement, so the finer grid costs little; the node that undoes the grid
+//! The step is also never coarser than gltfpack's: 2^14 − 1 steps across the union of every
+//! mesh's box as stored (merged meshes in world space, the others in their own). That matters
+//! for a mesh placed by several nodes (instanced rocks, bolts, trees): stored once in its own
+//! small space, it would otherwise get the scene step and lose the precision of its own size
+//! (the instanced bench row: 14x gltfpack's error). Its bytes are paid once however often it is
+//! drawn, while its error shows at every placement; the node that undoes the grid
 //! (write/nodes.rs) keeps every placement's world positions where they were.
 use crate::math::{transform_point, Bounds};
 use crate::model::Model;
@@ -18,6 +20,9 @@ use crate::model::Model;
 /// (ShapeCollection: 14.5 against gltfpack's 10), so one more bit keeps kiln's grid at least as
 /// fine as gltfpack's.
 pub const SCENE_STEPS: f32 = 24575.0;
+/// Steps across the union of the stored meshes' boxes: gltfpack's 14 bits. `position_grids`
+/// takes the finer of this and the scene step.
+pub const STORED_STEPS: f32 = ((1u32 << 14) - 1) as f32;
 /// A mesh always gets at least this many steps across its own extent, so a small part of a large
 /// scene (a screw on a car) keeps its shape when seen close up.
 pub const MIN_MESH_STEPS: f32 = ((1u32 << 10) - 1) as f32;
@@ -56,11 +61,9 @@ pub fn position_grids(model: &Model) -> Vec<Grid> {
     // be larger, and so would the step).
     let mut world = Bounds::empty();
     let mut scale = vec![0.0f32; model.meshes.len()];
-    let mut placements = vec![0usize; model.meshes.len()];
     for i in model.instances() {
         points(i.mesh).for_each(|p| world.add(transform_point(&i.world, p)));
         scale[i.mesh] = scale[i.mesh].max(largest_scale(&i.world));
-        placements[i.mesh] += 1;
     }
     for (mesh, k) in scale.iter_mut().enumerate() {
         // A mesh no node places (or placed with a degenerate transform) counts as it is.
@@ -70,17 +73,15 @@ pub fn position_grids(model: &Model) -> Vec<Grid> {
         }
     }
     let scene_step = world.extent() / SCENE_STEPS;
-    local
-        .iter()
-        .zip(scale.iter().zip(&placements))
-        .map(|(bounds, (&k, &placed))| {
-            let step = match placed {
-                0 | 1 => scene_step / k,
-                _ => (scene_step / k).min(bounds.extent() / SCENE_STEPS),
-            };
-            grid_for(bounds, step)
-        })
-        .collect()
+    let stored = local.iter().fold(Bounds::empty(), |mut all, b| {
+        if !b.is_empty() {
+            all.add(b.min);
+            all.add(b.max);
+        }
+        all
+    });
+    let stored_step = stored.extent() / STORED_STEPS;
+    local.iter().zip(&scale).map(|(bounds, &k)| grid_for(bounds, (scene_step / k).min(stored_step))).collect()
 }
 
 /// The grid of a mesh with local box `bounds` given the scene's step in its local space.
@@ -145,33 +146,38 @@ mod tests {
         assert!((grids[1].scale * 10.0 - grids[0].scale).abs() < 1e-5 * grids[0].scale);
     }
 
+    fn place_again(model: &mut Model, mesh: usize, matrix: [f32; 16]) {
+        let mut node = Node::with_mesh(None, mesh);
+        node.matrix = matrix;
+        model.nodes.push(node);
+        model.roots.push(model.nodes.len() - 1);
+    }
+
     #[test]
-    fn a_mesh_placed_by_several_nodes_gets_its_own_box() {
+    fn a_mesh_placed_far_apart_keeps_the_precision_of_its_own_size() {
+        // Three placements of a 2-unit rock spread over 100 units: the scene step would be
+        // 100 / 24575 on the rock; gltfpack's 14 bits over the stored box (the rock's) are finer.
+        let mut model = Model::new(SourceFormat::Glb);
+        place(&mut model, cube(2.0), IDENTITY);
+        for x in [48.0, 98.0] {
+            place_again(&mut model, 0, compose([x, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]));
+        }
+        let grids = position_grids(&model);
+        assert!((grids[0].scale - 2.0 / STORED_STEPS).abs() < 1e-6 * grids[0].scale, "{:?}", grids[0]);
+    }
+
+    #[test]
+    fn the_scene_step_stays_the_coarsest_allowed() {
+        // A 100-unit ground stored beside a 10-unit rock: the stored box is the ground's, and 14
+        // bits over it are coarser than the scene step, which both meshes keep.
         let mut model = Model::new(SourceFormat::Glb);
         place(&mut model, cube(100.0), IDENTITY);
-        place(&mut model, cube(2.0), compose([10.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]));
-        let shared = model.nodes[1].mesh;
-        model.nodes.push(Node {
-            name: None,
-            mesh: shared,
-            matrix: compose([20.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
-            children: vec![],
-            trs: None,
-            skin: None,
-            weights: Vec::new(),
-            instances: Vec::new(),
-        });
-        model.roots.push(2);
+        place(&mut model, cube(10.0), compose([10.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]));
+        place_again(&mut model, 1, compose([20.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]));
         let grids = position_grids(&model);
-        assert!((grids[0].scale - 100.0 / SCENE_STEPS).abs() < 1e-6 * grids[0].scale, "the singly placed mesh keeps the scene step");
-        assert!((grids[1].scale - 2.0 / SCENE_STEPS).abs() < 1e-6 * grids[1].scale, "{:?}", grids[1]);
-        // Never coarser than the scene step, even when its own box is stretched by a placement.
-        place(&mut model, cube(1.0), compose([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1000.0; 3]));
-        let big = model.nodes[3].mesh;
-        model.nodes.push(Node { name: None, mesh: big, matrix: IDENTITY, children: vec![], trs: None, skin: None, weights: Vec::new(), instances: Vec::new() });
-        model.roots.push(4);
-        let grids = position_grids(&model);
-        assert!(grids[2].scale <= 1000.0 / SCENE_STEPS / 1000.0 * 1.0001, "{:?}", grids[2]);
+        for grid in grids {
+            assert!((grid.scale - 100.0 / SCENE_STEPS).abs() < 1e-6 * grid.scale, "{grid:?}");
+        }
     }
 
     #[test]

@@ -47,16 +47,17 @@ impl UvGrid {
 
     /// The grid for UVs spanning `min..=max`, or None when floats must stay.
     pub fn covering(min: [f32; 2], max: [f32; 2]) -> Option<UvGrid> {
-        if (0..2).all(|k| min[k] >= 0.0 && max[k] <= 1.0) {
-            return Some(UvGrid { stride: [1; 2], ..UvGrid::UNIT });
-        }
         let scale = [0, 1].map(|k| max[k] - min[k]);
         if !(0..2).all(|k| scale[k].is_finite() && min[k].is_finite() && scale[k] * STEPS_PER_UNIT <= MAX_STEPS) {
             return None;
         }
         // A constant coordinate still needs a non-zero scale to be a valid transform.
         let scale = scale.map(|s| if s > 0.0 { s } else { 1.0 });
-        Some(UvGrid { offset: min, scale, steps: scale.map(steps_for), stride: [1; 2] })
+        // Stored as grid indices (stride 1), so any step count reads back exactly. A range of at
+        // most one unit gets 4095 steps across itself, gltfpack's 12 bits on the same range (its
+        // stored values are then the same, and so are their bytes); wider ranges keep 4095 per unit.
+        let steps = scale.map(|s| if s <= 1.0 { STEPS_PER_UNIT as u32 } else { steps_for(s) });
+        Some(UvGrid { offset: min, scale, steps, stride: [1; 2] })
     }
 
     /// Whether a viewer needs a texture transform to read the UVs back.
@@ -202,12 +203,15 @@ mod tests {
             assert!((back - v).abs() <= 0.5 / 4095.0 + 1e-6, "{v} -> {back}");
             assert_eq!(stored % 15, 0);
         }
-        // With a material: the grid index itself, read back through the transform.
+        // With a material: the grid index itself on 4095 steps across the range (gltfpack's
+        // 12 bits), read back through the transform.
         let g = UvGrid::covering([0.1, 0.0], [0.9, 1.0]).unwrap();
         assert!(g.needs_transform());
+        assert_eq!(g.steps, [4095, 4095]);
         let t = Value::Object(compose(&Map::new(), &g));
-        assert_eq!(t["scale"], json!([15, 15]));
-        for v in [0.0f32, 1.0, 0.123_456, 0.5, 0.999_9] {
+        let scale: Vec<f64> = t["scale"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        assert!((scale[0] - 0.8 * 65535.0 / 4095.0).abs() < 1e-4 && (scale[1] - 65535.0 / 4095.0).abs() < 1e-4, "{scale:?}");
+        for v in [0.1f32, 0.9, 0.123_456, 0.5, 0.899_9] {
             let stored = g.encode(v, 0);
             assert!(stored as u32 <= g.steps[0]);
             assert!((g.decode(stored, 0) - v).abs() <= 0.5 / 4095.0 + 1e-6);
