@@ -5,21 +5,22 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
-  serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod'
 import type { FetchPolicy } from '../app/jobs/stage-input.ts'
 import type { Services } from '../app/services.ts'
 import { authenticateFrom, type Principal, requireScope, runScope } from './auth.ts'
+import { serializerCompiler } from './compiled-serializer.ts'
 import { frameworkErrors, installErrorHandling } from './error-handler.ts'
 import { registerOps, requestId } from './ops/plugin.ts'
+import { OwnWrites } from './own-writes.ts'
 import { registerRestResourceMetadata } from './protected-resource.ts'
 import { admitRequest, RequestLimits } from './rate-limit.ts'
 import { accountRoutes } from './routes/account.ts'
 import { fileRoutes } from './routes/files.ts'
 import { jobEventRoutes } from './routes/job-events.ts'
-import { jobRoutes } from './routes/jobs.ts'
+import { jobCreationPaths, jobRoutes } from './routes/jobs.ts'
 import { keyRoutes } from './routes/keys.ts'
 import { signedRoutes } from './routes/signed.ts'
 import { toolRoutes } from './routes/tools.ts'
@@ -111,6 +112,7 @@ export async function buildApp({
   await app.register(webhookRoutes)
 
   const limits = RequestLimits.fromConfig(services.ctx.config)
+  const ownWrites = new OwnWrites()
   app.decorate('rateLimits', limits)
   await app.register(async (authenticated) => {
     authenticated.addHook('onRequest', async (request, reply) => {
@@ -118,9 +120,13 @@ export async function buildApp({
       admitRequest(limits, reply, request.principal.credentialId, request.ip, services.ctx.now())
       // Every /v1 change (jobs, uploads, cancel, delete) runs or spends: read-only tokens only read.
       if (request.method !== 'GET' && request.method !== 'HEAD') requireScope(request.principal, runScope)
+      // Whatever this account created here a moment ago is in the read models before it reads them.
+      // Job creation itself reads no model but the storage one, and settles before that read.
+      if (request.method !== 'POST' || !jobCreationPaths.has(request.routeOptions.url ?? ''))
+        await ownWrites.settle(services, request.principal.accountId)
     })
     await authenticated.register(toolRoutes)
-    await authenticated.register(jobRoutes(fetchPolicy))
+    await authenticated.register(jobRoutes(fetchPolicy, ownWrites))
     await authenticated.register(jobEventRoutes)
     await authenticated.register(fileRoutes)
     await authenticated.register(uploadRoutes)
