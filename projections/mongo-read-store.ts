@@ -3,6 +3,13 @@
 // a lower position: when the stored document is as new or newer, the filter matches nothing, the
 // upsert's insert collides on `_id`, and that duplicate-key error means "already applied". No write
 // spans documents, so no transaction is needed (FerretDB has none).
+//
+// FerretDB 1.x on SQLite answers an update command by opening one query per update and keeping
+// every one open until the whole command ends, each on its own connection of a 100-connection
+// pool; the write of an update then needs one connection more. One bulk write of 100 or more
+// updates (a projector catching up writes hundreds) therefore takes the whole pool and waits on
+// itself, and the server hangs for every client. Against FerretDB a guarded write is sent in
+// commands of a few updates each; MongoDB takes the batch whole.
 import { type AnyBulkWriteOperation, type Db, type Document, MongoBulkWriteError, MongoClient } from 'mongodb'
 import {
   checkField,
@@ -28,13 +35,21 @@ function toStored(doc: Doc): Stored {
   return { _id: id, ...rest }
 }
 
+/**
+ * Updates per command against FerretDB: the five projectors writing at once hold at most 40 of its
+ * 100 connections, which leaves the rest to every other client.
+ */
+const ferretDbUpdatesPerCommand = 8
+
 class MongoCollection<T extends Doc> implements DocumentCollection<T> {
   readonly #db: Db
   readonly #name: string
+  readonly #updatesPerCommand: number
 
-  constructor(db: Db, name: string) {
+  constructor(db: Db, name: string, updatesPerCommand: number) {
     this.#db = db
     this.#name = prefix + checkName(name)
+    this.#updatesPerCommand = updatesPerCommand
   }
 
   get #collection() {
@@ -64,6 +79,11 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
         },
       }
     })
+    for (let start = 0; start < operations.length; start += this.#updatesPerCommand)
+      await this.#bulkWrite(operations.slice(start, start + this.#updatesPerCommand))
+  }
+
+  async #bulkWrite(operations: AnyBulkWriteOperation<Stored>[]): Promise<void> {
     try {
       await this.#collection.bulkWrite(operations, { ordered: false })
     } catch (error) {
@@ -100,21 +120,27 @@ export function databaseOf(url: string): string {
 export class MongoReadStore implements ReadStore {
   readonly #client: MongoClient
   readonly #db: Db
+  readonly #updatesPerCommand: number
 
-  constructor(client: MongoClient, databaseName?: string) {
+  /** `updatesPerCommand`: the most updates one bulk write sends (unbounded for MongoDB itself). */
+  constructor(client: MongoClient, databaseName?: string, updatesPerCommand = Number.POSITIVE_INFINITY) {
     this.#client = client
     this.#db = client.db(databaseName)
+    this.#updatesPerCommand = updatesPerCommand
   }
 
   /** Connects to `url`; the database is `databaseName` when given, else the URL's, else `kiln`. */
   static async connect(url: string, databaseName?: string): Promise<MongoReadStore> {
     const client = new MongoClient(url)
     await client.connect()
-    return new MongoReadStore(client, databaseName ?? databaseOf(url))
+    const build = await client.db().admin().command({ buildInfo: 1 })
+    const updatesPerCommand =
+      'ferretdbVersion' in build ? ferretDbUpdatesPerCommand : Number.POSITIVE_INFINITY
+    return new MongoReadStore(client, databaseName ?? databaseOf(url), updatesPerCommand)
   }
 
   collection<T extends Doc>(name: string): DocumentCollection<T> {
-    return new MongoCollection<T>(this.#db, name)
+    return new MongoCollection<T>(this.#db, name, this.#updatesPerCommand)
   }
 
   async ensureIndexes(name: string, indexes: readonly IndexSpec[]): Promise<void> {

@@ -82,7 +82,9 @@ export async function startMongoServer(): Promise<MongoServer | null> {
       `--listen-addr=127.0.0.1:${port}`,
       `--state-dir=${dir}`,
       '--telemetry=disable',
-      '--debug-addr=-',
+      process.env.KILN_FERRETDB_DEBUG_ADDR
+        ? `--debug-addr=${process.env.KILN_FERRETDB_DEBUG_ADDR}`
+        : '--debug-addr=-',
       '--log-level=error',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
