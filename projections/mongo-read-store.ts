@@ -4,12 +4,18 @@
 // upsert's insert collides on `_id`, and that duplicate-key error means "already applied". No write
 // spans documents, so no transaction is needed (FerretDB has none).
 //
-// FerretDB 1.x on SQLite answers an update command by opening one query per update and keeping
-// every one open until the whole command ends, each on its own connection of a 100-connection
-// pool; the write of an update then needs one connection more. One bulk write of 100 or more
-// updates (a projector catching up writes hundreds) therefore takes the whole pool and waits on
-// itself, and the server hangs for every client. Against FerretDB a guarded write is sent in
-// commands of a few updates each; MongoDB takes the batch whole.
+// FerretDB 1.x on SQLite differs in two ways that matter here, so against it (told by buildInfo):
+// - It hands SQLite only a filter that is `_id` alone; any other filter, the guard's included,
+//   scans and decodes the whole collection, so each guarded write cost time in proportion to the
+//   model and a projector catching up slowed to a few events a second. There the guard is checked
+//   against the stored positions read just before (one read per write), and the write filters on
+//   `_id` alone. The lease keeps one projector writing a model; the guard on the server is what
+//   makes a deposed projector still finishing a batch harmless on MongoDB, and on FerretDB that
+//   batch could write over a newer document in the moment between that read and its write.
+// - An update command opens one query per update and keeps every one open until the command ends,
+//   each on its own connection of a 100-connection pool, and the write of an update needs one
+//   more: one bulk write of 100 or more updates took the whole pool, waited on itself, and the
+//   server hung for every client. There writes go in commands of a few updates each.
 import { type AnyBulkWriteOperation, type Db, type Document, MongoBulkWriteError, MongoClient } from 'mongodb'
 import {
   checkField,
@@ -35,6 +41,9 @@ function toStored(doc: Doc): Stored {
   return { _id: id, ...rest }
 }
 
+/** The server behind the URL: MongoDB itself, or FerretDB (see above). */
+export type MongoFlavour = 'mongodb' | 'ferretdb'
+
 /**
  * Updates per command against FerretDB: the five projectors writing at once hold at most 40 of its
  * 100 connections, which leaves the rest to every other client.
@@ -44,12 +53,12 @@ const ferretDbUpdatesPerCommand = 8
 class MongoCollection<T extends Doc> implements DocumentCollection<T> {
   readonly #db: Db
   readonly #name: string
-  readonly #updatesPerCommand: number
+  readonly #flavour: MongoFlavour
 
-  constructor(db: Db, name: string, updatesPerCommand: number) {
+  constructor(db: Db, name: string, flavour: MongoFlavour) {
     this.#db = db
     this.#name = prefix + checkName(name)
-    this.#updatesPerCommand = updatesPerCommand
+    this.#flavour = flavour
   }
 
   get #collection() {
@@ -69,18 +78,34 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
 
   async putGuarded(docs: readonly T[]): Promise<void> {
     if (docs.length === 0) return
-    const operations: AnyBulkWriteOperation<Stored>[] = docs.map((doc) => {
-      const stored = toStored(doc)
-      return {
-        replaceOne: {
-          filter: { _id: stored._id, position: { $lt: stored.position } },
-          replacement: stored,
-          upsert: true,
-        },
-      }
-    })
-    for (let start = 0; start < operations.length; start += this.#updatesPerCommand)
-      await this.#bulkWrite(operations.slice(start, start + this.#updatesPerCommand))
+    if (this.#flavour === 'ferretdb') return this.#putGuardedByRead(docs)
+    await this.#bulkWrite(
+      docs.map((doc) => {
+        const stored = toStored(doc)
+        return {
+          replaceOne: {
+            filter: { _id: stored._id, position: { $lt: stored.position } },
+            replacement: stored,
+            upsert: true,
+          },
+        }
+      }),
+    )
+  }
+
+  /** FerretDB: the guard checked against the positions stored now, each write filtered on `_id`. */
+  async #putGuardedByRead(docs: readonly T[]): Promise<void> {
+    const stored = new Map(
+      (await this.getMany(docs.map((doc) => doc.id))).map((doc) => [doc.id, doc.position]),
+    )
+    const newer = docs.filter((doc) => (stored.get(doc.id) ?? Number.NEGATIVE_INFINITY) < doc.position)
+    for (let start = 0; start < newer.length; start += ferretDbUpdatesPerCommand)
+      await this.#bulkWrite(
+        newer.slice(start, start + ferretDbUpdatesPerCommand).map((doc) => {
+          const replacement = toStored(doc)
+          return { replaceOne: { filter: { _id: replacement._id }, replacement, upsert: true } }
+        }),
+      )
   }
 
   async #bulkWrite(operations: AnyBulkWriteOperation<Stored>[]): Promise<void> {
@@ -120,13 +145,12 @@ export function databaseOf(url: string): string {
 export class MongoReadStore implements ReadStore {
   readonly #client: MongoClient
   readonly #db: Db
-  readonly #updatesPerCommand: number
+  readonly #flavour: MongoFlavour
 
-  /** `updatesPerCommand`: the most updates one bulk write sends (unbounded for MongoDB itself). */
-  constructor(client: MongoClient, databaseName?: string, updatesPerCommand = Number.POSITIVE_INFINITY) {
+  constructor(client: MongoClient, databaseName?: string, flavour: MongoFlavour = 'mongodb') {
     this.#client = client
     this.#db = client.db(databaseName)
-    this.#updatesPerCommand = updatesPerCommand
+    this.#flavour = flavour
   }
 
   /** Connects to `url`; the database is `databaseName` when given, else the URL's, else `kiln`. */
@@ -134,13 +158,12 @@ export class MongoReadStore implements ReadStore {
     const client = new MongoClient(url)
     await client.connect()
     const build = await client.db().admin().command({ buildInfo: 1 })
-    const updatesPerCommand =
-      'ferretdbVersion' in build ? ferretDbUpdatesPerCommand : Number.POSITIVE_INFINITY
-    return new MongoReadStore(client, databaseName ?? databaseOf(url), updatesPerCommand)
+    const flavour: MongoFlavour = 'ferretdbVersion' in build ? 'ferretdb' : 'mongodb'
+    return new MongoReadStore(client, databaseName ?? databaseOf(url), flavour)
   }
 
   collection<T extends Doc>(name: string): DocumentCollection<T> {
-    return new MongoCollection<T>(this.#db, name, this.#updatesPerCommand)
+    return new MongoCollection<T>(this.#db, name, this.#flavour)
   }
 
   async ensureIndexes(name: string, indexes: readonly IndexSpec[]): Promise<void> {
