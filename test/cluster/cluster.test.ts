@@ -366,7 +366,7 @@ describe.runIf(ready)('a cluster of two API instances and two workers', () => {
       const live = apis.findIndex((api) => api.alive)
       const readiness = await readinessOf(ports[live]!)
       if (readiness?.lag && Object.values(readiness.lag).every((lag) => lag === 0)) break
-      if (Date.now() > deadline)
+      if (Date.now() > catchUpDeadline)
         throw new Error(`the read models never caught up: ${JSON.stringify(readiness)}`)
       await new Promise((resolve) => setTimeout(resolve, 500))
     }
