@@ -4,18 +4,11 @@
 // upsert's insert collides on `_id`, and that duplicate-key error means "already applied". No write
 // spans documents, so no transaction is needed (FerretDB has none).
 //
-// FerretDB 1.x on SQLite differs in two ways that matter here, so against it (told by buildInfo):
-// - It hands SQLite only a filter that is `_id` alone; any other filter, the guard's included,
-//   scans and decodes the whole collection, so each guarded write cost time in proportion to the
-//   model and a projector catching up slowed to a few events a second. There the guard is checked
-//   against the stored positions read just before (one read per write), and the write filters on
-//   `_id` alone. The lease keeps one projector writing a model; the guard on the server is what
-//   makes a deposed projector still finishing a batch harmless on MongoDB, and on FerretDB that
-//   batch could write over a newer document in the moment between that read and its write.
-// - An update command opens one query per update and keeps every one open until the command ends,
-//   each on its own connection of a 100-connection pool, and the write of an update needs one
-//   more: one bulk write of 100 or more updates took the whole pool, waited on itself, and the
-//   server hung for every client. There writes go in commands of a few updates each.
+// FerretDB 1.x on SQLite (told by buildInfo) answers an update command by opening one query per
+// update and keeping every one open until the whole command ends, each on its own connection of a
+// 100-connection pool, and the write of an update needs one connection more. One bulk write of 100
+// or more updates (a projector catching up writes hundreds) took the whole pool, waited on itself,
+// and the server hung for every client. Against FerretDB, writes go in commands of a few updates.
 import { type AnyBulkWriteOperation, type Db, type Document, MongoBulkWriteError, MongoClient } from 'mongodb'
 import {
   checkField,
@@ -78,34 +71,19 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
 
   async putGuarded(docs: readonly T[]): Promise<void> {
     if (docs.length === 0) return
-    if (this.#flavour === 'ferretdb') return this.#putGuardedByRead(docs)
-    await this.#bulkWrite(
-      docs.map((doc) => {
-        const stored = toStored(doc)
-        return {
-          replaceOne: {
-            filter: { _id: stored._id, position: { $lt: stored.position } },
-            replacement: stored,
-            upsert: true,
-          },
-        }
-      }),
-    )
-  }
-
-  /** FerretDB: the guard checked against the positions stored now, each write filtered on `_id`. */
-  async #putGuardedByRead(docs: readonly T[]): Promise<void> {
-    const stored = new Map(
-      (await this.getMany(docs.map((doc) => doc.id))).map((doc) => [doc.id, doc.position]),
-    )
-    const newer = docs.filter((doc) => (stored.get(doc.id) ?? Number.NEGATIVE_INFINITY) < doc.position)
-    for (let start = 0; start < newer.length; start += ferretDbUpdatesPerCommand)
-      await this.#bulkWrite(
-        newer.slice(start, start + ferretDbUpdatesPerCommand).map((doc) => {
-          const replacement = toStored(doc)
-          return { replaceOne: { filter: { _id: replacement._id }, replacement, upsert: true } }
-        }),
-      )
+    const operations: AnyBulkWriteOperation<Stored>[] = docs.map((doc) => {
+      const stored = toStored(doc)
+      return {
+        replaceOne: {
+          filter: { _id: stored._id, position: { $lt: stored.position } },
+          replacement: stored,
+          upsert: true,
+        },
+      }
+    })
+    if (this.#flavour === 'mongodb') return this.#bulkWrite(operations)
+    for (let start = 0; start < operations.length; start += ferretDbUpdatesPerCommand)
+      await this.#bulkWrite(operations.slice(start, start + ferretDbUpdatesPerCommand))
   }
 
   async #bulkWrite(operations: AnyBulkWriteOperation<Stored>[]): Promise<void> {

@@ -361,7 +361,7 @@ describe.runIf(ready)('a cluster of two API instances and two workers', () => {
     )
 
     // The read models catch up once the load stops: every model at the store's head.
-    const catchUpDeadline = Date.now() + 300_000
+    const catchUpDeadline = Date.now() + 420_000
     for (;;) {
       const live = apis.findIndex((api) => api.alive)
       const readiness = await readinessOf(ports[live]!)
