@@ -18,11 +18,15 @@ export class OwnWrites {
     if (this.#pending.size > maxAccounts) this.#pending.delete(this.#pending.keys().next().value!)
   }
 
-  /** Waits (up to the usual read-your-writes timeout) for the account's pending write to be projected. */
-  async settle(services: Services, accountId: string): Promise<void> {
+  /**
+   * Waits (up to the usual read-your-writes timeout) for the account's pending write to be projected;
+   * undefined, with nothing to wait for, when it has none.
+   */
+  settle(services: Services, accountId: string): Promise<void> | undefined {
     const position = this.#pending.get(accountId)
-    if (position === undefined) return
-    await services.waitForPosition(position)
-    if (this.#pending.get(accountId) === position) this.#pending.delete(accountId)
+    if (position === undefined) return undefined
+    return services.waitForPosition(position).then(() => {
+      if (this.#pending.get(accountId) === position) this.#pending.delete(accountId)
+    })
   }
 }
