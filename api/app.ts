@@ -1,25 +1,31 @@
 // The HTTP surface: /health, /openapi.json, the /v1 REST facade, signed upload and download URLs.
 // buildApp(options) returns a Fastify app; tests drive it with inject() or a real port.
 import swagger from '@fastify/swagger'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify'
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
-  serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod'
 import type { FetchPolicy } from '../app/jobs/stage-input.ts'
 import type { Services } from '../app/services.ts'
-import { authenticateFrom, type Principal, requireScope, runScope } from './auth.ts'
+import { authenticateFrom, knownKeyPrincipal, type Principal, requireScope, runScope } from './auth.ts'
+import { serializerCompiler } from './compiled-serializer.ts'
 import { frameworkErrors, installErrorHandling } from './error-handler.ts'
 import { registerOps, requestId } from './ops/plugin.ts'
+import { OwnWrites } from './own-writes.ts'
 import { registerRestResourceMetadata } from './protected-resource.ts'
 import { admitRequest, RequestLimits } from './rate-limit.ts'
 import { accountRoutes } from './routes/account.ts'
 import { fileRoutes } from './routes/files.ts'
 import { jobEventRoutes } from './routes/job-events.ts'
-import { jobRoutes } from './routes/jobs.ts'
+import { jobCreationPaths, jobRoutes } from './routes/jobs.ts'
 import { keyRoutes } from './routes/keys.ts'
 import { signedRoutes } from './routes/signed.ts'
 import { toolRoutes } from './routes/tools.ts'
@@ -111,16 +117,40 @@ export async function buildApp({
   await app.register(webhookRoutes)
 
   const limits = RequestLimits.fromConfig(services.ctx.config)
+  const ownWrites = new OwnWrites()
   app.decorate('rateLimits', limits)
   await app.register(async (authenticated) => {
-    authenticated.addHook('onRequest', async (request, reply) => {
-      request.principal = await authenticateFrom(services, limits, request)
-      admitRequest(limits, reply, request.principal.credentialId, request.ip, services.ctx.now())
+    /** Admits an authenticated request; a promise only when it must wait for its own writes. */
+    const admit = (request: FastifyRequest, reply: FastifyReply, principal: Principal) => {
+      request.principal = principal
+      admitRequest(limits, reply, principal.credentialId, request.ip, services.ctx.now())
       // Every /v1 change (jobs, uploads, cancel, delete) runs or spends: read-only tokens only read.
-      if (request.method !== 'GET' && request.method !== 'HEAD') requireScope(request.principal, runScope)
+      if (request.method !== 'GET' && request.method !== 'HEAD') requireScope(principal, runScope)
+      // Whatever this account created here a moment ago is in the read models before it reads them.
+      // Job creation itself reads no model but the storage one, and settles before that read.
+      if (request.method !== 'POST' || !jobCreationPaths.has(request.routeOptions.url ?? ''))
+        return ownWrites.settle(services, principal.accountId)
+      return undefined
+    }
+    // Callback-style: a known API key is answered without a promise or a turn of the microtask
+    // queue; anything else (first use, OAuth, a pending write) takes the asynchronous path.
+    authenticated.addHook('onRequest', (request, reply, done) => {
+      let waiting: Promise<void> | undefined
+      try {
+        const known = knownKeyPrincipal(services, limits, request)
+        if (known) waiting = admit(request, reply, known)
+        else
+          waiting = authenticateFrom(services, limits, request).then((principal) =>
+            admit(request, reply, principal),
+          )
+      } catch (error) {
+        return done(error as Error)
+      }
+      if (!waiting) return done()
+      waiting.then(() => done(), done)
     })
     await authenticated.register(toolRoutes)
-    await authenticated.register(jobRoutes(fetchPolicy))
+    await authenticated.register(jobRoutes(fetchPolicy, ownWrites))
     await authenticated.register(jobEventRoutes)
     await authenticated.register(fileRoutes)
     await authenticated.register(uploadRoutes)

@@ -114,12 +114,21 @@ export class RequestLimits {
 /** Window of a token bucket as a quota: the burst, refilled in full over this many seconds. */
 const windowSeconds = (policy: BucketPolicy) => Math.max(1, Math.ceil(policy.burst / policy.perSecond))
 
+/** A policy's item of RateLimit-Policy: fixed per policy, so made once. */
+const policyFields = new WeakMap<BucketPolicy, string>()
+function policyField(policy: BucketPolicy): string {
+  let field = policyFields.get(policy)
+  if (field === undefined) {
+    field = `"${policy.name}";q=${policy.burst};w=${windowSeconds(policy)}`
+    policyFields.set(policy, field)
+  }
+  return field
+}
+
 /** The RateLimit-Policy and RateLimit field values (structured-field lists, one item per policy). */
 export function rateLimitFields(states: readonly BucketState[]): { policy: string; limit: string } {
   return {
-    policy: states
-      .map((s) => `"${s.policy.name}";q=${s.policy.burst};w=${windowSeconds(s.policy)}`)
-      .join(', '),
+    policy: states.map((s) => policyField(s.policy)).join(', '),
     limit: states.map((s) => `"${s.policy.name}";r=${s.remaining};t=${s.resetSeconds}`).join(', '),
   }
 }

@@ -22,7 +22,7 @@ export interface CommandOutcome<State, Event> {
 }
 
 /** Decided events as the store takes them, with ids that make a repeated append a no-op. */
-function toNewEvents(streamId: string, events: { type: string; data: unknown }[]): NewEvent[] {
+export function toNewEvents(streamId: string, events: { type: string; data: unknown }[]): NewEvent[] {
   return events.map((event) => ({
     id: deterministicEventId(streamId, event.type, event.data),
     type: event.type,
@@ -101,7 +101,7 @@ async function handleFromSnapshot<State, Command, Event extends { type: string; 
 }
 
 /** The snapshot of a stream advanced by its tail; call it inside `snapshots.exclusive`. */
-async function currentEntry<State, Command, Event extends { type: string; data: unknown }>(
+export async function currentEntry<State, Command, Event extends { type: string; data: unknown }>(
   store: EventStore,
   snapshots: StreamSnapshots,
   streamId: string,

@@ -3,6 +3,12 @@
 // a lower position: when the stored document is as new or newer, the filter matches nothing, the
 // upsert's insert collides on `_id`, and that duplicate-key error means "already applied". No write
 // spans documents, so no transaction is needed (FerretDB has none).
+//
+// FerretDB 1.x on SQLite (told by buildInfo) answers an update command by opening one query per
+// update and keeping every one open until the whole command ends, each on its own connection of a
+// 100-connection pool, and the write of an update needs one connection more. One bulk write of 100
+// or more updates (a projector catching up writes hundreds) took the whole pool, waited on itself,
+// and the server hung for every client. Against FerretDB, writes go in commands of a few updates.
 import { type AnyBulkWriteOperation, type Db, type Document, MongoBulkWriteError, MongoClient } from 'mongodb'
 import {
   checkField,
@@ -28,13 +34,24 @@ function toStored(doc: Doc): Stored {
   return { _id: id, ...rest }
 }
 
+/** The server behind the URL: MongoDB itself, or FerretDB (see above). */
+export type MongoFlavour = 'mongodb' | 'ferretdb'
+
+/**
+ * Updates per command against FerretDB: the five projectors writing at once hold at most 40 of its
+ * 100 connections, which leaves the rest to every other client.
+ */
+const ferretDbUpdatesPerCommand = 8
+
 class MongoCollection<T extends Doc> implements DocumentCollection<T> {
   readonly #db: Db
   readonly #name: string
+  readonly #flavour: MongoFlavour
 
-  constructor(db: Db, name: string) {
+  constructor(db: Db, name: string, flavour: MongoFlavour) {
     this.#db = db
     this.#name = prefix + checkName(name)
+    this.#flavour = flavour
   }
 
   get #collection() {
@@ -64,6 +81,12 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
         },
       }
     })
+    if (this.#flavour === 'mongodb') return this.#bulkWrite(operations)
+    for (let start = 0; start < operations.length; start += ferretDbUpdatesPerCommand)
+      await this.#bulkWrite(operations.slice(start, start + ferretDbUpdatesPerCommand))
+  }
+
+  async #bulkWrite(operations: AnyBulkWriteOperation<Stored>[]): Promise<void> {
     try {
       await this.#collection.bulkWrite(operations, { ordered: false })
     } catch (error) {
@@ -100,21 +123,25 @@ export function databaseOf(url: string): string {
 export class MongoReadStore implements ReadStore {
   readonly #client: MongoClient
   readonly #db: Db
+  readonly #flavour: MongoFlavour
 
-  constructor(client: MongoClient, databaseName?: string) {
+  constructor(client: MongoClient, databaseName?: string, flavour: MongoFlavour = 'mongodb') {
     this.#client = client
     this.#db = client.db(databaseName)
+    this.#flavour = flavour
   }
 
   /** Connects to `url`; the database is `databaseName` when given, else the URL's, else `kiln`. */
   static async connect(url: string, databaseName?: string): Promise<MongoReadStore> {
     const client = new MongoClient(url)
     await client.connect()
-    return new MongoReadStore(client, databaseName ?? databaseOf(url))
+    const build = await client.db().admin().command({ buildInfo: 1 })
+    const flavour: MongoFlavour = 'ferretdbVersion' in build ? 'ferretdb' : 'mongodb'
+    return new MongoReadStore(client, databaseName ?? databaseOf(url), flavour)
   }
 
   collection<T extends Doc>(name: string): DocumentCollection<T> {
-    return new MongoCollection<T>(this.#db, name)
+    return new MongoCollection<T>(this.#db, name, this.#flavour)
   }
 
   async ensureIndexes(name: string, indexes: readonly IndexSpec[]): Promise<void> {

@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite'
+import { Worker } from 'node:worker_threads'
 import {
   checkField,
   checkName,
@@ -20,18 +21,62 @@ const table = (name: string) => `"doc_${checkName(name)}"`
 const field = (name: string) => `json_extract(doc, '$.${checkField(name)}')`
 const sqlValue = (value: Scalar): SQLInputValue => (typeof value === 'boolean' ? Number(value) : value)
 const chunkSize = 500
+/** How often the checkpointer thread checkpoints, and the WAL size (pages) at which commits still do. */
+const checkpointIntervalMs = 250
+const backstopCheckpointPages = 20_000
+
+/** Documents kept per collection by get(); past this the collection's cache starts over. */
+const maxCachedDocs = 20_000
+
+/**
+ * Whether documents read earlier may still be served from memory. A lookup by id costs a read
+ * transaction (lock calls on the WAL index, a B-tree descent): about 10 µs, a tenth of a job read.
+ * This connection's own writes drop the documents they touch; any other connection's commit (another
+ * process, a rebuild) changes SQLite's data_version, which is looked at once per turn of the event
+ * loop, and empties every cache. So a document is never older than the turn's start.
+ */
+class CacheValidity {
+  readonly #dataVersion: StatementSync
+  #version: number | null = null
+  #checkedThisTurn = false
+  /** Bumped when another connection has committed: every collection's cache is stale. */
+  era = 0
+
+  constructor(db: DatabaseSync) {
+    this.#dataVersion = db.prepare('PRAGMA data_version')
+  }
+
+  check(): number {
+    if (this.#checkedThisTurn) return this.era
+    this.#checkedThisTurn = true
+    setImmediate(() => {
+      this.#checkedThisTurn = false
+    })
+    const version = (this.#dataVersion.get() as { data_version: number }).data_version
+    if (version !== this.#version) {
+      this.#version = version
+      this.era++
+    }
+    return this.era
+  }
+}
 
 class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
   readonly #db: DatabaseSync
   readonly #table: string
+  readonly #validity: CacheValidity
+  /** Stored JSON by id (parsed on every get, so no caller shares an object), valid in #cacheEra. */
+  readonly #cached = new Map<string, string | null>()
+  #cacheEra = -1
   readonly #byId: StatementSync
   readonly #upsert: StatementSync
   /** find() builds its SQL from the query's shape; the statements are compiled once per shape. */
   readonly #statements = new Map<string, StatementSync>()
 
-  constructor(db: DatabaseSync, name: string) {
+  constructor(db: DatabaseSync, name: string, validity: CacheValidity) {
     this.#db = db
     this.#table = table(name)
+    this.#validity = validity
     db.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#table} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, doc TEXT NOT NULL)`,
     )
@@ -44,8 +89,18 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
   }
 
   async get(id: string): Promise<T | null> {
-    const row = this.#byId.get(id) as { doc: string } | undefined
-    return row ? (JSON.parse(row.doc) as T) : null
+    const era = this.#validity.check()
+    if (era !== this.#cacheEra) {
+      this.#cached.clear()
+      this.#cacheEra = era
+    }
+    let json = this.#cached.get(id)
+    if (json === undefined) {
+      json = (this.#byId.get(id) as { doc: string } | undefined)?.doc ?? null
+      if (this.#cached.size >= maxCachedDocs) this.#cached.clear()
+      this.#cached.set(id, json)
+    }
+    return json === null ? null : (JSON.parse(json) as T)
   }
 
   async getMany(ids: readonly string[]): Promise<T[]> {
@@ -53,8 +108,12 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     for (let i = 0; i < ids.length; i += chunkSize) {
       const chunk = ids.slice(i, i + chunkSize)
       const sql = `SELECT doc FROM ${this.#table} WHERE id IN (${chunk.map(() => '?').join(',')})`
-      for (const row of this.#db.prepare(sql).all(...chunk) as { doc: string }[])
-        out.push(JSON.parse(row.doc) as T)
+      let statement = this.#statements.get(sql)
+      if (!statement) {
+        statement = this.#db.prepare(sql)
+        this.#statements.set(sql, statement)
+      }
+      for (const row of statement.all(...chunk) as { doc: string }[]) out.push(JSON.parse(row.doc) as T)
     }
     return out
   }
@@ -73,7 +132,10 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
 
   /** putGuarded's writes, inside a transaction the caller holds. */
   upsertInTransaction(docs: readonly T[]): void {
-    for (const doc of docs) this.#upsert.run(doc.id, doc.position, JSON.stringify(doc))
+    for (const doc of docs) {
+      this.#cached.delete(doc.id)
+      this.#upsert.run(doc.id, doc.position, JSON.stringify(doc))
+    }
   }
 
   async find(query: Query): Promise<T[]> {
@@ -118,6 +180,14 @@ export class SqliteReadStore implements ReadStore {
   #setCounter: StatementSync | undefined
   #claimLease: StatementSync | undefined
   #readLease: StatementSync | undefined
+  readonly #validity: CacheValidity
+  #checkpointer: Worker | null = null
+  #pendingBatches: {
+    writes: readonly { collection: string; docs: readonly Doc[] }[]
+    counter: { key: string; value: number }
+    resolve: () => void
+    reject: (error: unknown) => void
+  }[] = []
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -128,12 +198,22 @@ export class SqliteReadStore implements ReadStore {
       CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
     `)
+    this.#validity = new CacheValidity(this.#db)
+    if (path !== ':memory:') {
+      // Checkpoints move to a thread of their own (sqlite-checkpointer.ts); this connection keeps a
+      // far threshold only as a backstop, should that thread fall behind.
+      this.#db.exec(`PRAGMA wal_autocheckpoint = ${backstopCheckpointPages}`)
+      this.#checkpointer = new Worker(new URL('./sqlite-checkpointer.ts', import.meta.url), {
+        workerData: { path, intervalMs: checkpointIntervalMs },
+      })
+      this.#checkpointer.unref()
+    }
   }
 
   collection<T extends Doc>(name: string): DocumentCollection<T> {
     let collection = this.#collections.get(name)
     if (!collection) {
-      collection = new SqliteCollection<Doc>(this.#db, name)
+      collection = new SqliteCollection<Doc>(this.#db, name, this.#validity)
       this.#collections.set(name, collection)
     }
     return collection as unknown as DocumentCollection<T>
@@ -176,26 +256,42 @@ export class SqliteReadStore implements ReadStore {
     this.#setCounter.run(key, value)
   }
 
-  async putGuardedWithCounter(
+  /**
+   * Each model's runner writes its batch and checkpoint here after the same event page: the batches
+   * that arrive in one turn of the event loop share one transaction, so a page costs one commit
+   * instead of one per model (each batch still lands whole with its checkpoint, or not at all).
+   */
+  putGuardedWithCounter(
     writes: readonly { collection: string; docs: readonly Doc[] }[],
     counter: { key: string; value: number },
   ): Promise<void> {
-    const collections = writes.map(({ collection, docs }) => ({
-      target: this.collection(collection) as SqliteCollection<Doc>,
-      docs,
-    }))
-    this.#setCounter ??= this.#db.prepare(
-      'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    )
-    this.#db.exec('BEGIN IMMEDIATE')
+    return new Promise((resolve, reject) => {
+      this.#pendingBatches.push({ writes, counter, resolve, reject })
+      if (this.#pendingBatches.length === 1) setImmediate(() => this.#commitPendingBatches())
+    })
+  }
+
+  #commitPendingBatches(): void {
+    const batches = this.#pendingBatches
+    this.#pendingBatches = []
+    if (batches.length === 0) return
     try {
-      for (const { target, docs } of collections) target.upsertInTransaction(docs)
-      this.#setCounter.run(counter.key, counter.value)
+      this.#setCounter ??= this.#db.prepare(
+        'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      )
+      this.#db.exec('BEGIN IMMEDIATE')
+      for (const { writes, counter } of batches) {
+        for (const { collection, docs } of writes)
+          (this.collection(collection) as SqliteCollection<Doc>).upsertInTransaction(docs)
+        this.#setCounter.run(counter.key, counter.value)
+      }
       this.#db.exec('COMMIT')
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
-      throw error
+      for (const batch of batches) batch.reject(error)
+      return
     }
+    for (const batch of batches) batch.resolve()
   }
 
   async claimLease(name: string, holder: string, now: number, expiresAt: number): Promise<LeaseHolder> {
@@ -218,6 +314,9 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
+    await this.#checkpointer?.terminate()
+    this.#checkpointer = null
+    if (this.#db.isOpen) this.#commitPendingBatches()
     if (this.#db.isOpen) this.#db.close()
   }
 }

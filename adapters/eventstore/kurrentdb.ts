@@ -1,6 +1,13 @@
 // The scale-out event store: KurrentDB (EventStoreDB). Positions are commit positions of the
 // global log; KurrentDB's own idempotency (same event ids at the same place) gives the no-op
 // repeated append.
+//
+// Appends to several streams use the server's multi-stream append (KurrentDB 25.1 and later: one
+// atomic commit). Older servers (the 24.10 we test against) lack it; there the streams are appended
+// one after another in the caller's order, each with its expected revision. That is not atomic: a
+// failure after the first leaves it appended, as two separate appends always did, and the callers
+// are written for it (a job's admission without its job stream is found and released by the
+// housekeeper); a conflict on any stream still fails the call, so deciders still retry.
 import {
   ANY,
   excludeSystemEvents,
@@ -11,6 +18,7 @@ import {
   NO_STREAM,
   START,
   StreamNotFoundError,
+  UnsupportedError,
 } from '@kurrent/kurrentdb-client'
 import {
   type AppendResult,
@@ -18,6 +26,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
+  type StreamAppend,
   type SubscribeOptions,
   type Subscription,
   WrongExpectedVersionError,
@@ -52,6 +61,25 @@ const streamState = (expected: ExpectedRevision) =>
 
 const isNotFound = (error: unknown) => error instanceof StreamNotFoundError
 
+const toEventData = (e: NewEvent) =>
+  jsonEvent({ id: e.id, type: e.type, data: e.data as never, metadata: (e.metadata ?? {}) as never })
+
+/** The multi-stream append carries metadata as string properties only. */
+const hasStringMetadata = (appends: readonly StreamAppend[]) =>
+  appends.every(({ events }) =>
+    events.every((e) => Object.values(e.metadata ?? {}).every((v) => typeof v === 'string')),
+  )
+
+function asOurConflict(error: unknown, streamId: string, expected: ExpectedRevision): unknown {
+  if (!(error instanceof KurrentWrongExpectedVersion)) return error
+  const actual = error.actualState
+  return new WrongExpectedVersionError(
+    streamId,
+    expected,
+    typeof actual === 'bigint' && actual >= 0n ? Number(actual) : 'no_stream',
+  )
+}
+
 export class KurrentDbEventStore implements EventStore {
   readonly #client: KurrentDBClient
 
@@ -59,30 +87,50 @@ export class KurrentDbEventStore implements EventStore {
     this.#client = KurrentDBClient.connectionString`${connectionString}`
   }
 
+  /** False once the server said it has no multi-stream append. */
+  #multiStreamAppend = true
+
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     try {
-      const result = await this.#client.appendToStream(
-        streamId,
-        events.map((e) =>
-          jsonEvent({ id: e.id, type: e.type, data: e.data as never, metadata: (e.metadata ?? {}) as never }),
-        ),
-        { streamState: streamState(expected) },
-      )
+      const result = await this.#client.appendToStream(streamId, events.map(toEventData), {
+        streamState: streamState(expected),
+      })
       return {
         nextRevision: Number(result.nextExpectedRevision),
         position: Number(result.position?.commit ?? 0n),
       }
     } catch (error) {
-      if (error instanceof KurrentWrongExpectedVersion) {
-        const actual = error.actualState
-        throw new WrongExpectedVersionError(
-          streamId,
-          expected,
-          typeof actual === 'bigint' ? Number(actual) : 'no_stream',
-        )
-      }
-      throw error
+      throw asOurConflict(error, streamId, expected)
     }
+  }
+
+  async appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    if (this.#multiStreamAppend && appends.length > 1 && hasStringMetadata(appends)) {
+      try {
+        const result = await this.#client.multiStreamAppend(
+          appends.map(({ streamId, events, expected }) => ({
+            streamName: streamId,
+            events: events.map(toEventData),
+            expectedState: streamState(expected),
+          })),
+        )
+        const position = Number(result.position)
+        return appends.map(({ streamId, events }) => {
+          const response = result.responses.find((r) => r.streamName === streamId)
+          return { nextRevision: Number(response?.revision ?? BigInt(events.length - 1)), position }
+        })
+      } catch (error) {
+        if (error instanceof UnsupportedError) this.#multiStreamAppend = false
+        else if (error instanceof KurrentWrongExpectedVersion) {
+          const part = appends.find((a) => a.streamId === error.streamName) ?? appends[0]!
+          throw asOurConflict(error, part.streamId, part.expected)
+        } else throw error
+      }
+    }
+    const results: AppendResult[] = []
+    for (const { streamId, events, expected } of appends)
+      results.push(await this.append(streamId, events, expected))
+    return results
   }
 
   async readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {

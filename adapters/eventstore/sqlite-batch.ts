@@ -1,27 +1,25 @@
 // One group commit of the SQLite event store: every queued append inside one transaction, each in its
 // own SAVEPOINT, so one fsync makes them all durable while each still succeeds or fails on its own (a
-// wrong expected revision rolls back only its savepoint) and later appends see earlier ones. Shared
+// wrong expected revision rolls back only its savepoint) and later appends see earlier ones. An
+// append may span several streams (appendMany): they share its savepoint, so all land or none. Shared
 // by the store's writer thread and its in-process mode, and free of anything that cannot cross a
 // thread boundary: outcomes are plain data.
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import {
   type AppendResult,
   type ExpectedRevision,
-  type NewEvent,
+  type StreamAppend,
   WrongExpectedVersionError,
 } from '../../domain/ports/event-store.ts'
 
-export interface AppendRequest {
-  streamId: string
-  events: NewEvent[]
-  expected: ExpectedRevision
-}
+/** One append as its caller made it: a single stream, or several that commit together. */
+export type AppendRequest = readonly StreamAppend[]
 
 export type AppendFailure =
   | { kind: 'wrong_version'; streamId: string; expected: ExpectedRevision; actual: number | 'no_stream' }
   | { kind: 'other'; message: string }
 
-export type AppendOutcome = { result: AppendResult } | { failure: AppendFailure }
+export type AppendOutcome = { results: AppendResult[] } | { failure: AppendFailure }
 
 export interface WriteStatements {
   streamHead: StatementSync
@@ -60,7 +58,7 @@ export function writeBatch(
     for (const request of batch) {
       db.exec('SAVEPOINT append_one')
       try {
-        outcomes.push({ result: appendOne(statements, request, createdAt) })
+        outcomes.push({ results: request.map((part) => appendOne(statements, part, createdAt)) })
         db.exec('RELEASE append_one')
       } catch (error) {
         db.exec('ROLLBACK TO append_one')
@@ -82,7 +80,7 @@ function asFailure(error: unknown): AppendFailure {
     : { kind: 'other', message: error instanceof Error ? error.message : String(error) }
 }
 
-function appendOne(s: WriteStatements, { streamId, events, expected }: AppendRequest, createdAt: string) {
+function appendOne(s: WriteStatements, { streamId, events, expected }: StreamAppend, createdAt: string) {
   const head = (s.streamHead.get(streamId) as { revision: number | null }).revision
   const first = events[0]
   if (first) {

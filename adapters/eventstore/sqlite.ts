@@ -20,6 +20,7 @@ import type {
   ExpectedRevision,
   NewEvent,
   RecordedEvent,
+  StreamAppend,
   SubscribeOptions,
   Subscription,
 } from '../../domain/ports/event-store.ts'
@@ -32,8 +33,9 @@ import {
   writeBatch,
 } from './sqlite-batch.ts'
 
-interface PendingAppend extends AppendRequest {
-  resolve: (result: AppendResult) => void
+interface PendingAppend {
+  request: AppendRequest
+  resolve: (results: AppendResult[]) => void
   reject: (error: unknown) => void
 }
 
@@ -145,13 +147,22 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const [result] = await this.#enqueue([{ streamId, events, expected }])
+    return result!
+  }
+
+  appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    return this.#enqueue(appends)
+  }
+
+  #enqueue(request: AppendRequest): Promise<AppendResult[]> {
     return new Promise((resolve, reject) => {
       if (this.#writerFailure) {
         reject(this.#writerFailure)
         return
       }
-      this.#queue.push({ streamId, events, expected, resolve, reject })
+      this.#queue.push({ request, resolve, reject })
       // Appends made in the same turn of the event loop share a batch.
       if (!this.#inFlight && !this.#flushScheduled) {
         this.#flushScheduled = true
@@ -169,7 +180,7 @@ export class SqliteEventStore implements EventStore {
     this.#queue = []
     this.#inFlight = batch
     this.#commit(
-      batch.map(({ streamId, events, expected }) => ({ streamId, events, expected })),
+      batch.map(({ request }) => request),
       this.#now().toISOString(),
     )
   }
@@ -183,12 +194,12 @@ export class SqliteEventStore implements EventStore {
       for (const request of batch) request.reject(new Error(reply.error))
     } else {
       let head = 0
-      for (const [i, request] of batch.entries()) {
+      for (const [i, pending] of batch.entries()) {
         const outcome = reply.outcomes[i]!
-        if ('result' in outcome) {
-          head = Math.max(head, outcome.result.position)
-          request.resolve(outcome.result)
-        } else request.reject(appendError(outcome.failure))
+        if ('results' in outcome) {
+          for (const result of outcome.results) head = Math.max(head, result.position)
+          pending.resolve(outcome.results)
+        } else pending.reject(appendError(outcome.failure))
       }
       if (head > 0) {
         this.#sharedPage = null

@@ -2,7 +2,7 @@
 // models near the head), /metrics (Prometheus text), and a Request-Id on every response, the id its
 // log lines carry. /health stays the plain liveness answer.
 import { randomBytes } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { Services } from '../../app/services.ts'
 
 /** A caller's own Request-Id is kept when it is short and plain; otherwise the instance makes one. */
@@ -30,16 +30,28 @@ export function requestId(request: { headers: Record<string, string | string[] |
 export async function registerOps(app: FastifyInstance, services: Services): Promise<void> {
   const { metrics, config } = services.ctx
 
-  app.addHook('onSend', async (request, reply) => {
+  // Callback-style hooks, as they run on every request (see api/console/plugin.ts).
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('request-id', request.id)
+    done(null, payload)
   })
-  app.addHook('onResponse', async (request: FastifyRequest, reply) => {
-    // The route template, never the raw path: ids in paths would make a series per job.
+  // One labelled child per method, route template and status, looked up rather than made per
+  // request. The route template, never the raw path: ids in paths would make a series per job.
+  const durations = new Map<string, { observe(seconds: number): void }>()
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
-    metrics.httpDuration.observe(
-      { method: request.method, route, status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    )
+    const key = `${request.method} ${reply.statusCode} ${route}`
+    let series = durations.get(key)
+    if (!series) {
+      series = metrics.httpDuration.labels({
+        method: request.method,
+        route,
+        status: String(reply.statusCode),
+      })
+      durations.set(key, series)
+    }
+    series.observe(reply.elapsedTime / 1000)
+    done()
   })
 
   app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {

@@ -12,14 +12,22 @@ import { quoteJob } from '../../app/jobs/quote-job.ts'
 import type { FetchPolicy } from '../../app/jobs/stage-input.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { jobStatuses } from '../../domain/job/events.ts'
+import type { JobDoc } from '../../projections/jobs/job-doc.ts'
+import { createdJob } from '../../projections/jobs/projector.ts'
 import { getJob, listJobs } from '../../projections/jobs/queries.ts'
+import { renderJob } from '../../projections/jobs/render.ts'
 import { storedBytesOf } from '../account-storage.ts'
 import { asApiJob, asApiPage } from '../job-view.ts'
+import type { OwnWrites } from '../own-writes.ts'
 import { jobAfterPreferredWait } from '../prefer-wait.ts'
 import { takeQuote } from '../quote-limit.ts'
 import { quote } from '../quote-schema.ts'
 import { errors, job, jobIdParam, jobList } from '../schemas.ts'
 import { renderOptions } from '../signed-paths.ts'
+
+/** The routes that create jobs: they answer before projection, so they skip the own-writes wait. */
+const jobCreationUrls = ['/v1/tools/:tool/jobs', '/v1/jobs'] as const
+export const jobCreationPaths: ReadonlySet<string> = new Set(jobCreationUrls)
 
 const isRawBody = (body: unknown): body is Readable => body instanceof Readable
 
@@ -40,7 +48,7 @@ interface CreateRequest {
 }
 
 export const jobRoutes =
-  (fetchPolicy: FetchPolicy): FastifyPluginAsyncZod =>
+  (fetchPolicy: FetchPolicy, ownWrites: OwnWrites): FastifyPluginAsyncZod =>
   async (app) => {
     // Any non-JSON body is the input file itself: it reaches the handler as a stream, never buffered.
     app.removeContentTypeParser('text/plain')
@@ -88,17 +96,34 @@ export const jobRoutes =
       }
     }
 
+    const storedBytes = storedBytesOf(app.services)
+    /** The storage model counts this account's last job input too (own-writes.ts). */
+    const storedBytesSettled = async (accountId: string) => {
+      await ownWrites.settle(app.services, accountId)
+      return storedBytes(accountId)
+    }
+
     const create = (toolId: string, request: CreateRequest) =>
       withJobRequest(toolId, request, async (tool, jobRequest) => {
         const result = await createJob(
           app.services.ctx,
           { accountId: request.principal.accountId, tool: tool.id, ...jobRequest },
-          { fetchPolicy, storedBytes: storedBytesOf(app.services) },
+          { fetchPolicy, storedBytes: storedBytesSettled },
         )
-        return {
-          created: result.created,
-          job: await readJob(request.principal.accountId, result.jobId, result.position),
+        if (!result.createdEvent)
+          return {
+            created: result.created,
+            job: await readJob(request.principal.accountId, result.jobId, result.position),
+          }
+        // A new job is answered from its decided event, without waiting for the read model; the
+        // account's next read waits for it instead (own-writes.ts).
+        ownWrites.noteWrite(request.principal.accountId, result.position)
+        const doc: JobDoc = {
+          id: result.jobId,
+          position: result.position,
+          ...createdJob(result.createdEvent, result.position),
         }
+        return { created: true, job: renderJob(doc, renderOptions(app.services)) }
       })
 
     /** 202 for a new job, 200 for a replay; held first when the client asked with `Prefer: wait`. */
@@ -141,8 +166,17 @@ export const jobRoutes =
         : validate
     }) as typeof validatorCompiler
 
+    // A job read is the hottest route: its headers are checked (and copied) by zod only when they
+    // carry the one header the schema is about.
+    const headersOnlyWithPrefer = ((routeSchema: Parameters<typeof validatorCompiler>[0]) => {
+      const validate = validatorCompiler(routeSchema)
+      return routeSchema.httpPart === 'headers'
+        ? (data: { prefer?: unknown }) => (data.prefer === undefined ? { value: data } : validate(data))
+        : validate
+    }) as typeof validatorCompiler
+
     app.post(
-      '/v1/tools/:tool/jobs',
+      jobCreationUrls[0],
       {
         schema: {
           ...createSchema,
@@ -154,7 +188,7 @@ export const jobRoutes =
       async (request, reply) => answerCreated(request, reply, await create(request.params.tool, request)),
     )
     app.post(
-      '/v1/jobs',
+      jobCreationUrls[1],
       {
         schema: { ...createSchema, summary: 'Start a split_3d_model job' },
         validatorCompiler: bodyOrStream as never,
@@ -230,14 +264,16 @@ export const jobRoutes =
           headers: z.looseObject({ prefer: preferHeader }),
           response: { 200: job, ...errors(400, 401, 403, 404, 429) },
         },
+        validatorCompiler: headersOnlyWithPrefer as never,
       },
       async (request, reply) => {
-        const found = await getJob(
-          app.services.models,
-          request.principal.accountId,
-          request.params.id,
-          renderOptions(app.services),
-        )
+        const { accountId } = request.principal
+        const { id } = request.params
+        const render = renderOptions(app.services)
+        let found = await getJob(app.services.models, accountId, id, render)
+        // Created a moment ago through another process: the models may not have it yet.
+        if (!found && (await app.services.waitForPosition(await app.services.ctx.store.headPosition(), 1000)))
+          found = await getJob(app.services.models, accountId, id, render)
         if (!found) throw new DomainError('not_found', 'No such job.')
         return asApiJob(
           await jobAfterPreferredWait(app.services, request, reply, request.principal.accountId, found),

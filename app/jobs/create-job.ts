@@ -11,9 +11,10 @@ import { extname } from 'node:path'
 import { earlierJobFor, requireAdmissible } from '../../domain/account/admission.ts'
 import type { AccountCommand, AdmissionPolicy, ToolPolicy } from '../../domain/account/commands.ts'
 import { accountStream } from '../../domain/account/events.ts'
+import type { AccountState } from '../../domain/account/state.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { newJobId } from '../../domain/ids.ts'
-import { type JobInput, jobStream } from '../../domain/job/events.ts'
+import { type JobEvent, type JobInput, jobStream } from '../../domain/job/events.ts'
 import { getTool, isToolId, type ToolDefinition, type ToolId } from '../../domain/tools/catalog.ts'
 import { smallestPrice } from '../../domain/tools/pricing.ts'
 import { uploadStream } from '../../domain/upload/events.ts'
@@ -22,7 +23,8 @@ import { jobBlobPrefix, jobInputKey, type ServiceContext } from '../context.ts'
 import { accountDecider, jobDecider, uploadDecider } from '../deciders.ts'
 import { requireAvailableTool } from '../generation/availability.ts'
 import { reserveGeneration } from '../generation/capacity.ts'
-import { handleCommand, readState } from '../handle-command.ts'
+import { readState } from '../handle-command.ts'
+import { handleCommands, type StreamOutcome, streamCommand } from '../handle-commands.ts'
 import { log } from '../log.ts'
 import type { RequestedInput } from './job-request.ts'
 import { resolveOptions } from './options.ts'
@@ -54,7 +56,11 @@ export interface CreateJobResult {
   created: boolean
   /** Global position to wait for before reading the job back. */
   position: number
+  /** The job as decided, for a new job: a surface can answer from it without waiting for the read model. */
+  createdEvent?: JobCreatedData
 }
+
+type JobCreatedData = Extract<JobEvent, { type: 'JobCreated' }>['data']
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
@@ -321,38 +327,73 @@ async function admitAndCreate(
     throw error
   }
 
-  let admitted: Awaited<ReturnType<typeof admit>>
   let reservation: Awaited<ReturnType<typeof reserveGeneration>> | null = null
+  let recorded: StreamOutcome[]
   try {
     reservation = await reserveGeneration(ctx, tool, {
       jobId,
       accountId: request.accountId,
       idempotencyKey: request.idempotencyKey,
     })
-    admitted = await admit(ctx, request, tool, jobId, requestHash)
+    recorded = await admitAndRecord(ctx, request, tool, jobId, requestHash, input, options, ready)
   } catch (error) {
     await reservation?.release()
     await ctx.blobs.deletePrefix(jobBlobPrefix(jobId))
     throw error
   }
+  const [admitted, created] = [recorded[0]!, recorded.at(-1)!]
   if (admitted.events.length === 0) {
     // A request with the same key won the race since step 1: answer with its job.
     await reservation.release()
     await ctx.blobs.deletePrefix(jobBlobPrefix(jobId))
     const earlier =
-      request.idempotencyKey === null ? undefined : admitted.state.idempotency.get(request.idempotencyKey)
+      request.idempotencyKey === null
+        ? undefined
+        : (admitted.state as AccountState).idempotency.get(request.idempotencyKey)
     if (!earlier) throw new DomainError('internal', 'Admission changed nothing.')
     return replayed(ctx, earlier.jobId)
   }
 
+  // The job is recorded; if the bus is unreachable now, the housekeeper publishes it once it is back.
+  await ctx.dispatcher.publish({ jobId, tool: tool.id }).catch((error: unknown) => {
+    log.warn({ jobId, err: error }, 'job queued but not yet published; the housekeeper publishes it')
+  })
+  const event = created.events[0] as Extract<JobEvent, { type: 'JobCreated' }>
+  return { jobId, created: true, position: created.position, createdEvent: event.data }
+}
+
+/**
+ * The admission on the account stream, the upload's use and the job's stream, decided together and
+ * appended in one commit: one fsync, and never an admission without its job. The account's decision
+ * is the gate (a key replayed since step 1 appends nothing) and the guard against racing requests:
+ * a concurrent write to the account makes the append fail, and all three are decided again.
+ */
+function admitAndRecord(
+  ctx: ServiceContext,
+  request: CreateJobRequest,
+  tool: ToolDefinition,
+  jobId: string,
+  requestHash: string,
+  input: JobInput,
+  options: Record<string, unknown>,
+  ready: ReadyInput,
+): Promise<StreamOutcome[]> {
   const now = ctx.now()
-  if (ready.kind === 'upload') {
-    await handleCommand(ctx.store, uploadStream(ready.uploadId), uploadDecider, {
-      type: 'UseUpload',
-      data: { jobId, accountId: request.accountId, now },
-    })
-  }
-  const created = await handleCommand(ctx.store, jobStream(jobId), jobDecider, {
+  const admission = streamCommand(
+    accountStream(request.accountId),
+    accountDecider,
+    admissionCommand(ctx, request, tool, jobId, requestHash),
+  )
+  const useUpload =
+    ready.kind === 'upload'
+      ? [
+          streamCommand(uploadStream(ready.uploadId), uploadDecider, {
+            type: 'UseUpload',
+            data: { jobId, accountId: request.accountId, now },
+          }),
+        ]
+      : []
+  const createJobStream = streamCommand(jobStream(jobId), jobDecider, {
     type: 'CreateJob',
     data: {
       jobId,
@@ -364,26 +405,7 @@ async function admitAndCreate(
       now,
     },
   })
-  // The job is recorded; if the bus is unreachable now, the housekeeper publishes it once it is back.
-  await ctx.dispatcher.publish({ jobId, tool: tool.id }).catch((error: unknown) => {
-    log.warn({ jobId, err: error }, 'job queued but not yet published; the housekeeper publishes it')
-  })
-  return { jobId, created: true, position: created.position }
-}
-
-function admit(
-  ctx: ServiceContext,
-  request: CreateJobRequest,
-  tool: ToolDefinition,
-  jobId: string,
-  requestHash: string,
-) {
-  return handleCommand(
-    ctx.store,
-    accountStream(request.accountId),
-    accountDecider,
-    admissionCommand(ctx, request, tool, jobId, requestHash),
-  )
+  return handleCommands(ctx.store, [admission, ...useUpload, createJobStream])
 }
 
 /** The admission decision for a job (price quotes ask it without appending). */

@@ -24,6 +24,13 @@ export interface RecordedEvent<Data = unknown> {
   createdAt: string
 }
 
+/** One stream's part of an append to several streams. */
+export interface StreamAppend {
+  streamId: string
+  events: NewEvent[]
+  expected: ExpectedRevision
+}
+
 export interface AppendResult {
   /** Revision of the stream's last event after the append. */
   nextRevision: number
@@ -59,6 +66,12 @@ export interface SubscribeOptions {
 
 export interface EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>
+  /**
+   * Appends to several streams as one commit: every stream's events or none. A wrong expected
+   * revision on any of them fails the whole append with WrongExpectedVersionError (naming that
+   * stream). Results come in the order of the appends.
+   */
+  appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]>
   /** All events of a stream in order; empty when the stream does not exist. */
   readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]>
   /** Events with position > fromPosition, in global order, at most maxCount. */

@@ -6,35 +6,39 @@ import { type JobDoc, jobsCollection, jobsModel } from './job-doc.ts'
 
 const isJobEvent = (event: RecordedEvent): boolean => event.streamId.startsWith('job-')
 
+/** A new job's document, from its JobCreated event (creation answers from it before projection). */
+export function createdJob(
+  d: Extract<JobEvent, { type: 'JobCreated' }>['data'],
+  position: number,
+): Content<JobDoc> {
+  return {
+    accountId: d.accountId,
+    seq: position,
+    tool: d.tool,
+    status: 'queued',
+    deleted: false,
+    input: d.input,
+    options: d.options,
+    idempotencyKey: d.idempotencyKey,
+    error: null,
+    result: null,
+    computeMs: null,
+    creditsCharged: null,
+    progress: null,
+    attempt: 0,
+    createdAt: d.at,
+    startedAt: null,
+    finishedAt: null,
+    outputsExpireAt: null,
+  }
+}
+
 function evolve(
   current: Content<JobDoc> | undefined,
   event: JobEvent,
   position: number,
 ): Content<JobDoc> | undefined {
-  if (event.type === 'JobCreated') {
-    if (current) return undefined
-    const d = event.data
-    return {
-      accountId: d.accountId,
-      seq: position,
-      tool: d.tool,
-      status: 'queued',
-      deleted: false,
-      input: d.input,
-      options: d.options,
-      idempotencyKey: d.idempotencyKey,
-      error: null,
-      result: null,
-      computeMs: null,
-      creditsCharged: null,
-      progress: null,
-      attempt: 0,
-      createdAt: d.at,
-      startedAt: null,
-      finishedAt: null,
-      outputsExpireAt: null,
-    }
-  }
+  if (event.type === 'JobCreated') return current ? undefined : createdJob(event.data, position)
   if (!current) return undefined
   switch (event.type) {
     case 'JobStarted':

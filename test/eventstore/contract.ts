@@ -9,7 +9,19 @@ import {
 
 const ev = (type: string, data: unknown = {}) => ({ id: randomUUID(), type, data })
 
-export function eventStoreContract(name: string, open: () => Promise<EventStore>) {
+export interface ContractOptions {
+  /**
+   * Whether appendMany is one atomic commit. KurrentDB before 25.1 has no multi-stream append: there
+   * the adapter appends stream by stream, and only the conflict detection is asked of it.
+   */
+  atomicAcrossStreams?: boolean
+}
+
+export function eventStoreContract(
+  name: string,
+  open: () => Promise<EventStore>,
+  { atomicAcrossStreams = true }: ContractOptions = {},
+) {
   describe(`event store contract: ${name}`, () => {
     let store: EventStore
     const stream = () => `test-${randomUUID()}`
@@ -78,6 +90,78 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       expect(new Set(positions).size).toBe(20)
       expect(await store.readStream(contested)).toHaveLength(1)
       for (const s of others) expect((await store.readStream(s)).map((e) => e.revision)).toEqual([0, 1])
+    })
+
+    it('appends to several streams at once, each at its expected revision', async () => {
+      const [account, job] = [stream(), stream()]
+      await store.append(account, [ev('Opened')], 'no_stream')
+      const results = await store.appendMany([
+        { streamId: account, events: [ev('Admitted', { job })], expected: 0 },
+        { streamId: job, events: [ev('Created'), ev('Queued')], expected: 'no_stream' },
+      ])
+      expect(results.map((r) => r.nextRevision)).toEqual([1, 1])
+      const [accountEvents, jobEvents] = [await store.readStream(account), await store.readStream(job)]
+      expect(accountEvents.map((e) => e.type)).toEqual(['Opened', 'Admitted'])
+      expect(jobEvents.map((e) => e.type)).toEqual(['Created', 'Queued'])
+      expect(results[0]!.position).toBeGreaterThanOrEqual(accountEvents[1]!.position)
+      expect(results[1]!.position).toBeGreaterThanOrEqual(jobEvents[1]!.position)
+    })
+
+    it('a conflict on any stream of appendMany fails it, naming that stream', async () => {
+      const [account, job] = [stream(), stream()]
+      await store.append(account, [ev('Opened')], 'no_stream')
+      await store.append(job, [ev('Squatter')], 'no_stream')
+      const onFirst = store.appendMany([
+        { streamId: account, events: [ev('Admitted')], expected: 'no_stream' },
+        { streamId: stream(), events: [ev('Created')], expected: 'no_stream' },
+      ])
+      await expect(onFirst).rejects.toBeInstanceOf(WrongExpectedVersionError)
+      await expect(onFirst).rejects.toMatchObject({ streamId: account })
+      const onSecond = store.appendMany([
+        { streamId: account, events: [ev('Admitted')], expected: 0 },
+        { streamId: job, events: [ev('Created')], expected: 'no_stream' },
+      ])
+      await expect(onSecond).rejects.toBeInstanceOf(WrongExpectedVersionError)
+      await expect(onSecond).rejects.toMatchObject({ streamId: job, actual: 0 })
+    })
+
+    it.skipIf(!atomicAcrossStreams)('appendMany writes every stream or none', async () => {
+      const [account, job, fresh] = [stream(), stream(), stream()]
+      await store.append(account, [ev('Opened')], 'no_stream')
+      await store.append(job, [ev('Squatter')], 'no_stream')
+      // The first stream's part is valid and the second's is not: the first must not land either.
+      await expect(
+        store.appendMany([
+          { streamId: account, events: [ev('Admitted')], expected: 0 },
+          { streamId: fresh, events: [ev('Created')], expected: 'no_stream' },
+          { streamId: job, events: [ev('Created')], expected: 'no_stream' },
+        ]),
+      ).rejects.toBeInstanceOf(WrongExpectedVersionError)
+      expect((await store.readStream(account)).map((e) => e.type)).toEqual(['Opened'])
+      expect(await store.readStream(fresh)).toEqual([])
+      expect((await store.readStream(job)).map((e) => e.type)).toEqual(['Squatter'])
+    })
+
+    it('racing appendMany on one shared stream: one wins whole, the others leave nothing', async () => {
+      const account = stream()
+      await store.append(account, [ev('Opened')], 'no_stream')
+      const jobs = Array.from({ length: 8 }, () => stream())
+      const settled = await Promise.allSettled(
+        jobs.map((job) =>
+          store.appendMany([
+            { streamId: account, events: [ev('Admitted', { job })], expected: 0 },
+            { streamId: job, events: [ev('Created')], expected: 'no_stream' },
+          ]),
+        ),
+      )
+      const winners = settled.flatMap((r, i) => (r.status === 'fulfilled' ? [jobs[i]!] : []))
+      expect(winners).toHaveLength(1)
+      for (const r of settled.filter((r) => r.status === 'rejected'))
+        expect((r as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersionError)
+      const admitted = (await store.readStream(account)).slice(1)
+      expect(admitted.map((e) => (e.data as { job: string }).job)).toEqual(winners)
+      const created = await Promise.all(jobs.map((job) => store.readStream(job)))
+      expect(jobs.filter((_, i) => created[i]!.length > 0)).toEqual(winners)
     })
 
     it('reads a missing stream as empty, and from a revision', async () => {

@@ -78,11 +78,15 @@ export async function startMongoServer(): Promise<MongoServer | null> {
     binary,
     [
       '--handler=sqlite',
-      `--sqlite-url=file:${dir}/`,
+      // A throw-away test database: WAL commits without an fsync each (FerretDB writes one
+      // transaction per updated document, and the cluster test writes thousands).
+      `--sqlite-url=file:${dir}/?_pragma=synchronous(normal)`,
       `--listen-addr=127.0.0.1:${port}`,
       `--state-dir=${dir}`,
       '--telemetry=disable',
-      '--debug-addr=-',
+      process.env.KILN_FERRETDB_DEBUG_ADDR
+        ? `--debug-addr=${process.env.KILN_FERRETDB_DEBUG_ADDR}`
+        : '--debug-addr=-',
       '--log-level=error',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -103,6 +103,24 @@ export function readStoreContract(label: string, open: () => Promise<OpenedReadS
       ).toEqual(['i1', 'i3'])
     })
 
+    // A projector catching up writes hundreds of documents at once; FerretDB 1.x hung for good on
+    // one bulk write of 100 or more updates (see mongo-read-store.ts).
+    it('replaces hundreds of stored documents in one guarded write, in several collections at once', async () => {
+      const names = ['bulk_a', 'bulk_b', 'bulk_c']
+      const ids = Array.from({ length: 300 }, (_, i) => `d${i}`)
+      for (const name of names) await reads.collection<Item>(name).putGuarded(ids.map((id) => item(id, 1)))
+      await Promise.all(
+        names.map((name) =>
+          reads.collection<Item>(name).putGuarded(ids.map((id) => item(id, 2, { note: 'second' }))),
+        ),
+      )
+      for (const name of names) {
+        const stored = await reads.collection<Item>(name).getMany(ids)
+        expect(stored).toHaveLength(ids.length)
+        expect(stored.every((doc) => doc.position === 2 && doc.note === 'second')).toBe(true)
+      }
+    }, 30_000)
+
     it('keeps counters, lists and drops collections', async () => {
       expect(await reads.getCounter('checkpoint:x')).toBeNull()
       await reads.setCounter('checkpoint:x', 7)
