@@ -34,9 +34,6 @@ function toStored(doc: Doc): Stored {
   return { _id: id, ...rest }
 }
 
-/** The server behind the URL: MongoDB itself, or FerretDB (see above). */
-export type MongoFlavour = 'mongodb' | 'ferretdb'
-
 /**
  * Updates per command against FerretDB: the five projectors writing at once hold at most 40 of its
  * 100 connections, which leaves the rest to every other client.
@@ -46,12 +43,12 @@ const ferretDbUpdatesPerCommand = 8
 class MongoCollection<T extends Doc> implements DocumentCollection<T> {
   readonly #db: Db
   readonly #name: string
-  readonly #flavour: MongoFlavour
+  readonly #updatesPerCommand: number
 
-  constructor(db: Db, name: string, flavour: MongoFlavour) {
+  constructor(db: Db, name: string, updatesPerCommand: number) {
     this.#db = db
     this.#name = prefix + checkName(name)
-    this.#flavour = flavour
+    this.#updatesPerCommand = updatesPerCommand
   }
 
   get #collection() {
@@ -81,9 +78,8 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
         },
       }
     })
-    if (this.#flavour === 'mongodb') return this.#bulkWrite(operations)
-    for (let start = 0; start < operations.length; start += ferretDbUpdatesPerCommand)
-      await this.#bulkWrite(operations.slice(start, start + ferretDbUpdatesPerCommand))
+    for (let start = 0; start < operations.length; start += this.#updatesPerCommand)
+      await this.#bulkWrite(operations.slice(start, start + this.#updatesPerCommand))
   }
 
   async #bulkWrite(operations: AnyBulkWriteOperation<Stored>[]): Promise<void> {
@@ -123,12 +119,13 @@ export function databaseOf(url: string): string {
 export class MongoReadStore implements ReadStore {
   readonly #client: MongoClient
   readonly #db: Db
-  readonly #flavour: MongoFlavour
+  /** The most updates one bulk write sends: unbounded for MongoDB itself, a few for FerretDB. */
+  readonly #updatesPerCommand: number
 
-  constructor(client: MongoClient, databaseName?: string, flavour: MongoFlavour = 'mongodb') {
+  constructor(client: MongoClient, databaseName?: string, updatesPerCommand = Number.POSITIVE_INFINITY) {
     this.#client = client
     this.#db = client.db(databaseName)
-    this.#flavour = flavour
+    this.#updatesPerCommand = updatesPerCommand
   }
 
   /** Connects to `url`; the database is `databaseName` when given, else the URL's, else `kiln`. */
@@ -136,12 +133,13 @@ export class MongoReadStore implements ReadStore {
     const client = new MongoClient(url)
     await client.connect()
     const build = await client.db().admin().command({ buildInfo: 1 })
-    const flavour: MongoFlavour = 'ferretdbVersion' in build ? 'ferretdb' : 'mongodb'
-    return new MongoReadStore(client, databaseName ?? databaseOf(url), flavour)
+    const updatesPerCommand =
+      'ferretdbVersion' in build ? ferretDbUpdatesPerCommand : Number.POSITIVE_INFINITY
+    return new MongoReadStore(client, databaseName ?? databaseOf(url), updatesPerCommand)
   }
 
   collection<T extends Doc>(name: string): DocumentCollection<T> {
-    return new MongoCollection<T>(this.#db, name, this.#flavour)
+    return new MongoCollection<T>(this.#db, name, this.#updatesPerCommand)
   }
 
   async ensureIndexes(name: string, indexes: readonly IndexSpec[]): Promise<void> {
