@@ -1,14 +1,13 @@
 //! Index-buffer housekeeping shared by the tools: keep only referenced vertices (in first-use
 //! order, which is also the vertex fetch order), merge bit-identical vertices, drop faces that
 //! repeat a corner.
+use crate::equal_keys::first_of_equal;
 use crate::model::{Attribute, Primitive};
-use rustc_hash::FxBuildHasher;
-use std::collections::HashMap;
 
 /// A primitive holding only the vertices `indices` use, renumbered in order of first use.
 pub fn compact(source: &Primitive, indices: &[u32]) -> Primitive {
     let mut remap = vec![u32::MAX; source.positions.len()];
-    let mut order: Vec<u32> = Vec::new();
+    let mut order: Vec<u32> = Vec::with_capacity(source.positions.len());
     let new_indices = indices
         .iter()
         .map(|&i| {
@@ -25,31 +24,45 @@ pub fn compact(source: &Primitive, indices: &[u32]) -> Primitive {
         attributes: source
             .attributes
             .iter()
-            .map(|a| Attribute {
-                semantic: a.semantic.clone(),
-                components: a.components,
-                data: order.iter().flat_map(|&i| &a.data[i as usize * a.components..(i as usize + 1) * a.components]).copied().collect(),
-            })
+            .map(|a| Attribute { semantic: a.semantic.clone(), components: a.components, data: gather(&a.data, a.components, &order) })
             .collect(),
         indices: new_indices,
         material: source.material,
     }
 }
 
-/// Merges vertices whose position and every attribute are bit-identical (hashing the
-/// interleaved vertex; -0.0 counts as 0.0), then compacts.
+/// The `per_vertex` values of each vertex in `order`, one after another.
+fn gather(values: &[f32], per_vertex: usize, order: &[u32]) -> Vec<f32> {
+    let mut out = Vec::with_capacity(order.len() * per_vertex);
+    for &v in order {
+        let start = v as usize * per_vertex;
+        out.extend_from_slice(&values[start..start + per_vertex]);
+    }
+    out
+}
+
+/// Merges vertices whose position and every attribute are bit-identical (the key is the
+/// vertex's float bits, attribute after attribute; -0.0 counts as 0.0), then compacts.
 pub fn weld_identical(p: &Primitive) -> Primitive {
-    let bits = |c: &f32| if *c == 0.0 { 0 } else { c.to_bits() };
+    let bits = |c: f32| if c == 0.0 { 0 } else { c.to_bits() };
     let per_vertex = 3 + p.attributes.iter().map(|a| a.components).sum::<usize>();
-    let mut interleaved: Vec<u32> = Vec::with_capacity(p.positions.len() * per_vertex);
-    for v in 0..p.positions.len() {
-        interleaved.extend(p.positions[v].iter().map(bits));
-        for a in &p.attributes {
-            interleaved.extend(a.data[v * a.components..(v + 1) * a.components].iter().map(bits));
+    let mut keys = vec![0u32; p.positions.len() * per_vertex];
+    for (key, position) in keys.chunks_exact_mut(per_vertex).zip(&p.positions) {
+        for (k, &c) in key.iter_mut().zip(position) {
+            *k = bits(c);
         }
     }
-    let mut first: HashMap<&[u32], u32, FxBuildHasher> = HashMap::with_capacity_and_hasher(p.positions.len(), FxBuildHasher);
-    let representative: Vec<u32> = interleaved.chunks_exact(per_vertex).enumerate().map(|(v, key)| *first.entry(key).or_insert(v as u32)).collect();
+    let mut at = 3;
+    for a in &p.attributes {
+        for (key, values) in keys.chunks_exact_mut(per_vertex).zip(a.data.chunks_exact(a.components)) {
+            for (k, &c) in key[at..at + a.components].iter_mut().zip(values) {
+                *k = bits(c);
+            }
+        }
+        at += a.components;
+    }
+    let (representative, _) = first_of_equal(&keys, per_vertex);
+    drop(keys);
     let indices: Vec<u32> = p.indices.iter().map(|&i| representative[i as usize]).collect();
     compact(p, &indices)
 }
