@@ -1,7 +1,7 @@
 //! Index-buffer housekeeping shared by the tools: keep only referenced vertices (in first-use
 //! order, which is also the vertex fetch order), merge bit-identical vertices, drop faces that
 //! repeat a corner.
-use crate::equal_keys::first_of_equal;
+use crate::equal_keys::{first_of_equal, KeyHash, VertexKeys};
 use crate::model::{Attribute, Primitive};
 
 /// A primitive holding only the vertices `indices` use, renumbered in order of first use.
@@ -41,30 +41,43 @@ fn gather(values: &[f32], per_vertex: usize, order: &[u32]) -> Vec<f32> {
     out
 }
 
-/// Merges vertices whose position and every attribute are bit-identical (the key is the
-/// vertex's float bits, attribute after attribute; -0.0 counts as 0.0), then compacts.
+/// Merges vertices whose position and every attribute are bit-identical (-0.0 counts as 0.0),
+/// then compacts.
 pub fn weld_identical(p: &Primitive) -> Primitive {
-    let bits = |c: f32| if c == 0.0 { 0 } else { c.to_bits() };
-    let per_vertex = 3 + p.attributes.iter().map(|a| a.components).sum::<usize>();
-    let mut keys = vec![0u32; p.positions.len() * per_vertex];
-    for (key, position) in keys.chunks_exact_mut(per_vertex).zip(&p.positions) {
-        for (k, &c) in key.iter_mut().zip(position) {
-            *k = bits(c);
-        }
-    }
-    let mut at = 3;
-    for a in &p.attributes {
-        for (key, values) in keys.chunks_exact_mut(per_vertex).zip(a.data.chunks_exact(a.components)) {
-            for (k, &c) in key[at..at + a.components].iter_mut().zip(values) {
-                *k = bits(c);
-            }
-        }
-        at += a.components;
-    }
-    let (representative, _) = first_of_equal(&keys, per_vertex);
-    drop(keys);
+    let (representative, _) = first_of_equal(&FloatBits(p));
     let indices: Vec<u32> = p.indices.iter().map(|&i| representative[i as usize]).collect();
     compact(p, &indices)
+}
+
+/// A vertex's key: the bits of its position and of each attribute in turn.
+struct FloatBits<'a>(&'a Primitive);
+
+/// The bits of a float with both zeros as one.
+fn float_bits(c: f32) -> u32 {
+    if c == 0.0 {
+        0
+    } else {
+        c.to_bits()
+    }
+}
+
+impl VertexKeys for FloatBits<'_> {
+    fn count(&self) -> usize {
+        self.0.positions.len()
+    }
+
+    fn hash(&self, v: usize, hash: &mut KeyHash) {
+        self.0.positions[v].iter().for_each(|&c| hash.word(float_bits(c)));
+        for a in &self.0.attributes {
+            a.data[v * a.components..(v + 1) * a.components].iter().for_each(|&c| hash.word(float_bits(c)));
+        }
+    }
+
+    fn equal(&self, x: usize, y: usize) -> bool {
+        let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(&a, &b)| float_bits(a) == float_bits(b));
+        same(&self.0.positions[x], &self.0.positions[y])
+            && self.0.attributes.iter().all(|a| same(&a.data[x * a.components..(x + 1) * a.components], &a.data[y * a.components..(y + 1) * a.components]))
+    }
 }
 
 /// Drops triangles that use the same vertex twice.

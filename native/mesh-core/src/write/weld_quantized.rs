@@ -6,7 +6,7 @@
 //!
 //! Identical bytes give identical decoded attributes, so the geometry does not change. Triangles
 //! that end up with two corners on one vertex decode to zero area and are dropped.
-use crate::equal_keys::first_of_equal;
+use crate::equal_keys::{first_of_equal, KeyHash, VertexKeys};
 
 /// The vertices to write, in first-use order, and the indices into them.
 #[derive(Debug, PartialEq)]
@@ -25,7 +25,7 @@ pub(super) fn weld_written(columns: &[(&[u8], usize)], vertex_count: usize, indi
     if vertex_count < 2 || key_size == 0 {
         return None;
     }
-    let (representative, distinct) = first_of_equal(&keys_of(columns, vertex_count, key_size), key_size.div_ceil(4));
+    let (representative, distinct) = first_of_equal(&WrittenBytes { columns, vertex_count });
     if distinct == vertex_count {
         return None;
     }
@@ -65,21 +65,26 @@ pub(super) fn weld_written(columns: &[(&[u8], usize)], vertex_count: usize, indi
     Some(Welded { kept, indices })
 }
 
-/// Each vertex's bytes, column after column, as 32-bit words (the last one zero-padded): the
-/// keys of equal_keys.rs.
-fn keys_of(columns: &[(&[u8], usize)], vertex_count: usize, key_size: usize) -> Vec<u32> {
-    let words = key_size.div_ceil(4);
-    let mut key_bytes = vec![0u8; words * 4];
-    let mut keys = Vec::with_capacity(vertex_count * words);
-    for v in 0..vertex_count {
-        let mut at = 0;
-        for &(bytes, size) in columns {
-            key_bytes[at..at + size].copy_from_slice(&bytes[v * size..(v + 1) * size]);
-            at += size;
-        }
-        keys.extend(key_bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
+/// A vertex's key: its bytes in each column.
+struct WrittenBytes<'a> {
+    columns: &'a [(&'a [u8], usize)],
+    vertex_count: usize,
+}
+
+impl VertexKeys for WrittenBytes<'_> {
+    fn count(&self) -> usize {
+        self.vertex_count
     }
-    keys
+
+    fn hash(&self, v: usize, hash: &mut KeyHash) {
+        for &(bytes, size) in self.columns {
+            hash.bytes(&bytes[v * size..(v + 1) * size]);
+        }
+    }
+
+    fn equal(&self, a: usize, b: usize) -> bool {
+        self.columns.iter().all(|&(bytes, size)| bytes[a * size..(a + 1) * size] == bytes[b * size..(b + 1) * size])
+    }
 }
 
 /// The elements of the kept vertices, `per_vertex` values each, in output order.
