@@ -8,17 +8,15 @@ use crate::model::{Attribute, Primitive};
 pub fn compact(source: &Primitive, indices: &[u32]) -> Primitive {
     let mut remap = vec![u32::MAX; source.positions.len()];
     let mut order: Vec<u32> = Vec::with_capacity(source.positions.len());
-    let new_indices = indices
-        .iter()
-        .map(|&i| {
-            let slot = &mut remap[i as usize];
-            if *slot == u32::MAX {
-                *slot = order.len() as u32;
-                order.push(i);
-            }
-            *slot
-        })
-        .collect();
+    let mut new_indices = Vec::with_capacity(indices.len());
+    for &i in indices {
+        let slot = &mut remap[i as usize];
+        if *slot == u32::MAX {
+            *slot = order.len() as u32;
+            order.push(i);
+        }
+        new_indices.push(*slot);
+    }
     Primitive {
         positions: order.iter().map(|&i| source.positions[i as usize]).collect(),
         attributes: source

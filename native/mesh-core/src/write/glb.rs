@@ -168,10 +168,10 @@ impl Builder {
                     Data::Vertices { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
                     Data::Keys { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
                     Data::Indices { size, .. } => {
-                        let indices: Vec<u32> = bytes
-                            .chunks_exact(size)
-                            .map(|c| if size == 2 { u16::from_le_bytes([c[0], c[1]]) as u32 } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) })
-                            .collect();
+                        let indices: Vec<u32> = match size {
+                            2 => bytes.chunks_exact(2).map(|c| u32::from(u16::from_le_bytes([c[0], c[1]]))).collect(),
+                            _ => bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+                        };
                         (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES", None)
                     }
                 };
@@ -388,12 +388,9 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
     }
     let (size, component_type) = if n <= u16::MAX as usize { (2, 5123) } else { (4, 5125) };
     let mut index_bytes = Vec::with_capacity(indices.len() * size);
-    for &i in indices.iter() {
-        if size == 2 {
-            index_bytes.extend_from_slice(&(i as u16).to_le_bytes());
-        } else {
-            index_bytes.extend_from_slice(&i.to_le_bytes());
-        }
+    match size {
+        2 => indices.iter().for_each(|&i| index_bytes.extend_from_slice(&(i as u16).to_le_bytes())),
+        _ => indices.iter().for_each(|&i| index_bytes.extend_from_slice(&i.to_le_bytes())),
     }
     let view = b.view_owned(index_bytes, Data::Indices { size, vertex_count: n });
     let indices = b.accessor(view, indices.len(), component_type, "SCALAR", false, None);
