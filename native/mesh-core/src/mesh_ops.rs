@@ -42,7 +42,10 @@ fn gather(values: &[f32], per_vertex: usize, order: &[u32]) -> Vec<f32> {
 /// Merges vertices whose position and every attribute are bit-identical (-0.0 counts as 0.0),
 /// then compacts.
 pub fn weld_identical(p: &Primitive) -> Primitive {
-    let (representative, _) = first_of_equal(&FloatBits(p));
+    let (representative, distinct) = first_of_equal(&FloatBits(p));
+    if distinct == p.positions.len() {
+        return compact(p, &p.indices);
+    }
     let indices: Vec<u32> = p.indices.iter().map(|&i| representative[i as usize]).collect();
     compact(p, &indices)
 }
@@ -78,9 +81,19 @@ impl VertexKeys for FloatBits<'_> {
     }
 }
 
-/// Drops triangles that use the same vertex twice.
-pub fn without_degenerate(indices: &[u32]) -> Vec<u32> {
-    indices.chunks_exact(3).filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2]).flatten().copied().collect()
+/// Drops triangles that use the same vertex twice, in place: the index buffer is the largest
+/// array of a big mesh, and a copy of it costs its pages again.
+pub fn without_degenerate(mut indices: Vec<u32>) -> Vec<u32> {
+    let mut kept = 0;
+    for t in 0..indices.len() / 3 {
+        let [a, b, c] = [indices[3 * t], indices[3 * t + 1], indices[3 * t + 2]];
+        if a != b && b != c && a != c {
+            indices[3 * kept..3 * kept + 3].copy_from_slice(&[a, b, c]);
+            kept += 1;
+        }
+    }
+    indices.truncate(3 * kept);
+    indices
 }
 
 #[cfg(test)]
@@ -114,6 +127,6 @@ mod tests {
         let p = quad_with_duplicates();
         let c = compact(&p, &[5, 4, 3]);
         assert_eq!(c.positions, vec![[0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]);
-        assert_eq!(without_degenerate(&[0, 1, 1, 0, 1, 2]), vec![0, 1, 2]);
+        assert_eq!(without_degenerate(vec![0, 1, 1, 0, 1, 2, 3, 3, 4, 5, 6, 7, 8]), vec![0, 1, 2, 5, 6, 7]);
     }
 }

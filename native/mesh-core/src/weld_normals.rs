@@ -85,7 +85,7 @@ pub fn weld_near_normals(p: Primitive) -> Primitive {
             normals[v * 3..v * 3 + 3].copy_from_slice(&[s[0] / len, s[1] / len, s[2] / len]);
         }
     }
-    let indices = crate::mesh_ops::without_degenerate(&indices);
+    let indices = crate::mesh_ops::without_degenerate(indices);
     compact(&merged, &indices)
 }
 
