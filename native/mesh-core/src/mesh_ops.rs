@@ -123,6 +123,15 @@ mod tests {
     }
 
     #[test]
+    fn weld_counts_both_zeros_as_one_and_nothing_else() {
+        let mut p = quad_with_duplicates();
+        p.positions[3] = [-0.0, 0.0, -0.0];
+        assert_eq!(weld_identical(&p).positions.len(), 4);
+        p.positions[3] = [f32::MIN_POSITIVE, 0.0, 0.0];
+        assert_eq!(weld_identical(&p).positions.len(), 5);
+    }
+
+    #[test]
     fn compact_keeps_first_use_order_and_degenerate_faces_go() {
         let p = quad_with_duplicates();
         let c = compact(&p, &[5, 4, 3]);
