@@ -68,7 +68,17 @@ const tasks: Task[] = [
       out,
       JSON.stringify(coreOptions('simplify', { target_ratio: 0.1, max_error: 0.01, format: 'glb' })),
     ],
-    gltfpackArgs: (input, out) => ['-i', input, '-o', join(out, 'out.glb'), '-si', '0.1', '-se', '0.01', '-noq'],
+    gltfpackArgs: (input, out) => [
+      '-i',
+      input,
+      '-o',
+      join(out, 'out.glb'),
+      '-si',
+      '0.1',
+      '-se',
+      '0.01',
+      '-noq',
+    ],
   },
 ]
 
@@ -78,7 +88,9 @@ const glbIn = (dir: string) => {
   return readFileSync(join(dir, file))
 }
 
-console.log(`| model | task | kiln ms | ${base ? 'kiln base ms | ' : ''}gltfpack ms | kiln/gltfpack |${base ? ' same bytes as base |' : ''}`)
+console.log(
+  `| model | task | kiln ms | ${base ? 'kiln base ms | ' : ''}gltfpack ms | kiln/gltfpack |${base ? ' same bytes as base |' : ''}`,
+)
 console.log(`|---|---|---:|${base ? '---:|' : ''}---:|---:|${base ? '---|' : ''}`)
 for (const input of models) {
   const model = basename(input)
