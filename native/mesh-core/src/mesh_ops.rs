@@ -54,7 +54,7 @@ pub fn weld_identical(p: &Primitive) -> Primitive {
 struct FloatBits<'a>(&'a Primitive);
 
 /// The bits of a float with both zeros as one.
-fn float_bits(c: f32) -> u32 {
+pub fn float_bits(c: f32) -> u32 {
     if c == 0.0 {
         0
     } else {
