@@ -169,6 +169,22 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_joins_the_split_side_it_is_close_to() {
+        // Three copies of one corner: up, a 45-degree side, and the side again a hair off. The
+        // third belongs to the second representative of its group, not to the first.
+        let up = [0.0, 0.0, 1.0];
+        let side = [0.0, 0.5f32.sqrt(), 0.5f32.sqrt()];
+        let near_side = [0.0, 0.71, 0.7042];
+        let mut p = quad([up, up, up, side, side, up]);
+        p.positions.push([0.0, 0.0, 0.0]);
+        p.attributes[0].data.extend(near_side);
+        p.indices.extend([6, 1, 2]);
+        let welded = weld_near_normals(p);
+        assert_eq!(welded.positions.len(), 6);
+        assert_eq!(welded.indices[6..], welded.indices[3..4].iter().chain(&welded.indices[1..3]).copied().collect::<Vec<_>>()[..]);
+    }
+
+    #[test]
     fn other_attributes_must_match_exactly() {
         let up = [0.0, 0.0, 1.0];
         let mut p = quad([up; 6]);
