@@ -31,6 +31,13 @@ export interface DocumentCollection<T extends Doc = Doc> {
   /** Stores each document unless the stored one has the same or a higher position. */
   putGuarded(docs: readonly T[]): Promise<void>
   find(query: Query): Promise<T[]>
+  /**
+   * How many documents match, by the value of one of their fields (documents without it are not
+   * counted): an answer in the store, where find() would carry every document back to be counted.
+   */
+  countBy(query: Pick<Query, 'where' | 'below' | 'above'>, field: string): Promise<Record<string, number>>
+  /** How many documents match and the sum of one of their numeric fields (0 where it is absent). */
+  sum(query: Pick<Query, 'where' | 'below' | 'above'>, field: string): Promise<{ count: number; sum: number }>
 }
 
 export interface ReadStore {
