@@ -3,14 +3,21 @@ import type { StorageLimits, StorageUsage } from '../../domain/upload/storage-li
 import type { ReadModels } from '../read-models.ts'
 import { type StoredFilesDoc, storageModel, storedFilesCollection } from './projector.ts'
 
+/**
+ * Bytes the account's kept files hold at `now`: what job creation and uploads check against the cap.
+ * Summed by the store: an account keeps a document per job and upload for as long as it counts.
+ */
+export async function storedBytes(models: ReadModels, accountId: string, now: number): Promise<number> {
+  const files = await models.collection<StoredFilesDoc>(storageModel, storedFilesCollection)
+  return (await files.sum({ where: { accountId }, above: { field: 'keptUntil', value: now } }, 'bytes')).sum
+}
+
 export async function storageUsage(
   models: ReadModels,
   accountId: string,
   now: number,
 ): Promise<StorageUsage> {
   const files = await models.collection<StoredFilesDoc>(storageModel, storedFilesCollection)
-  // Summed by the store: an account keeps a document per job and upload for as long as it counts.
-  const stored = await files.sum({ where: { accountId }, above: { field: 'keptUntil', value: now } }, 'bytes')
   // A pending upload is kept at least as long as it is pending (the projector sets both together),
   // so the pending ones are found by their own deadline.
   const pending = (
@@ -19,7 +26,7 @@ export async function storageUsage(
   return {
     pendingUploads: pending.length,
     nextPendingExpiry: pending.length > 0 ? Math.min(...pending) : null,
-    storedBytes: stored.sum,
+    storedBytes: await storedBytes(models, accountId, now),
   }
 }
 
