@@ -15,6 +15,7 @@ import {
   checkName,
   type Doc,
   type DocumentCollection,
+  type Filter,
   type IndexSpec,
   type LeaseHolder,
   type Query,
@@ -103,10 +104,7 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
     return (await cursor.toArray()).map((stored) => toDoc<T>(stored))
   }
 
-  async countBy(
-    query: Pick<Query, 'where' | 'below' | 'above'>,
-    by: string,
-  ): Promise<Record<string, number>> {
+  async countBy(query: Filter, by: string): Promise<Record<string, number>> {
     const key = checkField(by)
     const filter = filterOf(query)
     // A field also named in the query keeps that condition; documents without it are not counted.
@@ -125,10 +123,7 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
     return counts
   }
 
-  async sum(
-    query: Pick<Query, 'where' | 'below' | 'above'>,
-    of: string,
-  ): Promise<{ count: number; sum: number }> {
+  async sum(query: Filter, of: string): Promise<{ count: number; sum: number }> {
     // Only the field travels back. Not a $group with $sum of the field: FerretDB 1.x answers 0.
     const field = checkField(of)
     let count = 0
@@ -148,7 +143,7 @@ const isCondition = (value: unknown): value is Document =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** A query's filter document. */
-function filterOf(query: Pick<Query, 'where' | 'below' | 'above'>): Document {
+function filterOf(query: Filter): Document {
   const filter: Document = {}
   for (const [name, value] of Object.entries(query.where ?? {})) filter[checkField(name)] = value
   if (query.below)

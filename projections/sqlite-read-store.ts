@@ -10,6 +10,7 @@ import {
   checkName,
   type Doc,
   type DocumentCollection,
+  type Filter,
   type IndexSpec,
   type LeaseHolder,
   type Query,
@@ -150,10 +151,7 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     return (this.#statement(sql).all(...params) as { doc: string }[]).map((row) => JSON.parse(row.doc) as T)
   }
 
-  async countBy(
-    query: Pick<Query, 'where' | 'below' | 'above'>,
-    by: string,
-  ): Promise<Record<string, number>> {
+  async countBy(query: Filter, by: string): Promise<Record<string, number>> {
     const { where, params } = filterOf(query)
     const key = field(by)
     const sql = `SELECT ${key} AS value, COUNT(*) AS count FROM ${this.#table}${where}${where ? ' AND' : ' WHERE'} ${key} IS NOT NULL GROUP BY value`
@@ -163,10 +161,7 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     return counts
   }
 
-  async sum(
-    query: Pick<Query, 'where' | 'below' | 'above'>,
-    of: string,
-  ): Promise<{ count: number; sum: number }> {
+  async sum(query: Filter, of: string): Promise<{ count: number; sum: number }> {
     const { where, params } = filterOf(query)
     const sql = `SELECT COUNT(*) AS count, TOTAL(${field(of)}) AS sum FROM ${this.#table}${where}`
     const row = this.#statement(sql).get(...params) as { count: number; sum: number }
@@ -184,7 +179,7 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
 }
 
 /** A query's WHERE clause (empty, or starting with a space) and its parameters. */
-function filterOf(query: Pick<Query, 'where' | 'below' | 'above'>): {
+function filterOf(query: Filter): {
   where: string
   params: SQLInputValue[]
 } {
