@@ -9,7 +9,16 @@ export const optimizeOptions = z.strictObject({
     .boolean()
     .default(true)
     .describe(
-      'Store positions, normals, UVs and colours as small integers (KHR_mesh_quantization); positions on a grid of 1/24575 of the scene size, or of 1/16383 of the box holding every mesh as stored when that is finer (the grid gltfpack uses: a mesh placed by many nodes keeps the precision of its own size).',
+      'Store positions, normals, UVs and colours as small integers (KHR_mesh_quantization), as gltfpack does: positions on a grid of position_bits, normals and tangents as 8-bit octahedral directions, UVs in at least 12 bits per texture repeat, colours in 8 bits.',
+    ),
+  position_bits: z
+    .number()
+    .int()
+    .min(10)
+    .max(16)
+    .default(14)
+    .describe(
+      'Position precision when quantize is true: 2^position_bits - 1 steps across the largest side of the box holding every mesh as stored (merged meshes in world space, shared, skinned and animated ones in their own), so each vertex moves by at most half a step per axis. 14 (the default, gltfpack\'s -vp 14) is 1/16383 of the model, below a pixel at full-screen size; 16 is 4x finer and larger, 12 is 4x coarser and smaller. A mesh always keeps at least 1023 steps across itself.',
     ),
   simplify_ratio: z
     .number()

@@ -24,6 +24,9 @@ use serde_json::{json, Value};
 pub const COUNTS_PLACED_FACES: bool = false;
 /// Deviation allowed when optimize also simplifies, as a fraction of the mesh size.
 const SIMPLIFY_ERROR: f32 = 0.01;
+/// position_bits the catalog accepts: gltfpack's -vp allows 1..=16, but under 10 bits a
+/// vertex moves by a visible share of the model.
+const POSITION_BITS: (u8, u8) = (10, 16);
 /// Largest max_texture_size the catalog accepts (domain/tools/options/optimize_3d_model.ts).
 const MAX_TEXTURE_SIZE: u32 = 8192;
 
@@ -34,6 +37,9 @@ pub struct OptimizeOptions {
     pub max_faces: usize,
     pub compress: bool,
     pub quantize: bool,
+    /// With quantize: positions on 2^position_bits − 1 steps across the box of every mesh as stored
+    /// (write/quantize.rs), as gltfpack's -vp.
+    pub position_bits: u8,
     /// Fraction of triangles to keep; 1 = no simplification.
     pub simplify_ratio: f64,
     /// Loose pieces below this fraction of their mesh's area are dropped; 0 = off.
@@ -55,12 +61,13 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let options: OptimizeOptions = parse("optimize", options)?;
     check_range("optimize", "simplify_ratio", options.simplify_ratio, f64::MIN_POSITIVE, 1.0)?;
     check_range("optimize", "remove_debris", options.remove_debris, 0.0, 1.0)?;
+    check_range("optimize", "position_bits", f64::from(options.position_bits), f64::from(POSITION_BITS.0), f64::from(POSITION_BITS.1))?;
     if let Some(size) = options.max_texture_size {
         check_range("optimize", "max_texture_size", f64::from(size), 1.0, f64::from(MAX_TEXTURE_SIZE))?;
     }
     let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     let read_s = seconds(started);
-    let glb = GlbOptions { quantize: options.quantize, compress: options.compress };
+    let glb = GlbOptions { quantize: options.quantize, compress: options.compress, position_bits: options.position_bits };
     let ratio = options.simplify_ratio;
     let debris_fraction = options.remove_debris;
     let before = json!({
