@@ -406,7 +406,9 @@ describe('position_bits', () => {
     // The parts merge into one world-space mesh, so the stored box is the scene's world box.
     const corners = before.flatMap((t) => t.corners)
     const extent = Math.max(
-      ...[0, 1, 2].map((k) => Math.max(...corners.map((c) => c[k]!)) - Math.min(...corners.map((c) => c[k]!))),
+      ...[0, 1, 2].map(
+        (k) => Math.max(...corners.map((c) => c[k]!)) - Math.min(...corners.map((c) => c[k]!)),
+      ),
     )
     const bytes: number[] = []
     for (const position_bits of [10, 14, 16]) {

@@ -18,7 +18,7 @@ export const optimizeOptions = z.strictObject({
     .max(16)
     .default(14)
     .describe(
-      'Position precision when quantize is true: 2^position_bits - 1 steps across the largest side of the box holding every mesh as stored (merged meshes in world space, shared, skinned and animated ones in their own), so each vertex moves by at most half a step per axis. 14 (the default, gltfpack\'s -vp 14) is 1/16383 of the model, below a pixel at full-screen size; 16 is 4x finer and larger, 12 is 4x coarser and smaller. A mesh always keeps at least 1023 steps across itself.',
+      "Position precision when quantize is true: 2^position_bits - 1 steps across the largest side of the box holding every mesh as stored (merged meshes in world space, shared, skinned and animated ones in their own), so each vertex moves by at most half a step per axis. 14 (the default, gltfpack's -vp 14) is 1/16383 of the model, below a pixel at full-screen size; 16 is 4x finer and larger, 12 is 4x coarser and smaller. A mesh always keeps at least 1023 steps across itself.",
     ),
   simplify_ratio: z
     .number()
