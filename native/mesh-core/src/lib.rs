@@ -14,6 +14,7 @@ pub mod debris;
 pub mod empty_nodes;
 pub mod instancing;
 pub mod merge;
+pub mod merge_materials;
 pub mod mesh_ops;
 pub mod prune;
 pub mod render;

@@ -11,6 +11,7 @@ use crate::debris::{remove_debris, DebrisRemoved};
 use crate::error::Result;
 use crate::instancing::{instance_shared_meshes, instancing_note};
 use crate::merge::merge_meshes;
+use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
 use crate::simplify::{extent_of, simplify_primitive};
@@ -94,6 +95,8 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     }
     // After debris removal, which judges a piece against its own mesh, not the merged scene.
     if !options.keep_nodes {
+        let merged = merge_equal_materials(&mut model);
+        model.notes.extend(merged_materials_note(merged));
         merge_meshes(&mut model);
     }
     match (options.instancing, options.keep_nodes) {

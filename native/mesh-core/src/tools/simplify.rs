@@ -9,8 +9,10 @@ use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::error::{MeshError, Result};
 use crate::merge::merge_meshes;
+use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{weld_identical, without_degenerate};
 use crate::model::SourceFormat;
+use crate::prune::prune;
 use crate::simplify::{extent_of, simplify_primitive_with_locks};
 use crate::stitch::shared_positions;
 use crate::texcoord_sets::drop_unsampled_texcoords;
@@ -88,6 +90,11 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     // Before simplifying, so the error bound is a share of the merged scene's size and the parts
     // of one material simplify as one surface, as gltfpack does.
     if !options.keep_nodes {
+        let merged = merge_equal_materials(&mut model);
+        if merged > 0 {
+            model.notes.extend(merged_materials_note(merged));
+            prune(&mut model);
+        }
         merge_meshes(&mut model);
     }
     let mut worst_error = 0.0f32;
