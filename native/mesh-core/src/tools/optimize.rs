@@ -14,7 +14,7 @@ use crate::merge::merge_meshes;
 use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
-use crate::simplify::{extent_of, simplify_primitive};
+use crate::simplify::{extent_of, simplify_primitive, target_for};
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::texture::{process as process_textures, TextureMode, TextureOptions};
 use crate::write::{write_glb_counted, GlbOptions};
@@ -112,7 +112,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         for p in &mut mesh.primitives {
             let mut welded = std::mem::take(p);
             if ratio < 1.0 {
-                let target = ((welded.face_count() as f64 * ratio).round() as usize).max(1);
+                let target = target_for(welded.face_count(), ratio);
                 welded = simplify_primitive(&welded, target, SIMPLIFY_ERROR * extent, true).primitive;
             }
             // The strip-friendly order (longer runs of shared edges) costs a little cache
