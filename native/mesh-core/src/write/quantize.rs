@@ -112,21 +112,21 @@ mod tests {
 
     #[test]
     fn every_mesh_gets_one_step_from_the_stored_box() {
-        // A 100-unit cube at the origin and a 5-unit one stored from 50 to 55: the stored box is
+        // A 100-unit cube at the origin and a 10-unit one stored from 50 to 60: the stored box is
         // 100 wide, whatever the nodes do with the meshes.
         let mut model = Model::new(SourceFormat::Glb);
         place(&mut model, cube(100.0), IDENTITY);
-        let mut moved = cube(5.0);
+        let mut moved = cube(10.0);
         moved.primitives[0].positions.iter_mut().for_each(|p| p[0] += 50.0);
         place(&mut model, moved, compose([500.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [3.0; 3]));
         let grids = position_grids(&model, DEFAULT_POSITION_BITS);
         for grid in &grids {
             assert!(close(grid.scale, 100.0 / 16383.0), "{grid:?}");
         }
-        // Each mesh starts at its own corner: the small cube spans 5 / (100 / 16383) ≈ 819 steps,
-        // 10 significant bits rather than the 14 its place in the stored box would take.
+        // Each mesh starts at its own corner: the small cube spans 10 / (100 / 16383) ≈ 1638
+        // steps, 11 significant bits rather than the 14 its place in the stored box would take.
         assert_eq!(grids[1].offset, [50.0, 0.0, 0.0]);
-        assert_eq!(grids[1].quantize([55.0, 5.0, 5.0]), [819; 3]);
+        assert_eq!(grids[1].quantize([60.0, 10.0, 10.0]), [1638; 3]);
     }
 
     #[test]
