@@ -27,6 +27,7 @@ describe('mesh core options', () => {
     expect(coreOptions('optimize', {})).toEqual({
       compress: true,
       quantize: true,
+      position_bits: 14,
       simplify_ratio: 1,
       remove_debris: 0,
       textures: 'keep',
@@ -55,6 +56,12 @@ describe('mesh core options', () => {
     ['split', { segmented: 'yes' }, /split options: invalid type: string "yes", expected a boolean/],
     ['split', { colour: 'red' }, /split options: unknown field `colour`/],
     ['optimize', { compress: 1 }, /optimize options: invalid type: integer `1`, expected a boolean/],
+    [
+      'optimize',
+      { position_bits: 14.5 },
+      /optimize options: invalid type: floating point `14.5`, expected u8/,
+    ],
+    ['optimize', { position_bits: 9 }, /optimize options: position_bits is 9, outside 10..=16/],
     ['simplify', { max_error: '0.1' }, /simplify options: invalid type: string "0.1"/],
     ['inspect', { max_faces: 'many' }, /inspect options: invalid type: string "many"/],
   ] as const)('the core itself refuses %s with %j', async (tool, bad, message) => {

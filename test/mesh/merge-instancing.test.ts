@@ -3,6 +3,7 @@
 // triangles (within the quantization step), each with the same material and winding. Animated and
 // skinned nodes keep their meshes, a mesh placed by many nodes stays one shared mesh, and
 // keep_nodes keeps the node tree and its names. Every output passes the Khronos validator.
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Document, NodeIO } from '@gltf-transform/core'
 import { ALL_EXTENSIONS, type InstancedMesh } from '@gltf-transform/extensions'
@@ -142,8 +143,8 @@ async function optimized(input: Awaited<ReturnType<typeof written>>, options: ob
  * quaternions, about a step at the rock's far side (write/instancing.rs): three steps in all. */
 const instanceTolerance = (3.5 / 16383) * 3
 
-/** Scene-size tolerance: a few steps of the 1/24575-of-the-scene position grid. */
-const tolerance = (40 / 24575) * 3
+/** Scene-size tolerance: a few steps of the default position grid, 1/16383 of the 40-unit scene. */
+const tolerance = (40 / 16383) * 3
 
 describe('merging static meshes', () => {
   test('many small meshes become one mesh with a primitive per material, the same triangles in world space', async () => {
@@ -210,7 +211,7 @@ describe('merging static meshes', () => {
     ).toHaveLength(25)
     const before = await worldTriangles(input.path)
     const after = await worldTriangles(path)
-    expect(unmatched(before, after, (80 / 24575) * 3)).toBe(0)
+    expect(unmatched(before, after, (80 / 16383) * 3)).toBe(0)
     expect(await validatorErrors(path)).toEqual([])
   })
 
@@ -228,9 +229,9 @@ describe('merging static meshes', () => {
     )
     // One step of 1/16383 of the rock as drawn at its largest (gltfpack's 14 bits over the box of
     // the stored mesh): rounding moves a corner by at most half a local step per axis, √3/2 of a
-    // step after any rotation. The scene-wide grid would be 1/24575 of the 50-unit field.
+    // step after any rotation. A grid over the world box would be 1/16383 of the 50-unit field.
     const ownStep = (ownExtent * largestScale) / 16383
-    const sceneStep = 50 / 24575
+    const sceneStep = 50 / 16383
     expect(ownStep).toBeLessThan(sceneStep / 8)
     const { path } = await optimized(input, {})
     const before = await worldTriangles(input.path)
@@ -395,5 +396,41 @@ describe('merging static meshes', () => {
       expect(doc.getRoot().listMeshes()).toHaveLength(keep_nodes ? 20 : 1)
       expect(await validatorErrors(join(ctx.outDir, glb!))).toEqual([])
     }
+  })
+})
+
+describe('position_bits', () => {
+  test('sets the grid: every corner within a step of 1/(2^bits - 1) of the scene, coarser grids smaller', async () => {
+    const input = await written('parts.glb', manySmallMeshes(40))
+    const before = await worldTriangles(input.path)
+    // The parts merge into one world-space mesh, so the stored box is the scene's world box.
+    const corners = before.flatMap((t) => t.corners)
+    const extent = Math.max(
+      ...[0, 1, 2].map(
+        (k) => Math.max(...corners.map((c) => c[k]!)) - Math.min(...corners.map((c) => c[k]!)),
+      ),
+    )
+    const bytes: number[] = []
+    for (const position_bits of [10, 14, 16]) {
+      const { path } = await optimized(input, { position_bits })
+      const after = await worldTriangles(path)
+      const step = extent / (2 ** position_bits - 1)
+      // Rounding to the nearest step moves a corner by half a step per axis; a sliver thinner
+      // than about a step can collapse onto a line and go, so the bound is one step.
+      expect(unmatched(before, after, step)).toBe(0)
+      // Sharp enough to see the rounding itself: at an eighth of a step it fails.
+      expect(unmatched(before, after, step / 8)).toBeGreaterThan(0)
+      expect(await validatorErrors(path)).toEqual([])
+      bytes.push(statSync(path).size)
+    }
+    expect(bytes[0]).toBeLessThan(bytes[1]!)
+    expect(bytes[1]).toBeLessThan(bytes[2]!)
+  })
+
+  test('outside 10..16 or not an integer is refused by the catalog', () => {
+    for (const position_bits of [9, 17, 14.5, '14']) {
+      expect(optimizeOptions.safeParse({ position_bits }).success).toBe(false)
+    }
+    expect(optimizeOptions.parse({}).position_bits).toBe(14)
   })
 })

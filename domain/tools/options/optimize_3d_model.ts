@@ -9,7 +9,16 @@ export const optimizeOptions = z.strictObject({
     .boolean()
     .default(true)
     .describe(
-      'Store positions, normals, UVs and colours as small integers (KHR_mesh_quantization); positions on a grid of 1/24575 of the scene size, or of 1/16383 of the box holding every mesh as stored when that is finer (the grid gltfpack uses: a mesh placed by many nodes keeps the precision of its own size).',
+      'Store positions, normals, UVs and colours as small integers (KHR_mesh_quantization), as gltfpack does: positions on a grid of position_bits, normals and tangents as 8-bit octahedral directions, UVs in at least 12 bits per texture repeat, colours in 8 bits.',
+    ),
+  position_bits: z
+    .number()
+    .int()
+    .min(10)
+    .max(16)
+    .default(14)
+    .describe(
+      "Position precision when quantize is true: 2^position_bits - 1 steps across the largest side of the box holding every mesh as stored (merged meshes in world space, shared, skinned and animated ones in their own), so each vertex moves by at most half a step per axis. 14 (the default, gltfpack's -vp 14) is 1/16383 of the model, below a pixel at full-screen size; 16 is 4x finer and larger, 12 is 4x coarser and smaller. A mesh always keeps at least 1023 steps across itself.",
     ),
   simplify_ratio: z
     .number()
@@ -45,7 +54,7 @@ export const optimizeOptions = z.strictObject({
     .boolean()
     .default(false)
     .describe(
-      'Keep the node tree, node names and every mesh as they are. By default (false), meshes of nodes that never move (not animated, skinned or placed more than once) are merged into one world-space mesh with one part per material and vertex layout, as gltfpack does: fewer draw calls and a smaller file that looks the same. Set it when an application finds or moves parts by node name.',
+      'Keep the node tree, node names, every mesh and every material as they are. By default (false), materials identical but for their names become one, and meshes of nodes that never move (not animated, skinned or placed more than once) are merged into one world-space mesh with one part per material and vertex layout, as gltfpack does: fewer draw calls and a smaller file that looks the same. Set it when an application finds or moves parts by node name.',
     ),
   instancing: z
     .boolean()

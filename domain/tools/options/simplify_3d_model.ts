@@ -38,7 +38,7 @@ export const simplifyOptions = z
       .boolean()
       .default(false)
       .describe(
-        'Keep the node tree, node names and every mesh as they are. By default (false), meshes of nodes that never move (not animated, skinned or placed more than once) are merged into one world-space mesh with one part per material and vertex layout, as gltfpack does: fewer draw calls and a smaller file that looks the same. Set it when an application finds or moves parts by node name.',
+        'Keep the node tree, node names, every mesh and every material as they are. By default (false), materials identical but for their names become one, and meshes of nodes that never move (not animated, skinned or placed more than once) are merged into one world-space mesh with one part per material and vertex layout, as gltfpack does: fewer draw calls and a smaller file that looks the same. Set it when an application finds or moves parts by node name.',
       ),
   })
   .refine((o) => !(o.target_ratio !== undefined && o.target_faces !== undefined), {

@@ -15,6 +15,7 @@ pub mod empty_nodes;
 pub mod equal_keys;
 pub mod instancing;
 pub mod merge;
+pub mod merge_materials;
 pub mod mesh_ops;
 pub mod prune;
 pub mod render;

@@ -39,6 +39,13 @@ fn weight(semantic: &str, extent: f32) -> f32 {
     }
 }
 
+/// Faces to aim for when keeping `ratio` of `faces`: never more than the ratio asks (rounded
+/// down, as gltfpack does; the tolerance keeps `faces × (n / faces)` at n despite float
+/// rounding), and at least one.
+pub fn target_for(faces: usize, ratio: f64) -> usize {
+    ((faces as f64 * ratio + 1e-6).floor() as usize).max(1)
+}
+
 /// meshoptimizer's limit on attribute floats per vertex.
 const MAX_ATTRIBUTE_FLOATS: usize = 32;
 
@@ -120,6 +127,17 @@ pub fn extent_of<'a>(primitives: impl Iterator<Item = &'a Primitive>) -> f32 {
 mod tests {
     use super::*;
     use crate::model::Attribute;
+
+    #[test]
+    fn targets_round_down_and_keep_exact_counts() {
+        assert_eq!(target_for(988_036, 0.1), 98_803);
+        assert_eq!(target_for(4_672, 0.1), 467);
+        assert_eq!(target_for(3, 0.1), 1);
+        // A face count given as a ratio of the input comes back as itself.
+        for (n, faces) in [(98_804, 988_036), (1, 7), (33, 99), (1_000, 1_999_396)] {
+            assert_eq!(target_for(faces, n as f64 / faces as f64), n);
+        }
+    }
 
     /// A flat n x n grid of quads with UVs.
     fn grid(n: usize) -> Primitive {

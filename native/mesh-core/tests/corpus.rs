@@ -82,7 +82,7 @@ fn written_files_read_back_with_the_same_faces() {
             assert_eq!(back.face_count(), expected, "{rel} as {format:?}");
         }
         // Quantized output drops triangles that collapse once their corners are on the grid.
-        let (packed, written) = write_glb_counted(&model, &GlbOptions { quantize: true, compress: true });
+        let (packed, written) = write_glb_counted(&model, &GlbOptions::quantized(true));
         let back = read_model(&packed, "glb", &ReadOptions::default()).unwrap();
         assert_eq!((back.face_count(), back.vertex_count()), (written.faces, written.vertices), "{rel} packed");
         // Beyond the triangles exact welding drops (spider.obj: 28 on repeated corners; the

@@ -166,7 +166,7 @@ fn skins_and_animations_survive_a_round_trip_in_every_option_mix() {
     let model = read(&data).unwrap();
     for quantize in [false, true] {
         for compress in [false, true] {
-            let written = write_glb(&model, &GlbOptions { quantize, compress });
+            let written = write_glb(&model, &GlbOptions { quantize, compress, ..GlbOptions::default() });
             let (json, _) = chunks(&written);
             let animated: Vec<usize> = model.animations[0].channels.iter().map(|c| c.node).collect();
             assert!(animated.iter().all(|&n| json["nodes"][n].get("matrix").is_none()), "animated nodes are TRS");
@@ -245,7 +245,7 @@ fn quantized_skinned_vertices_keep_their_bind_pose_positions() {
     let added = model.nodes.len() - 1;
     model.nodes[0].children.push(added);
     for compress in [false, true] {
-        let written = write_glb(&model, &GlbOptions { quantize: true, compress });
+        let written = write_glb(&model, &GlbOptions::quantized(compress));
         let back = read(&written).unwrap();
         assert_eq!(back.skins.len(), 2, "one skin per grid");
         assert_ne!(back.nodes[1].skin, back.nodes[added].skin);

@@ -11,9 +11,10 @@ use crate::debris::{remove_debris, DebrisRemoved};
 use crate::error::Result;
 use crate::instancing::{instance_shared_meshes, instancing_note};
 use crate::merge::merge_meshes;
+use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{compact, weld_identical, without_degenerate};
 use crate::prune::prune;
-use crate::simplify::{extent_of, simplify_primitive};
+use crate::simplify::{extent_of, simplify_primitive, target_for};
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::texture::{process as process_textures, TextureMode, TextureOptions};
 use crate::write::{write_glb_counted, GlbOptions};
@@ -24,6 +25,9 @@ use serde_json::{json, Value};
 pub const COUNTS_PLACED_FACES: bool = false;
 /// Deviation allowed when optimize also simplifies, as a fraction of the mesh size.
 const SIMPLIFY_ERROR: f32 = 0.01;
+/// position_bits the catalog accepts: gltfpack's -vp allows 1..=16, but under 10 bits a
+/// vertex moves by a visible share of the model.
+const POSITION_BITS: (u8, u8) = (10, 16);
 /// Largest max_texture_size the catalog accepts (domain/tools/options/optimize_3d_model.ts).
 const MAX_TEXTURE_SIZE: u32 = 8192;
 
@@ -34,6 +38,9 @@ pub struct OptimizeOptions {
     pub max_faces: usize,
     pub compress: bool,
     pub quantize: bool,
+    /// With quantize: positions on 2^position_bits − 1 steps across the box of every mesh as stored
+    /// (write/quantize.rs), as gltfpack's -vp.
+    pub position_bits: u8,
     /// Fraction of triangles to keep; 1 = no simplification.
     pub simplify_ratio: f64,
     /// Loose pieces below this fraction of their mesh's area are dropped; 0 = off.
@@ -55,12 +62,13 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let options: OptimizeOptions = parse("optimize", options)?;
     check_range("optimize", "simplify_ratio", options.simplify_ratio, f64::MIN_POSITIVE, 1.0)?;
     check_range("optimize", "remove_debris", options.remove_debris, 0.0, 1.0)?;
+    check_range("optimize", "position_bits", f64::from(options.position_bits), f64::from(POSITION_BITS.0), f64::from(POSITION_BITS.1))?;
     if let Some(size) = options.max_texture_size {
         check_range("optimize", "max_texture_size", f64::from(size), 1.0, f64::from(MAX_TEXTURE_SIZE))?;
     }
     let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     let read_s = seconds(started);
-    let glb = GlbOptions { quantize: options.quantize, compress: options.compress };
+    let glb = GlbOptions { quantize: options.quantize, compress: options.compress, position_bits: options.position_bits };
     let ratio = options.simplify_ratio;
     let debris_fraction = options.remove_debris;
     let before = json!({
@@ -87,6 +95,8 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     }
     // After debris removal, which judges a piece against its own mesh, not the merged scene.
     if !options.keep_nodes {
+        let merged = merge_equal_materials(&mut model);
+        model.notes.extend(merged_materials_note(merged));
         merge_meshes(&mut model);
     }
     match (options.instancing, options.keep_nodes) {
@@ -102,7 +112,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         for p in &mut mesh.primitives {
             let mut welded = std::mem::take(p);
             if ratio < 1.0 {
-                let target = ((welded.face_count() as f64 * ratio).round() as usize).max(1);
+                let target = target_for(welded.face_count(), ratio);
                 welded = simplify_primitive(&welded, target, SIMPLIFY_ERROR * extent, true).primitive;
             }
             // The strip-friendly order (longer runs of shared edges) costs a little cache

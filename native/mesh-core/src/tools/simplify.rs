@@ -9,9 +9,11 @@ use super::options::{check_range, parse};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::error::{MeshError, Result};
 use crate::merge::merge_meshes;
+use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{weld_identical, without_degenerate};
 use crate::model::SourceFormat;
-use crate::simplify::{extent_of, simplify_primitive_with_locks};
+use crate::prune::prune;
+use crate::simplify::{extent_of, simplify_primitive_with_locks, target_for};
 use crate::stitch::shared_positions;
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::weld_normals::weld_near_normals;
@@ -73,7 +75,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         }
         _ => return Err(MeshError::options("simplify options: give exactly one of target_ratio and target_faces")),
     };
-    let target_faces = ((faces_in as f64 * ratio).round() as usize).max(1);
+    let target_faces = target_for(faces_in, ratio);
     let max_error = options.max_error as f32;
     // Open borders are part of the shape and held to the same error bound as the rest, as in
     // gltfpack and glTF-Transform; only where primitives of a mesh meet do they stay in place.
@@ -88,6 +90,11 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     // Before simplifying, so the error bound is a share of the merged scene's size and the parts
     // of one material simplify as one surface, as gltfpack does.
     if !options.keep_nodes {
+        let merged = merge_equal_materials(&mut model);
+        if merged > 0 {
+            model.notes.extend(merged_materials_note(merged));
+            prune(&mut model);
+        }
         merge_meshes(&mut model);
     }
     let mut worst_error = 0.0f32;
@@ -99,7 +106,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         }
         let shared = shared_positions(&mesh.primitives);
         for (p, locks) in mesh.primitives.iter_mut().zip(&shared) {
-            let target = ((p.face_count() as f64 * ratio).round() as usize).max(1);
+            let target = target_for(p.face_count(), ratio);
             let s = simplify_primitive_with_locks(p, target, max_error * extent, lock_border, locks);
             worst_error = worst_error.max(s.error / extent);
             *p = s.primitive;

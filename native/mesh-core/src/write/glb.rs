@@ -16,7 +16,7 @@ use super::instancing::{instancing_extensions, GPU_INSTANCING};
 use super::material_json::{material_without_defaults, sampler_without_defaults};
 use super::morph::{morph_column, target_accessors, with_morph_fields};
 use super::nodes::scene_nodes;
-use super::quantize::{position_grids, Grid};
+use super::quantize::{position_grids, Grid, DEFAULT_POSITION_BITS};
 use super::skin::{plan_skins, quantized_weights, write_animations, write_joints, write_skins};
 use super::texture_transform::{grid_for as uv_grid_for, transformed_materials, uv_grids, UvGrid, TRANSFORM};
 use super::weld_quantized::{gather, weld_written};
@@ -32,10 +32,26 @@ const NORMAL_BITS: i32 = 8;
 const ARRAY_BUFFER: u32 = 34962;
 const ELEMENT_ARRAY_BUFFER: u32 = 34963;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GlbOptions {
     pub quantize: bool,
     pub compress: bool,
+    /// Position precision when quantizing: 2^bits − 1 steps across the stored box (quantize.rs).
+    pub position_bits: u8,
+}
+
+impl Default for GlbOptions {
+    /// Plain floats, uncompressed; gltfpack's position precision should quantization be turned on.
+    fn default() -> Self {
+        GlbOptions { quantize: false, compress: false, position_bits: DEFAULT_POSITION_BITS }
+    }
+}
+
+impl GlbOptions {
+    /// Quantized at gltfpack's default position precision, compressed or not.
+    pub fn quantized(compress: bool) -> Self {
+        GlbOptions { quantize: true, compress, position_bits: DEFAULT_POSITION_BITS }
+    }
 }
 
 pub(super) struct Builder {
@@ -459,7 +475,7 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
         b.uv_grids = uv_grids(model);
     }
     let grids: Vec<Option<Grid>> = match options.quantize {
-        true => position_grids(model).into_iter().map(Some).collect(),
+        true => position_grids(model, options.position_bits).into_iter().map(Some).collect(),
         false => vec![None; model.meshes.len()],
     };
     let meshes: Vec<Value> = model
@@ -592,7 +608,7 @@ mod tests {
             });
         }
         for compress in [true, false] {
-            let packed = write_glb(&model, &GlbOptions { quantize: true, compress });
+            let packed = write_glb(&model, &GlbOptions::quantized(compress));
             let json_length = u32::from_le_bytes(packed[12..16].try_into().unwrap()) as usize;
             let document: Value = serde_json::from_slice(&packed[20..20 + json_length]).unwrap();
             assert_eq!(document["bufferViews"].as_array().unwrap().len(), 2, "positions and indices");
@@ -638,7 +654,7 @@ mod tests {
             ..Default::default()
         });
         for compress in [true, false] {
-            let packed = write_glb(&model, &GlbOptions { quantize: true, compress });
+            let packed = write_glb(&model, &GlbOptions::quantized(compress));
             let back = read_model(&packed, "glb", &ReadOptions::default()).unwrap();
             let read = &back.meshes[0].primitives[0].attribute("TANGENT").unwrap().data;
             for (t, original) in read.chunks_exact(4).zip(tangents.chunks_exact(4)) {
@@ -664,7 +680,7 @@ mod tests {
             }],
             ..Default::default()
         });
-        let packed = write_glb(&model, &GlbOptions { quantize: true, compress: true });
+        let packed = write_glb(&model, &GlbOptions::quantized(true));
         let back = read_model(&packed, "glb", &ReadOptions::default()).unwrap();
         let normals = &back.meshes[0].primitives[0].attribute("NORMAL").unwrap().data;
         for (n, d) in normals.chunks_exact(3).zip(&directions) {

@@ -1,7 +1,11 @@
 //! Materials and samplers are kept as their source JSON; on writing, values equal to the glTF 2.0
 //! defaults are left out (a reader applies them anyway), which is what re-serialising tools do and
 //! saves a few hundred bytes per material. Only keys whose default the core specification (or
-//! KHR_texture_transform) states are touched; everything else passes through.
+//! KHR_texture_transform) states are touched; everything else passes through. Fractional numbers
+//! (colour factors, roughness, transforms) are written as the shortest decimal that reads back to
+//! the same f32, the precision every viewer holds them in: a source written through f64
+//! (`0.06400000303983688`) keeps its value in a third of the characters.
+use super::compact_json::short_f32;
 use serde_json::{Map, Value};
 
 const REPEAT: u64 = 10497;
@@ -65,7 +69,24 @@ pub fn material_without_defaults(material: &Value) -> Value {
         remove_if(occlusion, "strength", |v| number_is(v, 1.0));
     }
     strip_texture_infos(&mut material);
+    shorten_fractions(&mut material);
     material
+}
+
+/// Every number with a fraction, anywhere in the material but its `extras` (an application's own
+/// data, read at whatever precision it chose), as its shortest f32 decimal. Integers (texture
+/// indices, texCoord) are not floats in the JSON and stay as they are.
+fn shorten_fractions(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(x) = n.as_f64().filter(|x| x.is_finite() && (*x as f32).is_finite()) {
+                *value = short_f32(x as f32);
+            }
+        }
+        Value::Object(object) => object.iter_mut().filter(|(key, _)| *key != "extras").for_each(|(_, v)| shorten_fractions(v)),
+        Value::Array(items) => items.iter_mut().for_each(shorten_fractions),
+        _ => {}
+    }
 }
 
 /// The sampler without the default wrap modes (REPEAT).
@@ -116,6 +137,21 @@ mod tests {
             "pbrMetallicRoughness": { "metallicFactor": 1.0 } });
         assert_eq!(material_without_defaults(&material), json!({ "alphaMode": "MASK", "doubleSided": true }));
         assert_eq!(material_without_defaults(&json!({ "alphaMode": "BLEND", "alphaCutoff": 0.3 })), json!({ "alphaMode": "BLEND", "alphaCutoff": 0.3 }));
+    }
+
+    #[test]
+    fn fractions_are_written_as_their_shortest_f32() {
+        let material = json!({ "pbrMetallicRoughness": { "baseColorFactor": [0.06400000303983688, 0.5, 1.0, 0.04050629958510399],
+            "metallicFactor": 0.0, "baseColorTexture": { "index": 3 } }, "emissiveFactor": [1e-45, 0.1, 0.0], "extras": { "ior": 1.4500000476837158 } });
+        let text = serde_json::to_string(&material_without_defaults(&material)).unwrap();
+        assert_eq!(
+            text,
+            r#"{"emissiveFactor":[1e-45,0.1,0],"extras":{"ior":1.4500000476837158},"pbrMetallicRoughness":{"baseColorFactor":[0.064,0.5,1,0.0405063],"baseColorTexture":{"index":3},"metallicFactor":0}}"#
+        );
+        // The same f32 values as before, as a viewer reads them.
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["pbrMetallicRoughness"]["baseColorFactor"][0].as_f64().unwrap() as f32, 0.06400000303983688f64 as f32);
+        assert_eq!(back["pbrMetallicRoughness"]["baseColorFactor"][3].as_f64().unwrap() as f32, 0.04050629958510399f64 as f32);
     }
 
     #[test]

@@ -196,7 +196,7 @@ mod tests {
     fn targets_names_weights_and_weight_tracks_survive_every_encoding() {
         let model = morphed_grid(8);
         for (quantize, compress) in [(false, false), (true, false), (true, true)] {
-            let back = read_model(&write_glb(&model, &GlbOptions { quantize, compress }), "glb", &ReadOptions::default()).unwrap();
+            let back = read_model(&write_glb(&model, &GlbOptions { quantize, compress, ..GlbOptions::default() }), "glb", &ReadOptions::default()).unwrap();
             assert_eq!(back.meshes[0].target_names, ["bump", "shear"]);
             assert_eq!(back.meshes[0].weights, [0.0, 0.5]);
             let holder = back.instances()[0].node;
@@ -229,7 +229,7 @@ mod tests {
         let flip: Vec<f32> = (0..p.positions.len()).flat_map(|_| [0.0, 0.0, -2.0]).collect();
         p.attributes.push(Attribute { semantic: target_semantic(1, "NORMAL"), components: 3, data: flip.clone() });
         p.attributes.push(Attribute { semantic: "NORMAL".into(), components: 3, data: (0..p.positions.len()).flat_map(|_| [0.0, 0.0, 1.0]).collect() });
-        let bytes = write_glb(&model, &GlbOptions { quantize: true, compress: true });
+        let bytes = write_glb(&model, &GlbOptions::quantized(true));
         let back = read_model(&bytes, "glb", &ReadOptions::default()).unwrap();
         let q = &back.meshes[0].primitives[0];
         assert_eq!(q.attribute(&target_semantic(1, "NORMAL")).unwrap().data[..3], flip[..3]);
@@ -258,7 +258,7 @@ mod tests {
             });
             let mut model = Model::new(SourceFormat::Glb);
             model.push_root_mesh(Mesh { primitives: vec![p], weights: vec![0.0], ..Mesh::default() });
-            let (_, written) = write_glb_counted(&model, &GlbOptions { quantize: true, compress: true });
+            let (_, written) = write_glb_counted(&model, &GlbOptions::quantized(true));
             assert_eq!(written.vertices, vertices);
         }
     }

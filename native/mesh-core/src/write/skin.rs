@@ -254,7 +254,7 @@ mod tests {
         model.meshes.push(Mesh { name: None, primitives: vec![primitive], ..Default::default() });
         model.nodes.push(Node { skin: Some(0), ..Node::with_mesh(None, 0) });
         model.roots.push(joints);
-        let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress: true }), "glb", &ReadOptions::default()).unwrap();
+        let back = read_model(&write_glb(&model, &GlbOptions::quantized(true)), "glb", &ReadOptions::default()).unwrap();
         assert_eq!(back.meshes[0].primitives[0].attribute("JOINTS_0").unwrap().data[0], 299.0);
         assert_eq!(back.nodes[joints].skin, Some(0));
     }
@@ -291,7 +291,7 @@ mod tests {
             channels: ["translation", "scale", "rotation"].iter().enumerate().map(|(i, p)| Channel { sampler: i, node: 1, path: p.to_string() }).collect(),
         });
         for quantize in [false, true] {
-            let glb = write_glb(&model, &GlbOptions { quantize, compress: false });
+            let glb = write_glb(&model, &GlbOptions { quantize, ..GlbOptions::default() });
             let length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
             let text = std::str::from_utf8(&glb[20..20 + length]).unwrap();
             let json: Value = serde_json::from_str(text).unwrap();

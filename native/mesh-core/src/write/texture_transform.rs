@@ -286,7 +286,7 @@ mod tests {
             ..Default::default()
         });
         for compress in [false, true] {
-            let back = read_model(&write_glb(&model, &GlbOptions { quantize: true, compress }), "glb", &ReadOptions::default()).unwrap();
+            let back = read_model(&write_glb(&model, &GlbOptions::quantized(compress)), "glb", &ReadOptions::default()).unwrap();
             let t = back.materials[0].pointer("/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform").unwrap();
             let read = &back.meshes[0].primitives[0].attribute("TEXCOORD_0").unwrap().data;
             for (r, o) in read.chunks_exact(2).zip(uvs.chunks_exact(2)) {

@@ -217,7 +217,7 @@ mod tests {
         } else {
             model.push_root_mesh(Mesh { name: None, primitives: vec![p], ..Default::default() });
         }
-        let (bytes, written) = write_glb_counted(&model, &GlbOptions { quantize: true, compress: true });
+        let (bytes, written) = write_glb_counted(&model, &GlbOptions::quantized(true));
         (written, read_model(&bytes, "glb", &ReadOptions::default()).unwrap())
     }
 
@@ -227,7 +227,7 @@ mod tests {
     fn nudge_below_grid_step(p: &mut Primitive) -> usize {
         let mut model = Model::new(SourceFormat::Glb);
         model.push_root_mesh(Mesh { name: None, primitives: vec![p.clone()], ..Default::default() });
-        let grid = super::super::quantize::position_grids(&model)[0];
+        let grid = super::super::quantize::position_grids(&model, super::super::quantize::DEFAULT_POSITION_BITS)[0];
         let (lo, hi) = p.positions.iter().fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v[0]), hi.max(v[0])));
         let mut moved = 0;
         for v in (1..p.positions.len()).step_by(2) {
