@@ -35,9 +35,9 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 /// Whether this build carries the WebP and Basis Universal encoders (not the WASM fallback).
 pub const ENCODERS_BUILT: bool = cfg!(feature = "textures");
 /// Pixels one job may encode, counted at output size (so max_texture_size brings a model under
-/// it): the encoders' time grows with pixels, and a job has two minutes. WebP (libwebp method 6)
-/// and PNG take well under a second per megapixel; Basis Universal (ETC1S, and UASTC with its
-/// rate-distortion pass) several seconds (bench/mesh/textures.ts).
+/// it): the encoders' time grows with pixels, and a job has two minutes. WebP (libwebp method 4, a
+/// few trial encodings) and PNG take well under a second per megapixel; Basis Universal (ETC1S,
+/// and UASTC with its rate-distortion pass) several seconds (bench/mesh/textures.ts).
 fn pixel_budget(mode: TextureMode) -> u64 {
     match mode {
         TextureMode::Ktx2 => 16 << 20,
