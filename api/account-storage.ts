@@ -4,7 +4,7 @@
 
 import type { Services } from '../app/services.ts'
 import { createUpload } from '../app/uploads.ts'
-import { storageUsage } from '../projections/storage/queries.ts'
+import { storageUsage, storedBytes } from '../projections/storage/queries.ts'
 
 const queues = new Map<string, Promise<unknown>>()
 
@@ -29,5 +29,5 @@ export function createUploadWithinLimits(services: Services, accountId: string, 
   })
 }
 
-export const storedBytesOf = (services: Services) => async (accountId: string) =>
-  (await storageUsage(services.models, accountId, services.ctx.now())).storedBytes
+export const storedBytesOf = (services: Services) => (accountId: string) =>
+  storedBytes(services.models, accountId, services.ctx.now())

@@ -4,10 +4,11 @@
 // over the instances (as Prometheus does) the counters give the deployment's totals.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent } from '../domain/ports/event-store.ts'
+import { LabelledHistogram } from './labelled-histogram.ts'
 
 export interface Metrics {
   registry: Registry
-  httpDuration: Histogram<'method' | 'route' | 'status'>
+  httpDuration: LabelledHistogram<'method' | 'route' | 'status'>
   jobsFinished: Counter<'tool' | 'outcome'>
   jobRunSeconds: Histogram<'tool'>
   credits: Counter<'tool' | 'direction'>
@@ -22,13 +23,13 @@ export function createMetrics(): Metrics {
   const registry = new Registry()
   return {
     registry,
-    httpDuration: new Histogram({
-      name: 'kiln_http_request_duration_seconds',
-      help: 'HTTP request latency by route template, method and status.',
-      labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-      registers: [registry],
-    }),
+    httpDuration: new LabelledHistogram(
+      'kiln_http_request_duration_seconds',
+      'HTTP request latency by route template, method and status.',
+      ['method', 'route', 'status'],
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registry,
+    ),
     jobsFinished: new Counter({
       name: 'kiln_jobs_finished_total',
       help: 'Jobs this process ran to an end, by tool and outcome (succeeded, failed).',

@@ -15,6 +15,7 @@ import {
   checkName,
   type Doc,
   type DocumentCollection,
+  type Filter,
   type IndexSpec,
   type LeaseHolder,
   type Query,
@@ -96,18 +97,60 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
   }
 
   async find(query: Query): Promise<T[]> {
-    const filter: Document = {}
-    for (const [name, value] of Object.entries(query.where ?? {})) filter[checkField(name)] = value
-    if (query.below)
-      filter[checkField(query.below.field)] = { ...filter[query.below.field], $lt: query.below.value }
-    if (query.above)
-      filter[checkField(query.above.field)] = { ...filter[query.above.field], $gt: query.above.value }
-    let cursor = this.#collection.find(filter)
+    let cursor = this.#collection.find(filterOf(query))
     if (query.orderBy)
       cursor = cursor.sort({ [checkField(query.orderBy.field)]: query.orderBy.direction === 'desc' ? -1 : 1 })
     if (query.limit !== undefined) cursor = cursor.limit(query.limit)
     return (await cursor.toArray()).map((stored) => toDoc<T>(stored))
   }
+
+  async countBy(query: Filter, by: string): Promise<Record<string, number>> {
+    const key = checkField(by)
+    const filter = filterOf(query)
+    // A field also named in the query keeps that condition; documents without it are not counted.
+    filter[key] = {
+      ...(isCondition(filter[key]) ? filter[key] : filter[key] === undefined ? {} : { $eq: filter[key] }),
+      $ne: null,
+    }
+    const counts: Record<string, number> = {}
+    for (const group of await this.#collection
+      .aggregate<{ _id: unknown; count: number }>([
+        { $match: filter },
+        { $group: { _id: `$${key}`, count: { $sum: 1 } } },
+      ])
+      .toArray())
+      counts[String(group._id)] = group.count
+    return counts
+  }
+
+  async sum(query: Filter, of: string): Promise<{ count: number; sum: number }> {
+    // Only the field travels back. Not a $group with $sum of the field: FerretDB 1.x answers 0.
+    const field = checkField(of)
+    let count = 0
+    let sum = 0
+    for await (const stored of this.#collection.find(filterOf(query), {
+      projection: { _id: 0, [field]: 1 },
+    })) {
+      count++
+      const value = stored[field]
+      if (typeof value === 'number') sum += value
+    }
+    return { count, sum }
+  }
+}
+
+const isCondition = (value: unknown): value is Document =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** A query's filter document. */
+function filterOf(query: Filter): Document {
+  const filter: Document = {}
+  for (const [name, value] of Object.entries(query.where ?? {})) filter[checkField(name)] = value
+  if (query.below)
+    filter[checkField(query.below.field)] = { ...filter[query.below.field], $lt: query.below.value }
+  if (query.above)
+    filter[checkField(query.above.field)] = { ...filter[query.above.field], $gt: query.above.value }
+  return filter
 }
 
 /** The database a MongoDB URL names (`mongodb://host/name?...`), or `kiln` when it names none. */

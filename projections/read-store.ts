@@ -22,6 +22,9 @@ export interface Query {
   limit?: number
 }
 
+/** The part of a query that picks documents, for answers that are not the documents themselves. */
+export type Filter = Pick<Query, 'where' | 'below' | 'above'>
+
 /** Top-level fields of a compound ascending index. */
 export type IndexSpec = readonly string[]
 
@@ -31,6 +34,13 @@ export interface DocumentCollection<T extends Doc = Doc> {
   /** Stores each document unless the stored one has the same or a higher position. */
   putGuarded(docs: readonly T[]): Promise<void>
   find(query: Query): Promise<T[]>
+  /**
+   * How many documents match, by the value of one of their fields (documents without it are not
+   * counted): an answer in the store, where find() would carry every document back to be counted.
+   */
+  countBy(query: Filter, field: string): Promise<Record<string, number>>
+  /** How many documents match and the sum of one of their numeric fields (0 where it is absent). */
+  sum(query: Filter, field: string): Promise<{ count: number; sum: number }>
 }
 
 export interface ReadStore {

@@ -3,13 +3,14 @@
 // thrown away and rebuilt, so they are written with synchronous=NORMAL.
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite'
+import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite'
 import { Worker } from 'node:worker_threads'
 import {
   checkField,
   checkName,
   type Doc,
   type DocumentCollection,
+  type Filter,
   type IndexSpec,
   type LeaseHolder,
   type Query,
@@ -139,38 +140,67 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
   }
 
   async find(query: Query): Promise<T[]> {
-    const conditions: string[] = []
-    const params: SQLInputValue[] = []
-    for (const [name, value] of Object.entries(query.where ?? {})) {
-      if (value === null) conditions.push(`${field(name)} IS NULL`)
-      else {
-        conditions.push(`${field(name)} = ?`)
-        params.push(sqlValue(value))
-      }
-    }
-    if (query.below) {
-      conditions.push(`${field(query.below.field)} < ?`)
-      params.push(query.below.value)
-    }
-    if (query.above) {
-      conditions.push(`${field(query.above.field)} > ?`)
-      params.push(query.above.value)
-    }
-    let sql = `SELECT doc FROM ${this.#table}`
-    if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`
+    const { where, params } = filterOf(query)
+    let sql = `SELECT doc FROM ${this.#table}${where}`
     if (query.orderBy)
       sql += ` ORDER BY ${field(query.orderBy.field)} ${query.orderBy.direction === 'desc' ? 'DESC' : 'ASC'}`
     if (query.limit !== undefined) {
       sql += ' LIMIT ?'
       params.push(query.limit)
     }
+    return (this.#statement(sql).all(...params) as { doc: string }[]).map((row) => JSON.parse(row.doc) as T)
+  }
+
+  async countBy(query: Filter, by: string): Promise<Record<string, number>> {
+    const { where, params } = filterOf(query)
+    const key = field(by)
+    const sql = `SELECT ${key} AS value, COUNT(*) AS count FROM ${this.#table}${where}${where ? ' AND' : ' WHERE'} ${key} IS NOT NULL GROUP BY value`
+    const counts: Record<string, number> = {}
+    for (const row of this.#statement(sql).all(...params) as { value: SQLOutputValue; count: number }[])
+      counts[String(row.value)] = row.count
+    return counts
+  }
+
+  async sum(query: Filter, of: string): Promise<{ count: number; sum: number }> {
+    const { where, params } = filterOf(query)
+    const sql = `SELECT COUNT(*) AS count, TOTAL(${field(of)}) AS sum FROM ${this.#table}${where}`
+    const row = this.#statement(sql).get(...params) as { count: number; sum: number }
+    return { count: row.count, sum: row.sum }
+  }
+
+  #statement(sql: string): StatementSync {
     let statement = this.#statements.get(sql)
     if (!statement) {
       statement = this.#db.prepare(sql)
       this.#statements.set(sql, statement)
     }
-    return (statement.all(...params) as { doc: string }[]).map((row) => JSON.parse(row.doc) as T)
+    return statement
   }
+}
+
+/** A query's WHERE clause (empty, or starting with a space) and its parameters. */
+function filterOf(query: Filter): {
+  where: string
+  params: SQLInputValue[]
+} {
+  const conditions: string[] = []
+  const params: SQLInputValue[] = []
+  for (const [name, value] of Object.entries(query.where ?? {})) {
+    if (value === null) conditions.push(`${field(name)} IS NULL`)
+    else {
+      conditions.push(`${field(name)} = ?`)
+      params.push(sqlValue(value))
+    }
+  }
+  if (query.below) {
+    conditions.push(`${field(query.below.field)} < ?`)
+    params.push(query.below.value)
+  }
+  if (query.above) {
+    conditions.push(`${field(query.above.field)} > ?`)
+    params.push(query.above.value)
+  }
+  return { where: conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '', params }
 }
 
 export class SqliteReadStore implements ReadStore {

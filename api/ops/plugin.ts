@@ -3,6 +3,7 @@
 // log lines carry. /health stays the plain liveness answer.
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import type { HistogramSeries } from '../../app/labelled-histogram.ts'
 import type { Services } from '../../app/services.ts'
 
 /** A caller's own Request-Id is kept when it is short and plain; otherwise the instance makes one. */
@@ -37,13 +38,13 @@ export async function registerOps(app: FastifyInstance, services: Services): Pro
   })
   // One labelled child per method, route template and status, looked up rather than made per
   // request. The route template, never the raw path: ids in paths would make a series per job.
-  const durations = new Map<string, { observe(seconds: number): void }>()
+  const durations = new Map<string, HistogramSeries>()
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
     const key = `${request.method} ${reply.statusCode} ${route}`
     let series = durations.get(key)
     if (!series) {
-      series = metrics.httpDuration.labels({
+      series = metrics.httpDuration.series({
         method: request.method,
         route,
         status: String(reply.statusCode),

@@ -18,6 +18,8 @@ declare module 'autocannon' {
     connections?: number
     duration?: number
     amount?: number
+    /** Milliseconds between samples; a run ends at the first sample after its last answer. */
+    sampleInt?: number
     requests?: { setupRequest?: (request: RawRequest) => RawRequest }[]
   }
   interface Result {

@@ -50,16 +50,15 @@ export async function getMe(
   )
   if (!account) return null
   const at = now.getTime()
-  const admissions = await (
-    await models.collection<AdmissionDoc>(accountsModel, collections.admissions)
-  ).find({
-    where: { accountId },
-    above: { field: 'at', value: at - dayMs },
-  })
-  const byTool: Record<string, number> = {}
-  for (const admission of admissions) {
-    if (admission.at <= at) byTool[admission.tool] = (byTool[admission.tool] ?? 0) + 1
-  }
+  // Counted by the store: an account's day can hold hundreds of admissions, one document each.
+  const byTool = await (await models.collection<AdmissionDoc>(accountsModel, collections.admissions)).countBy(
+    {
+      where: { accountId },
+      above: { field: 'at', value: at - dayMs },
+      below: { field: 'at', value: at + 1 },
+    },
+    'tool',
+  )
   const live = liveLots(account.lots, at)
   const storage = storageLimits ? await storageView(models, accountId, at, storageLimits) : null
   return {

@@ -144,7 +144,8 @@ export const accountsProjector: Projector = {
     [collections.accounts]: [],
     [collections.ledger]: [['accountId', 'position']],
     [collections.spend]: [['accountId', 'chargedAt']],
-    [collections.admissions]: [['accountId', 'at']],
+    // The tool too, so GET /v1/me's count by tool is answered from the index alone.
+    [collections.admissions]: [['accountId', 'at', 'tool']],
   },
   touches(event) {
     if (!isAccountEvent(event)) return []

@@ -100,7 +100,13 @@ function changeFor(event: RecordedEvent): { id: string; change: Change } | null 
 
 export const storageProjector: Projector = {
   model: storageModel,
-  collections: { [storedFilesCollection]: [['accountId', 'keptUntil']] },
+  // Covering what storage use asks (queries.ts): bytes summed over the kept files, pending uploads.
+  collections: {
+    [storedFilesCollection]: [
+      ['accountId', 'keptUntil', 'bytes'],
+      ['accountId', 'pendingUntil'],
+    ],
+  },
   touches(event) {
     const found = changeFor(event)
     return found ? [{ collection: storedFilesCollection, id: found.id }] : []

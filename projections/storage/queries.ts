@@ -3,20 +3,30 @@ import type { StorageLimits, StorageUsage } from '../../domain/upload/storage-li
 import type { ReadModels } from '../read-models.ts'
 import { type StoredFilesDoc, storageModel, storedFilesCollection } from './projector.ts'
 
+/**
+ * Bytes the account's kept files hold at `now`: what job creation and uploads check against the cap.
+ * Summed by the store: an account keeps a document per job and upload for as long as it counts.
+ */
+export async function storedBytes(models: ReadModels, accountId: string, now: number): Promise<number> {
+  const files = await models.collection<StoredFilesDoc>(storageModel, storedFilesCollection)
+  return (await files.sum({ where: { accountId }, above: { field: 'keptUntil', value: now } }, 'bytes')).sum
+}
+
 export async function storageUsage(
   models: ReadModels,
   accountId: string,
   now: number,
 ): Promise<StorageUsage> {
-  const docs = await (await models.collection<StoredFilesDoc>(storageModel, storedFilesCollection)).find({
-    where: { accountId },
-    above: { field: 'keptUntil', value: now },
-  })
-  const pending = docs.filter((doc) => doc.pendingUntil > now).map((doc) => doc.pendingUntil)
+  const files = await models.collection<StoredFilesDoc>(storageModel, storedFilesCollection)
+  // A pending upload is kept at least as long as it is pending (the projector sets both together),
+  // so the pending ones are found by their own deadline.
+  const pending = (
+    await files.find({ where: { accountId }, above: { field: 'pendingUntil', value: now } })
+  ).map((doc) => doc.pendingUntil)
   return {
     pendingUploads: pending.length,
     nextPendingExpiry: pending.length > 0 ? Math.min(...pending) : null,
-    storedBytes: docs.reduce((sum, doc) => sum + doc.bytes, 0),
+    storedBytes: await storedBytes(models, accountId, now),
   }
 }
 

@@ -97,4 +97,44 @@ describe('compiled response serializer', () => {
       expect(() => zodJson(job, broken)).toThrow()
     }
   })
+
+  it('escapes hostile names and values as JSON.stringify does', () => {
+    const hostile = {
+      ...succeeded,
+      tool: 'a"b\\c\n\u2028</script>',
+      options: { 'k"ey\n': 'v\u0000', __proto__x: [undefined, () => 1, 'ok'], skipped: undefined },
+      result: {
+        ...succeeded.result,
+        'x"y': { 'z\u2029': '\ud800' },
+        files: [{ ...succeeded.result.files[0]!, name: 'a\\"b.stl' }],
+      },
+    }
+    expect(compiledSerializer(job)!(hostile)).toBe(zodJson(job, hostile))
+    expect(JSON.parse(compiledSerializer(job)!(hostile)).options).toEqual({
+      'k"ey\n': 'v\u0000',
+      __proto__x: [null, null, 'ok'],
+    })
+  })
+
+  it('writes the same as zod for records, optional fields and nested arrays', () => {
+    const schema = z.object({
+      counts: z.record(z.string(), z.int()),
+      tags: z.array(z.array(z.enum(['a', 'b']))),
+      note: z.string().optional(),
+      flag: z.boolean(),
+      ratio: z.number().nullable(),
+    })
+    const serialize = compiledSerializer(schema)!
+    for (const sample of [
+      { counts: { '2': 1, b: 3, '1': 2 }, tags: [['a'], [], ['b', 'a']], flag: true, ratio: 0.5 },
+      { counts: {}, tags: [], note: 'n', flag: false, ratio: null, extra: 'dropped' },
+    ])
+      expect(serialize(sample)).toBe(zodJson(schema, sample))
+    expect(() => serialize({ counts: { a: 1.5 }, tags: [], flag: true, ratio: 1 })).toThrow(
+      /at \.counts\.a: expected an integer/,
+    )
+    expect(() => serialize({ counts: {}, tags: [['c']], flag: true, ratio: 1 })).toThrow(
+      /at \.tags\[0\]\[0\]/,
+    )
+  })
 })

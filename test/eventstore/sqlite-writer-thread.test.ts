@@ -40,3 +40,36 @@ it('the event loop turns while a commit is on its way to disk, and not when the 
     await Promise.all([threaded.close(), inline.close()])
   }
 })
+
+it('batches sent while another commits land in the order they were made, each checked against the one before', async () => {
+  const store = new SqliteEventStore(join(dir, 'pipelined.db'))
+  try {
+    const appends: Promise<unknown>[] = []
+    // One append per turn of the event loop: each is its own batch, sent while earlier ones commit.
+    for (let i = 0; i < 40; i++) {
+      appends.push(
+        store.append(
+          'chain',
+          [{ id: `chain-${i}`, type: 'Noted', data: { i } }],
+          i === 0 ? 'no_stream' : i - 1,
+        ),
+      )
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    // The same expected revision twice, in consecutive batches: the second must be refused.
+    const first = store.append('race', [{ id: 'race-a', type: 'Noted', data: { who: 'a' } }], 'no_stream')
+    await new Promise((resolve) => setImmediate(resolve))
+    const second = store.append('race', [{ id: 'race-b', type: 'Noted', data: { who: 'b' } }], 'no_stream')
+    await Promise.all(appends)
+    await expect(first).resolves.toMatchObject({ nextRevision: 0 })
+    await expect(second).rejects.toThrow(/expected/i)
+    expect((await store.readStream('chain')).map((e) => e.data)).toEqual(
+      Array.from({ length: 40 }, (_, i) => ({ i })),
+    )
+    expect((await store.readStream('race')).map((e) => e.data)).toEqual([{ who: 'a' }])
+    const positions = (await store.readAll(0, 100)).map((e) => e.position)
+    expect(positions).toEqual([...positions].sort((a, b) => a - b))
+  } finally {
+    await store.close()
+  }
+})

@@ -103,6 +103,34 @@ export function readStoreContract(label: string, open: () => Promise<OpenedReadS
       ).toEqual(['i1', 'i3'])
     })
 
+    it('counts matching documents by a field, leaving out those without it, and sums a field', async () => {
+      const items = reads.collection<Item>('counted')
+      await reads.ensureIndexes('counted', [['account', 'seq']])
+      await items.putGuarded([
+        item('c1', 1, { kind: 'x' }),
+        item('c2', 2, { kind: 'y' }),
+        item('c3', 3, { kind: 'x' }),
+        item('c4', 4, { kind: 'x', account: 'b' }),
+        item('c5', 5, { kind: null as unknown as string }),
+        item('c6', 6, { kind: 'z' }),
+      ])
+      expect(await items.countBy({ where: { account: 'a' } }, 'kind')).toEqual({ x: 2, y: 1, z: 1 })
+      expect(
+        await items.countBy(
+          { where: { account: 'a' }, above: { field: 'seq', value: 1 }, below: { field: 'seq', value: 6 } },
+          'kind',
+        ),
+      ).toEqual({ x: 1, y: 1 })
+      expect(await items.countBy({ where: { kind: 'x' } }, 'kind')).toEqual({ x: 3 })
+      expect(await items.countBy({ where: { account: 'nobody' } }, 'kind')).toEqual({})
+      expect(await items.sum({ where: { account: 'a' }, above: { field: 'seq', value: 2 } }, 'seq')).toEqual({
+        count: 3,
+        sum: 3 + 5 + 6,
+      })
+      expect(await items.sum({ where: { kind: 'y' } }, 'nothing')).toEqual({ count: 1, sum: 0 })
+      expect(await items.sum({ where: { account: 'nobody' } }, 'seq')).toEqual({ count: 0, sum: 0 })
+    })
+
     // A projector catching up writes hundreds of documents at once; FerretDB 1.x hung for good on
     // one bulk write of 100 or more updates (see mongo-read-store.ts).
     it('replaces hundreds of stored documents in one guarded write, in several collections at once', async () => {
