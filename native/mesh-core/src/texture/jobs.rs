@@ -44,7 +44,8 @@ fn run_one(image: &Image, job: &Job, mode: TextureMode, encoder_threads: u32, cl
 pub fn run(images: &[Image], jobs: &[Job], mode: TextureMode) -> Vec<Result<Outcome>> {
     let cores = cores();
     let workers = cores.min(jobs.len()).max(1);
-    // Basis Universal runs its own thread pool per image: split the cores between the workers.
+    // Cores the workers leave idle (fewer images than cores) go to each image's encoder: Basis
+    // Universal's thread pool, and libwebp's sharp colour conversion in bands.
     let encoder_threads = (cores / workers).max(1) as u32;
     let next = AtomicUsize::new(0);
     let claimed = Mutex::new(HashMap::new());

@@ -112,7 +112,9 @@ fn encode_as_source(format: ImageFormat, image: &RgbaImage) -> Result<Encoded> {
 fn encode(mode: TextureMode, format: ImageFormat, image: &RgbaImage, role: Role, threads: u32) -> Result<Encoded> {
     match mode {
         TextureMode::Keep => encode_as_source(format, image),
-        TextureMode::Webp => Ok(Encoded { data: webp_encode::encode(image.as_raw(), image.width(), image.height(), role)?, mime_type: "image/webp".into() }),
+        TextureMode::Webp => {
+            Ok(Encoded { data: webp_encode::encode(image.as_raw(), image.width(), image.height(), role, threads)?, mime_type: "image/webp".into() })
+        }
         TextureMode::Ktx2 => Ok(Encoded { data: ktx2_encode::encode(image, role, threads)?, mime_type: "image/ktx2".into() }),
     }
 }

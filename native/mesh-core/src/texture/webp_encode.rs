@@ -86,6 +86,67 @@ impl Picture {
     }
 }
 
+/// Sharp conversion in `bands` horizontal bands converted side by side on as many threads, for
+/// when cores would otherwise sit idle (a model with one texture): the conversion is iterative
+/// and single-threaded in libwebp, and on a 2048² image costs as much as the encoding. Bands
+/// start on even rows, so each band's chroma rows are whole; only the rows next to a band edge
+/// see the edge repeated rather than their neighbour.
+fn sharp_in_bands(rgba: &[u8], width: usize, height: usize, opaque: bool, bands: usize) -> Result<Picture> {
+    let band_rows = height.div_ceil(bands.max(1)).next_multiple_of(2);
+    if bands < 2 || band_rows >= height {
+        return Picture::new(rgba, width, height, opaque, true);
+    }
+    let starts: Vec<usize> = (0..height).step_by(band_rows).collect();
+    let parts: Vec<Result<Picture>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = starts
+            .iter()
+            .map(|&y0| {
+                let rows = band_rows.min(height - y0);
+                let pixels = &rgba[y0 * width * 4..(y0 + rows) * width * 4];
+                scope.spawn(move || Picture::new(pixels, width, rows, opaque, true))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(failed("a conversion thread panicked")))).collect()
+    });
+    let mut whole = Picture(sys::WebPPicture::new().map_err(|()| failed("picture init"))?);
+    whole.0.width = width as c_int;
+    whole.0.height = height as c_int;
+    whole.0.use_argb = 0;
+    whole.0.colorspace = if opaque { sys::WebPEncCSP::WEBP_YUV420 } else { sys::WebPEncCSP::WEBP_YUV420A };
+    // Safety: WebPPictureAlloc sizes the planes for width x height; every copy below stays within
+    // a row of its plane (luma and alpha `width` bytes, chroma half of it rounded up).
+    unsafe {
+        if sys::WebPPictureAlloc(&mut whole.0) == 0 {
+            return Err(failed("picture allocation"));
+        }
+        let chroma_width = width.div_ceil(2);
+        for (part, &y0) in parts.into_iter().zip(&starts) {
+            let part = part?;
+            let p = &part.0;
+            let rows = p.height as usize;
+            let copy = |from: *const u8, from_stride: c_int, to: *mut u8, to_stride: c_int, row: usize, to_row: usize, len: usize| {
+                std::ptr::copy_nonoverlapping(from.add(row * from_stride as usize), to.add(to_row * to_stride as usize), len);
+            };
+            for row in 0..rows {
+                copy(p.y, p.y_stride, whole.0.y, whole.0.y_stride, row, y0 + row, width);
+                if !opaque {
+                    copy(p.a, p.a_stride, whole.0.a, whole.0.a_stride, row, y0 + row, width);
+                }
+            }
+            for row in 0..rows.div_ceil(2) {
+                copy(p.u, p.uv_stride, whole.0.u, whole.0.uv_stride, row, y0 / 2 + row, chroma_width);
+                copy(p.v, p.uv_stride, whole.0.v, whole.0.uv_stride, row, y0 / 2 + row, chroma_width);
+            }
+        }
+    }
+    Ok(whole)
+}
+
+// Safety: a Picture owns the planes libwebp allocated for it and holds no thread-bound state
+// (its writer pointers are set only for the length of one `encode` call), so it may move to the
+// thread that converted it back from.
+unsafe impl Send for Picture {}
+
 impl Drop for Picture {
     fn drop(&mut self) {
         // Safety: the picture was initialised by WebPPictureInit; this frees what libwebp allocated.
@@ -201,7 +262,9 @@ fn search(picture: &mut Picture, rgba: &[u8], psnr_floor: f64, byte_ceiling: usi
 }
 
 /// `rgba` holds width x height RGBA pixels; an opaque image is written without an alpha plane.
-pub fn encode(rgba: &[u8], width: u32, height: u32, role: Role) -> Result<Vec<u8>> {
+/// `threads` is how many cores this image may use (more than one only when the model has fewer
+/// images than the machine has cores).
+pub fn encode(rgba: &[u8], width: u32, height: u32, role: Role, threads: u32) -> Result<Vec<u8>> {
     let (width, height) = (width as usize, height as usize);
     let opaque = rgba.chunks_exact(4).all(|p| p[3] == 255);
     let reference_quality = if role == (Role::Data { normal: true }) { REFERENCE_NORMAL_QUALITY } else { REFERENCE_QUALITY };
@@ -219,8 +282,10 @@ pub fn encode(rgba: &[u8], width: u32, height: u32, role: Role) -> Result<Vec<u8
             let ceiling = (reference.len() as f64 * SAMPLE_MARGIN_BYTES) as usize;
             let chosen = search(&mut sharp, probe, reference_psnr + SAMPLE_MARGIN_DB, ceiling)?;
             drop(sharp);
-            let (quality, use_sharp) = chosen.map_or((reference_quality, false), |t| (t.quality, true));
-            Picture::new(rgba, width, height, opaque, use_sharp)?.encode(&config(quality)?)
+            match chosen {
+                Some(trial) => sharp_in_bands(rgba, width, height, opaque, threads as usize)?.encode(&config(trial.quality)?),
+                None => Picture::new(rgba, width, height, opaque, false)?.encode(&config(reference_quality)?),
+            }
         }
     }
 }
@@ -259,7 +324,7 @@ mod tests {
     fn a_small_texture_is_smaller_than_the_reference_at_no_lower_psnr() {
         let rgba = weave(128);
         let (reference_bytes, reference_psnr) = reference(&rgba, 128, REFERENCE_QUALITY);
-        let ours = encode(&rgba, 128, 128, Role::Color).unwrap();
+        let ours = encode(&rgba, 128, 128, Role::Color, 1).unwrap();
         let psnr = psnr_of(&ours, &rgba).unwrap();
         assert!(psnr >= reference_psnr, "{psnr} dB against the reference's {reference_psnr} dB");
         // Sharp YUV pays off on chroma edges: the search must find a lower quality, not fall back.
@@ -271,9 +336,25 @@ mod tests {
         let rgba = weave(1024);
         assert!(sample(&rgba, 1024, 1024).is_some_and(|(pixels, w, h)| w * h <= SAMPLE_PIXELS && pixels.len() == w * h * 4));
         let (reference_bytes, reference_psnr) = reference(&rgba, 1024, REFERENCE_QUALITY);
-        let ours = encode(&rgba, 1024, 1024, Role::Color).unwrap();
+        let ours = encode(&rgba, 1024, 1024, Role::Color, 2).unwrap();
         let psnr = psnr_of(&ours, &rgba).unwrap();
         assert!(psnr >= reference_psnr && ours.len() < reference_bytes, "{} B at {psnr} dB against {reference_bytes} B at {reference_psnr} dB", ours.len());
+    }
+
+    #[test]
+    fn sharp_conversion_in_bands_encodes_as_close_as_in_one_piece() {
+        let rgba = weave(512);
+        let whole = Picture::new(&rgba, 512, 512, true, true).unwrap().encode(&config(80.0).unwrap()).unwrap();
+        let banded = sharp_in_bands(&rgba, 512, 512, true, 3).unwrap().encode(&config(80.0).unwrap()).unwrap();
+        let (a, b) = (psnr_of(&whole, &rgba).unwrap(), psnr_of(&banded, &rgba).unwrap());
+        assert!((a - b).abs() < 0.05, "{a} dB in one piece, {b} dB in bands");
+        assert!(banded.len().abs_diff(whole.len()) < whole.len() / 100, "{} B against {} B", banded.len(), whole.len());
+        // With alpha, the alpha plane is carried over band by band too.
+        let translucent: Vec<u8> = rgba.chunks_exact(4).enumerate().flat_map(|(i, p)| [p[0], p[1], p[2], (i % 251) as u8]).collect();
+        let whole = Picture::new(&translucent, 512, 512, false, true).unwrap().encode(&config(80.0).unwrap()).unwrap();
+        let banded = sharp_in_bands(&translucent, 512, 512, false, 2).unwrap().encode(&config(80.0).unwrap()).unwrap();
+        let (a, b) = (psnr_of(&whole, &translucent).unwrap(), psnr_of(&banded, &translucent).unwrap());
+        assert!((a - b).abs() < 0.05, "{a} dB in one piece, {b} dB in bands, with alpha");
     }
 
     #[test]
