@@ -1,62 +1,99 @@
 //! Index-buffer housekeeping shared by the tools: keep only referenced vertices (in first-use
 //! order, which is also the vertex fetch order), merge bit-identical vertices, drop faces that
 //! repeat a corner.
+use crate::equal_keys::{first_of_equal, KeyHash, VertexKeys};
 use crate::model::{Attribute, Primitive};
-use rustc_hash::FxBuildHasher;
-use std::collections::HashMap;
 
 /// A primitive holding only the vertices `indices` use, renumbered in order of first use.
 pub fn compact(source: &Primitive, indices: &[u32]) -> Primitive {
     let mut remap = vec![u32::MAX; source.positions.len()];
-    let mut order: Vec<u32> = Vec::new();
-    let new_indices = indices
-        .iter()
-        .map(|&i| {
-            let slot = &mut remap[i as usize];
-            if *slot == u32::MAX {
-                *slot = order.len() as u32;
-                order.push(i);
-            }
-            *slot
-        })
-        .collect();
+    let mut order: Vec<u32> = Vec::with_capacity(source.positions.len());
+    let mut new_indices = Vec::with_capacity(indices.len());
+    for &i in indices {
+        let slot = &mut remap[i as usize];
+        if *slot == u32::MAX {
+            *slot = order.len() as u32;
+            order.push(i);
+        }
+        new_indices.push(*slot);
+    }
     Primitive {
         positions: order.iter().map(|&i| source.positions[i as usize]).collect(),
         attributes: source
             .attributes
             .iter()
-            .map(|a| Attribute {
-                semantic: a.semantic.clone(),
-                components: a.components,
-                data: order.iter().flat_map(|&i| &a.data[i as usize * a.components..(i as usize + 1) * a.components]).copied().collect(),
-            })
+            .map(|a| Attribute { semantic: a.semantic.clone(), components: a.components, data: gather(&a.data, a.components, &order) })
             .collect(),
         indices: new_indices,
         material: source.material,
     }
 }
 
-/// Merges vertices whose position and every attribute are bit-identical (hashing the
-/// interleaved vertex; -0.0 counts as 0.0), then compacts.
-pub fn weld_identical(p: &Primitive) -> Primitive {
-    let bits = |c: &f32| if *c == 0.0 { 0 } else { c.to_bits() };
-    let per_vertex = 3 + p.attributes.iter().map(|a| a.components).sum::<usize>();
-    let mut interleaved: Vec<u32> = Vec::with_capacity(p.positions.len() * per_vertex);
-    for v in 0..p.positions.len() {
-        interleaved.extend(p.positions[v].iter().map(bits));
-        for a in &p.attributes {
-            interleaved.extend(a.data[v * a.components..(v + 1) * a.components].iter().map(bits));
-        }
+/// The `per_vertex` values of each vertex in `order`, one after another.
+fn gather(values: &[f32], per_vertex: usize, order: &[u32]) -> Vec<f32> {
+    let mut out = Vec::with_capacity(order.len() * per_vertex);
+    for &v in order {
+        let start = v as usize * per_vertex;
+        out.extend_from_slice(&values[start..start + per_vertex]);
     }
-    let mut first: HashMap<&[u32], u32, FxBuildHasher> = HashMap::with_capacity_and_hasher(p.positions.len(), FxBuildHasher);
-    let representative: Vec<u32> = interleaved.chunks_exact(per_vertex).enumerate().map(|(v, key)| *first.entry(key).or_insert(v as u32)).collect();
+    out
+}
+
+/// Merges vertices whose position and every attribute are bit-identical (-0.0 counts as 0.0),
+/// then compacts.
+pub fn weld_identical(p: &Primitive) -> Primitive {
+    let (representative, distinct) = first_of_equal(&FloatBits(p));
+    if distinct == p.positions.len() {
+        return compact(p, &p.indices);
+    }
     let indices: Vec<u32> = p.indices.iter().map(|&i| representative[i as usize]).collect();
     compact(p, &indices)
 }
 
-/// Drops triangles that use the same vertex twice.
-pub fn without_degenerate(indices: &[u32]) -> Vec<u32> {
-    indices.chunks_exact(3).filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2]).flatten().copied().collect()
+/// A vertex's key: the bits of its position and of each attribute in turn.
+struct FloatBits<'a>(&'a Primitive);
+
+/// The bits of a float with both zeros as one.
+pub fn float_bits(c: f32) -> u32 {
+    if c == 0.0 {
+        0
+    } else {
+        c.to_bits()
+    }
+}
+
+impl VertexKeys for FloatBits<'_> {
+    fn count(&self) -> usize {
+        self.0.positions.len()
+    }
+
+    fn hash(&self, v: usize, hash: &mut KeyHash) {
+        self.0.positions[v].iter().for_each(|&c| hash.word(float_bits(c)));
+        for a in &self.0.attributes {
+            a.data[v * a.components..(v + 1) * a.components].iter().for_each(|&c| hash.word(float_bits(c)));
+        }
+    }
+
+    fn equal(&self, x: usize, y: usize) -> bool {
+        let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(&a, &b)| float_bits(a) == float_bits(b));
+        same(&self.0.positions[x], &self.0.positions[y])
+            && self.0.attributes.iter().all(|a| same(&a.data[x * a.components..(x + 1) * a.components], &a.data[y * a.components..(y + 1) * a.components]))
+    }
+}
+
+/// Drops triangles that use the same vertex twice, in place: the index buffer is the largest
+/// array of a big mesh, and a copy of it costs its pages again.
+pub fn without_degenerate(mut indices: Vec<u32>) -> Vec<u32> {
+    let mut kept = 0;
+    for t in 0..indices.len() / 3 {
+        let [a, b, c] = [indices[3 * t], indices[3 * t + 1], indices[3 * t + 2]];
+        if a != b && b != c && a != c {
+            indices[3 * kept..3 * kept + 3].copy_from_slice(&[a, b, c]);
+            kept += 1;
+        }
+    }
+    indices.truncate(3 * kept);
+    indices
 }
 
 #[cfg(test)]
@@ -86,10 +123,19 @@ mod tests {
     }
 
     #[test]
+    fn weld_counts_both_zeros_as_one_and_nothing_else() {
+        let mut p = quad_with_duplicates();
+        p.positions[3] = [-0.0, 0.0, -0.0];
+        assert_eq!(weld_identical(&p).positions.len(), 4);
+        p.positions[3] = [f32::MIN_POSITIVE, 0.0, 0.0];
+        assert_eq!(weld_identical(&p).positions.len(), 5);
+    }
+
+    #[test]
     fn compact_keeps_first_use_order_and_degenerate_faces_go() {
         let p = quad_with_duplicates();
         let c = compact(&p, &[5, 4, 3]);
         assert_eq!(c.positions, vec![[0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]);
-        assert_eq!(without_degenerate(&[0, 1, 1, 0, 1, 2]), vec![0, 1, 2]);
+        assert_eq!(without_degenerate(vec![0, 1, 1, 0, 1, 2, 3, 3, 4, 5, 6, 7, 8]), vec![0, 1, 2, 5, 6, 7]);
     }
 }

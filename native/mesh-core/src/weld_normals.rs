@@ -4,9 +4,9 @@
 //! round-trip perturbed one copy; to the simplifier they look like normal seams that pin edges in
 //! place, and they are written twice. A real crease differs by tens of degrees and stays split.
 //! The merged vertex gets the normalized mean of the normals it replaces.
-use crate::mesh_ops::compact;
+use crate::equal_keys::{first_of_equal, KeyHash, VertexKeys};
+use crate::mesh_ops::{compact, float_bits};
 use crate::model::Primitive;
-use std::collections::HashMap;
 
 /// About the precision of an 8-bit octahedral normal: no viewer can tell such normals apart.
 pub const NOISE_ANGLE_DEG: f32 = 1.0;
@@ -35,37 +35,36 @@ pub fn weld_near_normals(p: Primitive) -> Primitive {
     };
     let tangent_at = p.attributes.iter().position(|a| a.semantic == "TANGENT" && a.components == 4);
     let min_cos = NOISE_ANGLE_DEG.to_radians().cos();
-    let bits = |c: &f32| if *c == 0.0 { 0 } else { c.to_bits() };
     let n = p.positions.len();
-    // Key: position and every attribute but the normal and the tangent's direction (its handedness
-    // sign stays in the key: mirrored UVs must not merge).
-    let mut keys: HashMap<Vec<u32>, Vec<u32>> = HashMap::with_capacity(n);
+    // Vertices with the same key form a group; `first` names each group by its first vertex.
+    let (first, _) = first_of_equal(&KeyWithoutNormal { p: &p, normal_at, tangent_at });
+    // The representatives of a group, in the order they were made: a list threaded through
+    // `next` from the group's first vertex (always a representative), so no vertex allocates.
+    const END: u32 = u32::MAX;
+    let mut next = vec![END; n];
     let mut representative = vec![0u32; n];
     let mut sums: Vec<[f32; 3]> = vec![[0.0; 3]; n];
     for v in 0..n {
-        let mut key: Vec<u32> = p.positions[v].iter().map(bits).collect();
-        for (i, a) in p.attributes.iter().enumerate() {
-            if i == normal_at {
-                continue;
-            }
-            if Some(i) == tangent_at {
-                key.push(u32::from(a.data[v * 4 + 3] < 0.0));
-                continue;
-            }
-            key.extend(a.data[v * a.components..(v + 1) * a.components].iter().map(bits));
-        }
         let normal = direction(&p.attributes[normal_at].data, v, 3);
         let close = |r: u32| {
             let r = r as usize;
             dot(normal, direction(&p.attributes[normal_at].data, r, 3)) >= min_cos
                 && tangent_at.is_none_or(|t| dot(direction(&p.attributes[t].data, v, 4), direction(&p.attributes[t].data, r, 4)) >= min_cos)
         };
-        let candidates = keys.entry(key).or_default();
-        let r = match candidates.iter().copied().find(|&r| close(r)) {
-            Some(r) => r,
-            None => {
-                candidates.push(v as u32);
-                v as u32
+        let r = match first[v] as usize == v {
+            true => v as u32,
+            false => {
+                let mut r = first[v];
+                loop {
+                    if close(r) {
+                        break r;
+                    }
+                    if next[r as usize] == END {
+                        next[r as usize] = v as u32;
+                        break v as u32;
+                    }
+                    r = next[r as usize];
+                }
             }
         };
         representative[v] = r;
@@ -85,8 +84,53 @@ pub fn weld_near_normals(p: Primitive) -> Primitive {
             normals[v * 3..v * 3 + 3].copy_from_slice(&[s[0] / len, s[1] / len, s[2] / len]);
         }
     }
-    let indices = crate::mesh_ops::without_degenerate(&indices);
+    let indices = crate::mesh_ops::without_degenerate(indices);
     compact(&merged, &indices)
+}
+
+/// The key of a vertex: its position and every attribute but the normal and the tangent's
+/// direction (the tangent's handedness sign stays in the key: mirrored UVs must not merge).
+struct KeyWithoutNormal<'a> {
+    p: &'a Primitive,
+    normal_at: usize,
+    tangent_at: Option<usize>,
+}
+
+impl KeyWithoutNormal<'_> {
+    /// The key's words after the position, attribute by attribute.
+    fn attribute_words(&self, v: usize, mut word: impl FnMut(u32)) {
+        for (i, a) in self.p.attributes.iter().enumerate() {
+            if i == self.normal_at {
+                continue;
+            }
+            if Some(i) == self.tangent_at {
+                word(u32::from(a.data[v * 4 + 3] < 0.0));
+                continue;
+            }
+            a.data[v * a.components..(v + 1) * a.components].iter().for_each(|&c| word(float_bits(c)));
+        }
+    }
+}
+
+impl VertexKeys for KeyWithoutNormal<'_> {
+    fn count(&self) -> usize {
+        self.p.positions.len()
+    }
+
+    fn hash(&self, v: usize, hash: &mut KeyHash) {
+        self.p.positions[v].iter().for_each(|&c| hash.word(float_bits(c)));
+        self.attribute_words(v, |w| hash.word(w));
+    }
+
+    fn equal(&self, x: usize, y: usize) -> bool {
+        let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(&a, &b)| float_bits(a) == float_bits(b));
+        same(&self.p.positions[x], &self.p.positions[y])
+            && self.p.attributes.iter().enumerate().all(|(i, a)| match i {
+                _ if i == self.normal_at => true,
+                _ if Some(i) == self.tangent_at => (a.data[x * 4 + 3] < 0.0) == (a.data[y * 4 + 3] < 0.0),
+                _ => same(&a.data[x * a.components..(x + 1) * a.components], &a.data[y * a.components..(y + 1) * a.components]),
+            })
+    }
 }
 
 #[cfg(test)]
@@ -122,6 +166,22 @@ mod tests {
         let side = [0.0, 0.5f32.sqrt(), 0.5f32.sqrt()]; // 45 degrees
         let p = weld_near_normals(quad([up, up, up, side, side, up]));
         assert_eq!(p.positions.len(), 6);
+    }
+
+    #[test]
+    fn a_copy_joins_the_split_side_it_is_close_to() {
+        // Three copies of one corner: up, a 45-degree side, and the side again a hair off. The
+        // third belongs to the second representative of its group, not to the first.
+        let up = [0.0, 0.0, 1.0];
+        let side = [0.0, 0.5f32.sqrt(), 0.5f32.sqrt()];
+        let near_side = [0.0, 0.71, 0.7042];
+        let mut p = quad([up, up, up, side, side, up]);
+        p.positions.push([0.0, 0.0, 0.0]);
+        p.attributes[0].data.extend(near_side);
+        p.indices.extend([6, 1, 2]);
+        let welded = weld_near_normals(p);
+        assert_eq!(welded.positions.len(), 6);
+        assert_eq!(welded.indices[6..], welded.indices[3..4].iter().chain(&welded.indices[1..3]).copied().collect::<Vec<_>>()[..]);
     }
 
     #[test]

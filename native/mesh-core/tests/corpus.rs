@@ -87,7 +87,7 @@ fn written_files_read_back_with_the_same_faces() {
         assert_eq!((back.face_count(), back.vertex_count()), (written.faces, written.vertices), "{rel} packed");
         // Beyond the triangles exact welding drops (spider.obj: 28 on repeated corners; the
         // writer drops those only where a merge happens), collapsing on the grid is rare.
-        let exact: usize = model.meshes.iter().flat_map(|m| &m.primitives).map(|p| without_degenerate(&weld_identical(p).indices).len() / 3).sum();
+        let exact: usize = model.meshes.iter().flat_map(|m| &m.primitives).map(|p| without_degenerate(weld_identical(p).indices).len() / 3).sum();
         assert!(written.faces <= model.face_count() && written.faces * 100 >= exact * 99, "{rel} packed: {} of {exact} faces", written.faces);
         if let Ok(out) = std::env::var("MESH_CORE_WRITE_DIR") {
             let stem = rel.replace('/', "_");

@@ -146,10 +146,21 @@ pub fn read_floats(accessors: &[Value], index: usize, views: &Views) -> Result<(
         let offset = usize_field(accessor, "byteOffset").unwrap_or(0);
         let s = strided(views, view, offset, l.count, elem, None)?;
         out.reserve_exact(l.count * l.components);
-        for i in 0..l.count {
-            let base = i * s.stride;
-            for c in 0..l.components {
-                out.push(read_component(&s.bytes[base + c * size..], l.component_type, l.normalized));
+        match l.component_type {
+            // Floats, most of any large model: whole elements at a time, no per-component type dispatch.
+            5126 => {
+                for i in 0..l.count {
+                    let element = &s.bytes[i * s.stride..i * s.stride + elem];
+                    out.extend(element.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+                }
+            }
+            _ => {
+                for i in 0..l.count {
+                    let base = i * s.stride;
+                    for c in 0..l.components {
+                        out.push(read_component(&s.bytes[base + c * size..], l.component_type, l.normalized));
+                    }
+                }
             }
         }
     } else {
@@ -209,5 +220,10 @@ pub fn read_indices(accessors: &[Value], index: usize, views: &Views) -> Result<
     let view = usize_field(accessor, "bufferView").ok_or_else(|| MeshError::invalid("index accessor without bufferView"))?;
     let s = strided(views, view, usize_field(accessor, "byteOffset").unwrap_or(0), l.count, size, Some(size))?;
     views.charge(l.count)?;
-    Ok((0..l.count).map(|i| read_index(&s.bytes[i * size..], l.component_type)).collect())
+    let bytes = &s.bytes[..l.count * size];
+    Ok(match l.component_type {
+        5125 => bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
+        5123 => bytes.chunks_exact(2).map(|b| u32::from(u16::from_le_bytes([b[0], b[1]]))).collect(),
+        _ => bytes.iter().map(|&b| u32::from(b)).collect(),
+    })
 }

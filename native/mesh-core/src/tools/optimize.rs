@@ -81,7 +81,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     for mesh in &mut model.meshes {
         for p in &mut mesh.primitives {
             *p = weld_identical(p);
-            p.indices = without_degenerate(&p.indices);
+            p.indices = without_degenerate(std::mem::take(&mut p.indices));
         }
         debris += remove_debris(mesh, debris_fraction);
     }

@@ -95,7 +95,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         for p in &mut mesh.primitives {
             *p = weld_near_normals(weld_identical(p));
-            p.indices = without_degenerate(&p.indices);
+            p.indices = without_degenerate(std::mem::take(&mut p.indices));
         }
         let shared = shared_positions(&mesh.primitives);
         for (p, locks) in mesh.primitives.iter_mut().zip(&shared) {

@@ -110,6 +110,26 @@ impl Builder {
     /// each view costs a JSON entry and a codec header, and one long stream of similar data
     /// compresses better than many short ones (ShapeCollection's seven meshes made 24 views).
     pub(super) fn view(&mut self, bytes: &[u8], data: Data) -> Slot {
+        let pending = self.pending_for(data);
+        let offset = pending.bytes.len();
+        pending.bytes.extend_from_slice(bytes);
+        Slot { view: pending.view, offset }
+    }
+
+    /// `view` for bytes the caller is done with: the first stream of a view becomes the view's
+    /// buffer rather than a copy of it (a million-vertex mesh's attributes are tens of MB).
+    pub(super) fn view_owned(&mut self, bytes: Vec<u8>, data: Data) -> Slot {
+        let pending = self.pending_for(data);
+        let offset = pending.bytes.len();
+        match offset {
+            0 => pending.bytes = bytes,
+            _ => pending.bytes.extend_from_slice(&bytes),
+        }
+        Slot { view: pending.view, offset }
+    }
+
+    /// The pending view of the layout of `data`, made if it is the first of its layout.
+    fn pending_for(&mut self, data: Data) -> &mut Pending {
         let layout = data.layout();
         let index = match self.pending.iter().position(|p| p.layout == layout) {
             Some(i) => i,
@@ -120,12 +140,10 @@ impl Builder {
             }
         };
         let pending = &mut self.pending[index];
-        let offset = pending.bytes.len();
-        pending.bytes.extend_from_slice(bytes);
         if let Data::Indices { vertex_count, .. } = data {
             pending.vertex_count = pending.vertex_count.max(vertex_count);
         }
-        Slot { view: pending.view, offset }
+        pending
     }
 
     /// Writes the pending views into the buffers, compressed when asked.
@@ -150,10 +168,10 @@ impl Builder {
                     Data::Vertices { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
                     Data::Keys { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
                     Data::Indices { size, .. } => {
-                        let indices: Vec<u32> = bytes
-                            .chunks_exact(size)
-                            .map(|c| if size == 2 { u16::from_le_bytes([c[0], c[1]]) as u32 } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) })
-                            .collect();
+                        let indices: Vec<u32> = match size {
+                            2 => bytes.chunks_exact(2).map(|c| u32::from(u16::from_le_bytes([c[0], c[1]]))).collect(),
+                            _ => bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+                        };
                         (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES", None)
                     }
                 };
@@ -266,8 +284,12 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
     let mut columns: Vec<(&str, &str, Column)> = Vec::with_capacity(p.attributes.len() + 1);
     let pos = match grid {
         Some(g) => {
-            let q: Vec<u16> = p.positions.iter().flat_map(|&v| g.quantize(v)).collect();
-            Column::bytes(stream(q.into_iter(), 3, 8, |v, o| o.extend_from_slice(&v.to_le_bytes())), 8, None, 5123, false)
+            let mut bytes = Vec::with_capacity(n * 8);
+            for &v in &p.positions {
+                let [x, y, z] = g.quantize(v).map(u16::to_le_bytes);
+                bytes.extend_from_slice(&[x[0], x[1], y[0], y[1], z[0], z[1], 0, 0]);
+            }
+            Column::bytes(bytes, 8, None, 5123, false)
         }
         None => Column::bytes(stream(p.positions.iter().flatten().copied(), 3, 12, |v, o| o.extend_from_slice(&v.to_le_bytes())), 12, None, 5126, false),
     };
@@ -341,7 +363,6 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
         let index = match column {
             Column::Joints(j) => write_joints(b, &j),
             Column::Bytes { bytes, stride, filter, component_type, normalized } => {
-                let view = b.view(&bytes, Data::Vertices { stride, filter });
                 let bounds = (semantic == "POSITION").then(|| match component_type {
                     5123 => {
                         let q: Vec<u16> = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
@@ -359,6 +380,7 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
                         (json!(bounds.min.map(short_f32)), json!(bounds.max.map(short_f32)))
                     }
                 });
+                let view = b.view_owned(bytes, Data::Vertices { stride, filter });
                 b.accessor(view, n, component_type, kind, normalized, bounds)
             }
         };
@@ -366,14 +388,11 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
     }
     let (size, component_type) = if n <= u16::MAX as usize { (2, 5123) } else { (4, 5125) };
     let mut index_bytes = Vec::with_capacity(indices.len() * size);
-    for &i in indices.iter() {
-        if size == 2 {
-            index_bytes.extend_from_slice(&(i as u16).to_le_bytes());
-        } else {
-            index_bytes.extend_from_slice(&i.to_le_bytes());
-        }
+    match size {
+        2 => indices.iter().for_each(|&i| index_bytes.extend_from_slice(&(i as u16).to_le_bytes())),
+        _ => indices.iter().for_each(|&i| index_bytes.extend_from_slice(&i.to_le_bytes())),
     }
-    let view = b.view(&index_bytes, Data::Indices { size, vertex_count: n });
+    let view = b.view_owned(index_bytes, Data::Indices { size, vertex_count: n });
     let indices = b.accessor(view, indices.len(), component_type, "SCALAR", false, None);
     // No "mode": triangles (4) are the default.
     let mut out = json!({ "attributes": attributes, "indices": indices });

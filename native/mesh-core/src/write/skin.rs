@@ -191,6 +191,9 @@ pub(super) fn write_joints(b: &mut Builder, data: &[f32]) -> usize {
 /// moves by a full step.
 pub(super) fn quantized_weights(p: &Primitive) -> HashMap<String, Vec<u8>> {
     let sets: Vec<&crate::model::Attribute> = p.attributes.iter().filter(|a| a.semantic.starts_with("WEIGHTS_")).collect();
+    if sets.is_empty() {
+        return HashMap::new();
+    }
     let mut out: Vec<Vec<u8>> = sets.iter().map(|a| vec![0u8; a.data.len()]).collect();
     for v in 0..p.positions.len() {
         let values: Vec<f32> = sets.iter().flat_map(|a| a.data[v * 4..v * 4 + 4].iter().copied()).collect();

@@ -6,8 +6,7 @@
 //!
 //! Identical bytes give identical decoded attributes, so the geometry does not change. Triangles
 //! that end up with two corners on one vertex decode to zero area and are dropped.
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use crate::equal_keys::{first_of_equal, KeyHash, VertexKeys};
 
 /// The vertices to write, in first-use order, and the indices into them.
 #[derive(Debug, PartialEq)]
@@ -26,25 +25,7 @@ pub(super) fn weld_written(columns: &[(&[u8], usize)], vertex_count: usize, indi
     if vertex_count < 2 || key_size == 0 {
         return None;
     }
-    let interleaved: Vec<u8>;
-    let keys: &[u8] = match columns {
-        // Positions alone (most large meshes): the column is the key.
-        [(bytes, _)] => bytes,
-        _ => {
-            let mut keys = vec![0u8; vertex_count * key_size];
-            let mut at = 0;
-            for &(bytes, size) in columns {
-                debug_assert_eq!(bytes.len(), vertex_count * size);
-                for (v, element) in bytes.chunks_exact(size).enumerate() {
-                    keys[v * key_size + at..v * key_size + at + size].copy_from_slice(element);
-                }
-                at += size;
-            }
-            interleaved = keys;
-            &interleaved
-        }
-    };
-    let (representative, distinct) = representatives(keys, key_size);
+    let (representative, distinct) = first_of_equal(&WrittenBytes { columns, vertex_count });
     if distinct == vertex_count {
         return None;
     }
@@ -84,27 +65,26 @@ pub(super) fn weld_written(columns: &[(&[u8], usize)], vertex_count: usize, indi
     Some(Welded { kept, indices })
 }
 
-/// For each vertex the first vertex with the same key, and the number of distinct keys. Keys of
-/// up to 8 bytes (a quantized position alone) are hashed as one integer, which is faster than
-/// hashing byte slices on million-vertex meshes.
-fn representatives(keys: &[u8], key_size: usize) -> (Vec<u32>, usize) {
-    let count = keys.len() / key_size;
-    if key_size <= 8 {
-        let mut first: HashMap<u64, u32, BuildHasherDefault<WordHasher>> = HashMap::with_capacity_and_hasher(count, Default::default());
-        let representative = keys
-            .chunks_exact(key_size)
-            .enumerate()
-            .map(|(v, key)| {
-                let mut word = [0u8; 8];
-                word[..key_size].copy_from_slice(key);
-                *first.entry(u64::from_le_bytes(word)).or_insert(v as u32)
-            })
-            .collect();
-        return (representative, first.len());
+/// A vertex's key: its bytes in each column.
+struct WrittenBytes<'a> {
+    columns: &'a [(&'a [u8], usize)],
+    vertex_count: usize,
+}
+
+impl VertexKeys for WrittenBytes<'_> {
+    fn count(&self) -> usize {
+        self.vertex_count
     }
-    let mut first: HashMap<&[u8], u32, BuildHasherDefault<WordHasher>> = HashMap::with_capacity_and_hasher(count, Default::default());
-    let representative = keys.chunks_exact(key_size).enumerate().map(|(v, key)| *first.entry(key).or_insert(v as u32)).collect();
-    (representative, first.len())
+
+    fn hash(&self, v: usize, hash: &mut KeyHash) {
+        for &(bytes, size) in self.columns {
+            hash.bytes(&bytes[v * size..(v + 1) * size]);
+        }
+    }
+
+    fn equal(&self, a: usize, b: usize) -> bool {
+        self.columns.iter().all(|&(bytes, size)| bytes[a * size..(a + 1) * size] == bytes[b * size..(b + 1) * size])
+    }
 }
 
 /// The elements of the kept vertices, `per_vertex` values each, in output order.
@@ -115,45 +95,6 @@ pub(super) fn gather<T: Copy>(values: &[T], per_vertex: usize, kept: &[u32]) -> 
         out.extend_from_slice(&values[start..start + per_vertex]);
     }
     out
-}
-
-/// A multiply-rotate hash over 8-byte words: the keys are a few bytes of quantized data, and
-/// the standard SipHash costs several times more per key on million-vertex meshes.
-#[derive(Default)]
-struct WordHasher(u64);
-
-impl Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.mix(u64::from_le_bytes(w.try_into().expect("8 bytes")));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(last));
-        }
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.mix(n as u64);
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.mix(n);
-    }
-
-    fn finish(&self) -> u64 {
-        // Fold the high bits down: hashbrown picks buckets from the low bits and tags from the top.
-        self.0 ^ (self.0 >> 29)
-    }
-}
-
-impl WordHasher {
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(23) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
 }
 
 #[cfg(test)]
