@@ -1,7 +1,7 @@
 // Texture bench: kiln's optimize with textures webp / ktx2 against native gltfpack -tw / -tc (and
 // -tc with UASTC for normal and attribute maps, the closest peer to kiln's ktx2 choice) on the same
-// inputs: corpus textured models and generated models with 2048 and 4096 textures (4096 left out
-// with --quick). Per texture: bytes and PSNR of the decoded image against its source, both
+// inputs: corpus textured models, generated models with 2048 and 4096 textures of smooth noise
+// (4096 left out with --quick) and one with 1024 textures of hard-edged content (text, panels). Per texture: bytes and PSNR of the decoded image against its source, both
 // measured by `kiln-mesh textures` (one decoder for every output); per model: wall time of the
 // whole process and the Khronos validator's error count of the output. Ratios are kiln /
 // gltfpack: bytes below 1 means kiln is smaller; dB above 0 means kiln is closer to the source.
@@ -13,6 +13,7 @@ import { basename, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { validateBytes } from 'gltf-validator'
 import { coreOptions } from '../../native/mesh.ts'
+import { sharpTexturePixels } from '../../test/mesh/sharp-textures.ts'
 import { texturedGlb } from '../../test/mesh/textures-model.ts'
 
 const root = resolve(import.meta.dirname, '../..')
@@ -70,6 +71,10 @@ function inputs(): string[] {
     if (!existsSync(path)) writeFileSync(path, texturedGlb(size))
     list.push(path)
   }
+  // Hard-edged content (text, panels) that no encoder setting was tuned on.
+  const sharp = join(work, 'generated-sharp-1024.glb')
+  if (!existsSync(sharp)) writeFileSync(sharp, texturedGlb(1024, sharpTexturePixels(1024)))
+  list.push(sharp)
   return list
 }
 

@@ -122,9 +122,9 @@ export function texturePixels(size: number): TexturedImages {
   return { color, normal, orm }
 }
 
-/** The model as GLB bytes with `size` x `size` textures. */
-export function texturedGlb(size: number): Buffer {
-  const { color, normal, orm } = texturePixels(size)
+/** The model as GLB bytes with `size` x `size` textures (by default the noise content above). */
+export function texturedGlb(size: number, pixels: TexturedImages = texturePixels(size)): Buffer {
+  const { color, normal, orm } = pixels
   const images = [
     encodePng(size, size, color, 6),
     encodePng(size, size, normal),

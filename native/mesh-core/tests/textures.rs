@@ -123,7 +123,9 @@ fn webp_output_is_close_to_its_sources_and_merges_the_duplicate() {
     let json = model.gltf_json.unwrap();
     assert_eq!(json["extensionsRequired"], json!(["EXT_meshopt_compression", "EXT_texture_webp", "KHR_mesh_quantization", "KHR_texture_transform"]));
     // The ORM map's metalness is a hard checkerboard, which WebP's half-resolution chroma blurs.
-    let floors = [34.0, 34.0, 30.0];
+    // Each texture is at least as close as libwebp at gltfpack's settings (unit tests in
+    // webp_encode.rs), which puts this normal map at 33.7 dB and this ORM map at 27.0 dB.
+    let floors = [34.0, 33.0, 26.5];
     for (source, psnr) in psnr_by_source(&glb, &out) {
         assert!(psnr > floors[source.min(2)], "image {source}: {psnr} dB");
     }

@@ -19,7 +19,8 @@ const TRANSFER_SRGB: u8 = 2;
 const CHANNEL_RGB: u8 = 0;
 const CHANNEL_RGBA: u8 = 3;
 const CHANNEL_ETC1S_AAA: u8 = 15;
-/// Zstandard level for UASTC data: level 18 is where gains flatten for RDO-tuned blocks.
+/// Zstandard level for UASTC data: level 18 is where gains flatten for RDO-tuned blocks. gltfpack
+/// uses 9; 18 took 4-5 % off the bench's 1024² normal and ORM maps for about half a second each.
 const ZSTD_LEVEL: i32 = 18;
 const WRITER: &str = "kiln mesh-core";
 

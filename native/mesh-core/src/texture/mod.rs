@@ -9,6 +9,7 @@ mod basis_file;
 #[cfg(feature = "textures")]
 pub mod compare;
 mod decode;
+mod jobs;
 #[cfg(feature = "textures")]
 mod ktx2_container;
 #[cfg(feature = "textures")]
@@ -34,9 +35,9 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 /// Whether this build carries the WebP and Basis Universal encoders (not the WASM fallback).
 pub const ENCODERS_BUILT: bool = cfg!(feature = "textures");
 /// Pixels one job may encode, counted at output size (so max_texture_size brings a model under
-/// it): the encoders' time grows with pixels, and a job has two minutes. WebP (libwebp method 6)
-/// and PNG take well under a second per megapixel; Basis Universal (ETC1S, and UASTC with its
-/// rate-distortion pass) several seconds (bench/mesh/textures.ts).
+/// it): the encoders' time grows with pixels, and a job has two minutes. WebP (libwebp method 4, a
+/// few trial encodings) and PNG take well under a second per megapixel; Basis Universal (ETC1S,
+/// and UASTC with its rate-distortion pass) several seconds (bench/mesh/textures.ts).
 fn pixel_budget(mode: TextureMode) -> u64 {
     match mode {
         TextureMode::Ktx2 => 16 << 20,
@@ -108,16 +109,18 @@ fn encode_as_source(format: ImageFormat, image: &RgbaImage) -> Result<Encoded> {
 }
 
 #[cfg(feature = "textures")]
-fn encode(mode: TextureMode, format: ImageFormat, image: &RgbaImage, role: Role) -> Result<Encoded> {
+fn encode(mode: TextureMode, format: ImageFormat, image: &RgbaImage, role: Role, threads: u32) -> Result<Encoded> {
     match mode {
         TextureMode::Keep => encode_as_source(format, image),
-        TextureMode::Webp => Ok(Encoded { data: webp_encode::encode(image.as_raw(), image.width(), image.height(), role)?, mime_type: "image/webp".into() }),
-        TextureMode::Ktx2 => Ok(Encoded { data: ktx2_encode::encode(image, role)?, mime_type: "image/ktx2".into() }),
+        TextureMode::Webp => {
+            Ok(Encoded { data: webp_encode::encode(image.as_raw(), image.width(), image.height(), role, threads)?, mime_type: "image/webp".into() })
+        }
+        TextureMode::Ktx2 => Ok(Encoded { data: ktx2_encode::encode(image, role, threads)?, mime_type: "image/ktx2".into() }),
     }
 }
 
 #[cfg(not(feature = "textures"))]
-fn encode(mode: TextureMode, format: ImageFormat, image: &RgbaImage, _role: Role) -> Result<Encoded> {
+fn encode(mode: TextureMode, format: ImageFormat, image: &RgbaImage, _role: Role, _threads: u32) -> Result<Encoded> {
     match mode {
         TextureMode::Keep => encode_as_source(format, image),
         _ => Err(encoders_missing(mode)),
@@ -179,8 +182,35 @@ pub fn process(model: &mut Model, options: &TextureOptions) -> Result<Vec<Value>
             "Set max_texture_size (e.g. 2048) to scale the textures down, choose textures: webp, or keep them as they are.",
         ));
     }
+    let jobs: Vec<jobs::Job> = plans
+        .iter()
+        .enumerate()
+        .filter_map(|(index, plan)| match plan {
+            Some((format, _, size, true)) => Some(jobs::Job { index, format: *format, size: *size, role: roles[index] }),
+            _ => None,
+        })
+        .collect();
+    let mut outcomes: HashMap<usize, jobs::Outcome> = HashMap::with_capacity(jobs.len());
+    for (job, outcome) in jobs.iter().zip(jobs::run(&model.images, &jobs, options.mode)) {
+        outcomes.insert(job.index, outcome?);
+    }
+    // Images whose pixels another image holds take that image's encoding, once all are done.
+    let mut encodings: HashMap<usize, Encoded> = HashMap::with_capacity(outcomes.len());
+    let mut copies: Vec<(usize, usize)> = Vec::new();
+    for (index, outcome) in outcomes {
+        match outcome {
+            jobs::Outcome::Encoded(encoded) => {
+                encodings.insert(index, encoded);
+            }
+            jobs::Outcome::SameAs(first) => copies.push((index, first)),
+        }
+    }
+    for (index, first) in copies {
+        let same = &encodings[&first];
+        let copy = Encoded { data: same.data.clone(), mime_type: same.mime_type.clone() };
+        encodings.insert(index, copy);
+    }
     let mut reports = Vec::with_capacity(model.images.len());
-    let mut encoded_by_pixels: HashMap<u64, usize> = HashMap::new();
     for (index, plan) in plans.into_iter().enumerate() {
         let role = roles[index];
         let before_bytes = model.images[index].data.len();
@@ -189,7 +219,7 @@ pub fn process(model: &mut Model, options: &TextureOptions) -> Result<Vec<Value>
         if let Some(name) = &model.images[index].name {
             report["name"] = json!(name);
         }
-        let Some((format, (width, height), (to_width, to_height), work)) = plan else {
+        let Some((_, (width, height), (to_width, to_height), _)) = plan else {
             report["format"] = json!(before_format);
             report["bytes"] = json!(before_bytes);
             if !untouched {
@@ -200,14 +230,7 @@ pub fn process(model: &mut Model, options: &TextureOptions) -> Result<Vec<Value>
         };
         report["size_before"] = json!([width, height]);
         report["size"] = json!([to_width, to_height]);
-        if work {
-            let pixels = scaled(decode_rgba(index, &model.images[index].data, format)?, to_width, to_height);
-            let key = pixel_hash(&pixels, role);
-            let encoded = match encoded_by_pixels.get(&key) {
-                Some(&first) => Encoded { data: model.images[first].data.clone(), mime_type: model.images[first].mime_type.clone() },
-                None => encode(options.mode, format, &pixels, role)?,
-            };
-            encoded_by_pixels.entry(key).or_insert(index);
+        if let Some(encoded) = encodings.remove(&index) {
             model.images[index].data = encoded.data;
             model.images[index].mime_type = encoded.mime_type;
             if let Some(extension) = options.mode.extension() {
