@@ -1,23 +1,33 @@
 //! With the `textures` feature: compiles src/texture/basisu_params.cpp, which sets two Basis
 //! Universal encoder parameters that the basis-universal crate's C wrapper has no setter for
 //! (the UASTC rate-distortion dictionary size and the ETC1S compression level). It includes the
-//! basisu headers vendored in basis-universal-sys, found through `cargo metadata`, so it always
+//! basisu headers vendored in basis-universal-sys (the version Cargo.lock pins), so it always
 //! matches the encoder that crate links.
 use std::path::PathBuf;
-use std::process::Command;
 
+/// The basis-universal-sys sources cargo unpacked for this build: the version Cargo.lock pins, in the
+/// registry's source folder. Not `cargo metadata`: offline it needs every package of every platform
+/// in the cache, which a fresh machine that only built for its own platform does not have.
 fn basisu_sys_dir() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-    let output =
-        Command::new(cargo).args(["metadata", "--format-version", "1", "--offline", "--manifest-path"]).arg(&manifest).output().expect("cargo metadata runs");
-    assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).expect("cargo metadata prints JSON");
-    let package = metadata["packages"]
-        .as_array()
-        .and_then(|packages| packages.iter().find(|p| p["name"] == "basis-universal-sys"))
-        .expect("basis-universal-sys is a dependency");
-    PathBuf::from(package["manifest_path"].as_str().expect("a manifest path")).parent().expect("a crate folder").to_path_buf()
+    let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let lock = std::fs::read_to_string(manifest_dir.join("../Cargo.lock")).expect("native/Cargo.lock is readable");
+    let version = lock
+        .split("[[package]]")
+        .find(|package| package.contains("name = \"basis-universal-sys\""))
+        .and_then(|package| package.lines().find_map(|line| line.strip_prefix("version = \"")))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .expect("Cargo.lock pins basis-universal-sys");
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
+        .expect("CARGO_HOME or HOME is set");
+    let registry = cargo_home.join("registry").join("src");
+    std::fs::read_dir(&registry)
+        .expect("cargo's registry source folder exists")
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.path().join(format!("basis-universal-sys-{version}")))
+        .find(|candidate| candidate.join("vendor").is_dir())
+        .unwrap_or_else(|| panic!("basis-universal-sys {version} is not unpacked under {}", registry.display()))
 }
 
 fn main() {
