@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { coreOptions } from '../../native/mesh.ts'
+import { onlyWords, optimizeOnly } from './flags.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 const inputs = join(root, 'bench/.out/mesh')
@@ -18,12 +19,7 @@ const gltfpack = resolve(root, '../shared/peers/gltfpack')
 const kiln = process.env.KILN_MESH ?? join(root, 'native/target/release/kiln-mesh')
 const base = process.env.KILN_MESH_BASE
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 5)
-const only = process.argv
-  .find((a) => a.startsWith('--only='))
-  ?.slice(7)
-  .split(',')
-  .filter(Boolean)
-const optimizeOnly = process.argv.includes('--optimize-only')
+const only = onlyWords
 
 /** CPU milliseconds (user + system) of one run of the command, from perf's task-clock. */
 function cpuMs(command: string, args: string[]): number {

@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks'
 import type { Document } from '@gltf-transform/core'
 import { validateBytes } from 'gltf-validator'
 import { coreOptions, type MeshTool } from '../../native/mesh.ts'
+import { onlyWords, optimizeOnly } from './flags.ts'
 import {
   instancedMesh,
   manySmallMeshes,
@@ -39,12 +40,7 @@ const node = process.execPath
 const quick = process.argv.includes('--quick')
 const nativeOnly = process.argv.includes('--native-only')
 const allReferences = process.argv.includes('--all-references')
-const only = process.argv
-  .find((a) => a.startsWith('--only='))
-  ?.slice(7)
-  .split(',')
-  .filter(Boolean)
-const optimizeOnly = process.argv.includes('--optimize-only')
+const only = onlyWords
 const REFERENCE_LIMIT = 200_000
 // Each timing is the best of this many runs: the machine is shared, and the best run is the one
 // least disturbed by others' work.
