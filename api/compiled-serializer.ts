@@ -32,6 +32,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const literal = (text: string) => JSON.stringify(text)
 
+/** The source of the statement that refuses a value at `path` (an expression) for not being `expected`. */
+const failure = (path: string, expected: string) => `throw mismatch(${path}, ${literal(expected)});`
+
 /**
  * Writes the source of a function that appends the JSON of one schema node to `out`. `value` is
  * the name of a variable holding the value; `path` is an expression for its path, evaluated only
@@ -51,7 +54,7 @@ class Writer {
   }
 
   node(def: ZodDef, value: string, path: string): string {
-    const fail = (expected: string) => `throw mismatch(${path}, ${literal(expected)});`
+    const fail = (expected: string) => failure(path, expected)
     switch (def.type) {
       case 'string':
         return `if (typeof ${value} !== 'string') ${fail('string')}\nout += JSON.stringify(${value});`
@@ -126,7 +129,7 @@ class Writer {
     // zod lets an unknown member be undefined, and JSON.stringify leaves it out.
     const mayBeAbsent = optional || inner.type === 'unknown' || inner.type === 'any'
     return [
-      `if (${value} === undefined) ${mayBeAbsent ? '{}' : `throw mismatch(${path}, 'a value');`}`,
+      `if (${value} === undefined) ${mayBeAbsent ? '{}' : failure(path, 'a value')}`,
       'else {',
       `out += ${prefix};`,
       `${comma} = ',';`,
@@ -140,7 +143,11 @@ class Writer {
     if (catchall !== undefined && catchall !== 'unknown')
       throw new Unsupported(`object with ${catchall} catchall`)
     const comma = this.name('c')
-    const lines = [`if (!isRecord(${value})) ${fail(path, 'an object')}`, `out += '{';`, `let ${comma} = '';`]
+    const lines = [
+      `if (!isRecord(${value})) ${failure(path, 'an object')}`,
+      `out += '{';`,
+      `let ${comma} = '';`,
+    ]
     const fields = Object.entries(def.shape ?? {})
     for (const [key, schema] of fields) {
       const item = this.name('v')
@@ -176,8 +183,6 @@ class Writer {
     return lines.join('\n')
   }
 }
-
-const fail = (path: string, expected: string) => `throw mismatch(${path}, ${literal(expected)});`
 
 /** The compiled serializer of a zod schema, or null when the schema has parts it does not handle. */
 export function compiledSerializer(schema: unknown): ((data: unknown) => string) | null {

@@ -106,12 +106,8 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
 
   async countBy(query: Filter, by: string): Promise<Record<string, number>> {
     const key = checkField(by)
-    const filter = filterOf(query)
-    // A field also named in the query keeps that condition; documents without it are not counted.
-    filter[key] = {
-      ...(isCondition(filter[key]) ? filter[key] : filter[key] === undefined ? {} : { $eq: filter[key] }),
-      $ne: null,
-    }
+    // Documents without the field are not counted, whatever the query says of it.
+    const filter = { $and: [filterOf(query), { [key]: { $ne: null } }] }
     const counts: Record<string, number> = {}
     for (const group of await this.#collection
       .aggregate<{ _id: unknown; count: number }>([
@@ -138,9 +134,6 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
     return { count, sum }
   }
 }
-
-const isCondition = (value: unknown): value is Document =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** A query's filter document. */
 function filterOf(query: Filter): Document {
