@@ -19,6 +19,7 @@ pub mod merge_materials;
 pub mod mesh_ops;
 pub mod prune;
 pub mod render;
+pub mod round;
 pub mod simplify;
 pub mod split;
 pub mod stitch;

@@ -10,6 +10,7 @@
 //! (write/nodes.rs) keeps every placement's world positions where they were.
 use crate::math::Bounds;
 use crate::model::Model;
+use crate::round::round;
 
 /// The catalog's default for `position_bits`: gltfpack's 14 (-vp 14).
 pub const DEFAULT_POSITION_BITS: u8 = 14;
@@ -32,7 +33,7 @@ pub struct Grid {
 
 impl Grid {
     pub fn quantize(&self, p: [f32; 3]) -> [u16; 3] {
-        [0, 1, 2].map(|k| ((p[k] - self.offset[k]) / self.scale).round().clamp(0.0, MAX_MESH_STEPS) as u16)
+        [0, 1, 2].map(|k| round((p[k] - self.offset[k]) / self.scale).clamp(0.0, MAX_MESH_STEPS) as u16)
     }
 
     #[cfg(test)]

@@ -14,6 +14,7 @@
 //! than 16 bits at 12 bits per unit), a non-finite one, or one on a primitive with no material
 //! keeps floats.
 use crate::model::Model;
+use crate::round::round;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -69,7 +70,7 @@ impl UvGrid {
     /// neighbouring values differ by whole steps and the codec sees fewer distinct deltas.
     pub fn encode(&self, v: f32, k: usize) -> u16 {
         let unit = ((v - self.offset[k]) / self.scale[k]).clamp(0.0, 1.0);
-        let q = (unit * self.steps[k] as f32).round() as u32;
+        let q = round(unit * self.steps[k] as f32) as u32;
         (q * self.stride[k]) as u16
     }
 
