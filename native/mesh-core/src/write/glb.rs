@@ -19,9 +19,10 @@ use super::nodes::scene_nodes;
 use super::quantize::{position_grids, Grid, DEFAULT_POSITION_BITS};
 use super::skin::{plan_skins, quantized_weights, write_animations, write_joints, write_skins};
 use super::texture_transform::{grid_for as uv_grid_for, transformed_materials, uv_grids, UvGrid, TRANSFORM};
-use super::weld_quantized::{gather, weld_written};
+use super::weld_quantized::{gather, strip_ordered, weld_written, TriangleOrder};
 use crate::math::Bounds;
 use crate::model::{target_of, Model, Primitive};
+use crate::round::round;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,19 +39,22 @@ pub struct GlbOptions {
     pub compress: bool,
     /// Position precision when quantizing: 2^bits − 1 steps across the stored box (quantize.rs).
     pub position_bits: u8,
+    /// Who orders triangles for the vertex cache: the tool (`Kept`), or the writer around its
+    /// weld at output precision (`Strip`, optimize's order; write/weld_quantized.rs).
+    pub triangle_order: TriangleOrder,
 }
 
 impl Default for GlbOptions {
     /// Plain floats, uncompressed; gltfpack's position precision should quantization be turned on.
     fn default() -> Self {
-        GlbOptions { quantize: false, compress: false, position_bits: DEFAULT_POSITION_BITS }
+        GlbOptions { quantize: false, compress: false, position_bits: DEFAULT_POSITION_BITS, triangle_order: TriangleOrder::Kept }
     }
 }
 
 impl GlbOptions {
     /// Quantized at gltfpack's default position precision, compressed or not.
     pub fn quantized(compress: bool) -> Self {
-        GlbOptions { quantize: true, compress, position_bits: DEFAULT_POSITION_BITS }
+        GlbOptions { quantize: true, compress, position_bits: DEFAULT_POSITION_BITS, triangle_order: TriangleOrder::Kept }
     }
 }
 
@@ -67,6 +71,7 @@ pub(super) struct Builder {
     /// Vertices and triangles written so far, after welding; see `Written`.
     written_vertices: usize,
     written_faces: usize,
+    triangle_order: TriangleOrder,
 }
 
 fn pad4(bytes: &mut Vec<u8>, fill: u8) {
@@ -329,16 +334,16 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
         } else if grid.is_some() && a.semantic == "TANGENT" && a.components == 4 && b.compress {
             Column::bytes(octahedral_tangents(&a.data), 4, Some("OCTAHEDRAL"), 5120, true)
         } else if grid.is_some() && a.semantic == "TANGENT" && a.components == 4 {
-            let bytes = stream(values, 4, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()));
+            let bytes = stream(values, 4, 8, |v, o| o.extend_from_slice(&(round(v.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes()));
             Column::bytes(bytes, 8, None, 5122, true)
         } else if grid.is_some() && a.semantic == "NORMAL" {
-            let bytes = stream(values, 3, 8, |v, o| o.extend_from_slice(&((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()));
+            let bytes = stream(values, 3, 8, |v, o| o.extend_from_slice(&(round(v.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes()));
             Column::bytes(bytes, 8, None, 5122, true)
         } else if let (Some(_), Some(g)) = (grid, uv_grid) {
             let bytes: Vec<u8> = a.data.chunks_exact(2).flat_map(|uv| [g.encode(uv[0], 0), g.encode(uv[1], 1)]).flat_map(u16::to_le_bytes).collect();
             Column::bytes(bytes, 4, None, 5123, true)
         } else if grid.is_some() && a.semantic.starts_with("COLOR_") {
-            Column::bytes(stream(values, a.components, 4, |v, o| o.push((v * 255.0).round() as u8)), 4, None, 5121, true)
+            Column::bytes(stream(values, a.components, 4, |v, o| o.push(round(v * 255.0) as u8)), 4, None, 5121, true)
         } else {
             let stride = a.components * 4;
             Column::bytes(stream(values, a.components, stride, |v, o| o.extend_from_slice(&v.to_le_bytes())), stride, None, 5126, false)
@@ -347,7 +352,7 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
     }
 
     let mut indices = std::borrow::Cow::Borrowed(&p.indices[..]);
-    if grid.is_some() {
+    let welded = if grid.is_some() {
         let joint_bits: Vec<Vec<u8>> = columns
             .iter()
             .filter_map(|(_, _, c)| if let Column::Joints(j) = c { Some(j.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect()) } else { None })
@@ -355,16 +360,19 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
         let mut keys: Vec<(&[u8], usize)> =
             columns.iter().filter_map(|(_, _, c)| if let Column::Bytes { bytes, stride, .. } = c { Some((&bytes[..], *stride)) } else { None }).collect();
         keys.extend(joint_bits.iter().map(|j| (&j[..], 16)));
-        if let Some(welded) = weld_written(&keys, n, &p.indices) {
-            for (_, _, column) in &mut columns {
-                match column {
-                    Column::Bytes { bytes, stride, .. } => *bytes = gather(bytes, *stride, &welded.kept),
-                    Column::Joints(j) => *j = gather(j, 4, &welded.kept),
-                }
+        weld_written(&keys, n, &p.indices, b.triangle_order)
+    } else {
+        (b.triangle_order == TriangleOrder::Strip).then(|| strip_ordered(&p.indices, n))
+    };
+    if let Some(welded) = welded {
+        for (_, _, column) in &mut columns {
+            match column {
+                Column::Bytes { bytes, stride, .. } => *bytes = gather(bytes, *stride, &welded.kept),
+                Column::Joints(j) => *j = gather(j, 4, &welded.kept),
             }
-            n = welded.kept.len();
-            indices = std::borrow::Cow::Owned(welded.indices);
         }
+        n = welded.kept.len();
+        indices = std::borrow::Cow::Owned(welded.indices);
     }
     b.written_vertices += n;
     b.written_faces += indices.len() / 3;
@@ -470,6 +478,7 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
         uv_grids: BTreeMap::new(),
         written_vertices: 0,
         written_faces: 0,
+        triangle_order: options.triangle_order,
     };
     if options.quantize {
         b.uv_grids = uv_grids(model);

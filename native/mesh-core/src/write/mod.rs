@@ -19,6 +19,7 @@ pub use nodes::{decompose, Trs};
 pub use obj::write_obj;
 pub use ply::write_ply;
 pub use stl::write_stl;
+pub use weld_quantized::TriangleOrder;
 
 use crate::error::{MeshError, Result};
 use crate::model::Model;

@@ -16,42 +16,78 @@ pub(super) struct Welded {
     pub indices: Vec<u32>,
 }
 
+/// Who puts the triangles in vertex-cache order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TriangleOrder {
+    /// The tool did (simplify, split: meshoptimizer's cache order); the weld keeps it, and orders
+    /// again only when it merged enough vertices to break it (see `weld_written`).
+    Kept,
+    /// The writer does, once, in the strip-friendly order (optimize): before the weld when it
+    /// merges under 1 % of the vertices, after it otherwise. Ordering in the tool and again after
+    /// a large merge cost two passes, the larger part of optimizing a model of many small meshes.
+    Strip,
+}
+
 /// Vertices of one primitive welded by their written bytes. `columns` holds each attribute's
-/// encoding, `size` bytes per vertex, `vertex_count` vertices. None when no two vertices share
-/// their bytes (nothing to change), or when every triangle would collapse (the primitive is
-/// written as it is rather than left without triangles, which glTF does not allow).
-pub(super) fn weld_written(columns: &[(&[u8], usize)], vertex_count: usize, indices: &[u32]) -> Option<Welded> {
+/// encoding, `size` bytes per vertex, `vertex_count` vertices. None when the primitive is written
+/// as it is: with `Kept` order, when no two vertices share their bytes (nothing to change), or
+/// when every triangle would collapse (glTF does not allow a primitive without triangles).
+/// With `Strip` order the triangles are always ordered, so the answer is never None.
+pub(super) fn weld_written(columns: &[(&[u8], usize)], vertex_count: usize, indices: &[u32], order: TriangleOrder) -> Option<Welded> {
+    let unwelded = || (order == TriangleOrder::Strip).then(|| strip_ordered(indices, vertex_count));
     let key_size: usize = columns.iter().map(|&(_, size)| size).sum();
     if vertex_count < 2 || key_size == 0 {
-        return None;
+        return unwelded();
     }
     let (representative, distinct) = first_of_equal(&WrittenBytes { columns, vertex_count });
     if distinct == vertex_count {
-        return None;
+        return unwelded();
     }
-    let mut merged: Vec<u32> = Vec::with_capacity(indices.len());
-    for t in indices.chunks_exact(3) {
-        let [a, b, c] = [t[0], t[1], t[2]].map(|i| representative[i as usize]);
-        if a != b && b != c && a != c {
-            merged.extend_from_slice(&[a, b, c]);
+    let merge = |ordered: &[u32]| {
+        let mut merged: Vec<u32> = Vec::with_capacity(ordered.len());
+        for t in ordered.chunks_exact(3) {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| representative[i as usize]);
+            if a != b && b != c && a != c {
+                merged.extend_from_slice(&[a, b, c]);
+            }
         }
-    }
-    if merged.is_empty() {
-        return None;
-    }
-    // Merged vertices make the incoming strip-friendly triangle order (optimize.rs) revisit old
-    // vertices, which the index codec pays for (CesiumMan, a fifth of its vertices merged: +17 %
-    // index bytes), so the triangles are ordered again. When under 1 % merged, the order is
-    // nearly intact and a second pass would cost as much time as the first (0.2 s on a
-    // million triangles), so it is kept. Either way vertices are numbered in first use.
-    let merged = match (vertex_count - distinct) * 100 >= vertex_count {
-        true => meshopt::optimize_vertex_cache_strip(&merged, vertex_count),
-        false => merged,
+        merged
     };
+    // Merged vertices make a strip-friendly triangle order revisit old vertices, which the index
+    // codec pays for (CesiumMan, a fifth of its vertices merged: +17 % index bytes), so a large
+    // merge is ordered after merging. When under 1 % merged, ordering before merging leaves the
+    // order nearly intact at the same cost, and `Kept` order is kept rather than paid for twice
+    // (0.2 s on a million triangles). Either way vertices are numbered in first use.
+    let large = (vertex_count - distinct) * 100 >= vertex_count;
+    let merged = match (order, large) {
+        (TriangleOrder::Strip, false) => merge(&meshopt::optimize_vertex_cache_strip(indices, vertex_count)),
+        (_, true) => {
+            let merged = merge(indices);
+            if merged.is_empty() {
+                return unwelded();
+            }
+            meshopt::optimize_vertex_cache_strip(&merged, vertex_count)
+        }
+        (TriangleOrder::Kept, false) => merge(indices),
+    };
+    if merged.is_empty() {
+        return unwelded();
+    }
+    Some(numbered_in_first_use(&merged, vertex_count, distinct))
+}
+
+/// The primitive's own vertices, triangles in strip-friendly cache order and vertices numbered
+/// in first use (which also drops unused ones): what optimize writes when the weld merges nothing.
+pub(super) fn strip_ordered(indices: &[u32], vertex_count: usize) -> Welded {
+    numbered_in_first_use(&meshopt::optimize_vertex_cache_strip(indices, vertex_count), vertex_count, vertex_count)
+}
+
+/// Vertices renumbered in order of first use by `indices`, `distinct` at most.
+fn numbered_in_first_use(indices: &[u32], vertex_count: usize, distinct: usize) -> Welded {
     const UNSEEN: u32 = u32::MAX;
     let mut new_index = vec![UNSEEN; vertex_count];
     let mut kept = Vec::with_capacity(distinct);
-    let indices = merged
+    let indices = indices
         .iter()
         .map(|&v| {
             let slot = &mut new_index[v as usize];
@@ -62,7 +98,7 @@ pub(super) fn weld_written(columns: &[(&[u8], usize)], vertex_count: usize, indi
             *slot
         })
         .collect();
-    Some(Welded { kept, indices })
+    Welded { kept, indices }
 }
 
 /// A vertex's key: its bytes in each column.
@@ -133,7 +169,7 @@ mod tests {
         // Vertices 1 and 3 carry the same bytes; vertex 4 is unused.
         let positions: Vec<u8> = [[0u8, 0], [1, 0], [0, 1], [1, 0], [7, 7], [1, 1]].concat();
         let indices = [2, 0, 1, 3, 5, 2];
-        let welded = weld_written(&[(&positions, 2)], 6, &indices).unwrap();
+        let welded = weld_written(&[(&positions, 2)], 6, &indices, TriangleOrder::Kept).unwrap();
         assert_eq!(welded.kept.len(), 4);
         assert!(!welded.kept.contains(&4));
         assert!(first_use_ordered(&welded.indices), "{:?}", welded.indices);
@@ -145,21 +181,76 @@ mod tests {
     fn a_difference_in_any_column_keeps_vertices_apart() {
         let positions = [0u8, 0, 0, 0, 5, 5];
         let normals = [1u8, 2, 1, 3, 0, 0];
-        assert_eq!(weld_written(&[(&positions, 2), (&normals, 2)], 3, &[0, 1, 2]), None);
+        assert_eq!(weld_written(&[(&positions, 2), (&normals, 2)], 3, &[0, 1, 2], TriangleOrder::Kept), None);
         // Keys longer than 8 bytes take the byte-slice path.
         let wide: Vec<u8> = (0..3).flat_map(|v| [v as u8; 12]).collect();
-        assert_eq!(weld_written(&[(&wide, 12)], 3, &[0, 1, 2]), None);
+        assert_eq!(weld_written(&[(&wide, 12)], 3, &[0, 1, 2], TriangleOrder::Kept), None);
         let twins: Vec<u8> = [[1u8; 12], [1; 12], [2; 12], [3; 12]].concat();
-        assert_eq!(weld_written(&[(&twins, 12)], 4, &[0, 2, 3, 1, 2, 3]).unwrap().kept.len(), 3);
+        assert_eq!(weld_written(&[(&twins, 12)], 4, &[0, 2, 3, 1, 2, 3], TriangleOrder::Kept).unwrap().kept.len(), 3);
     }
 
     #[test]
     fn collapsed_triangles_are_dropped_and_all_collapsed_keeps_the_primitive() {
         let bytes = [0u8, 1, 1, 2];
-        let welded = weld_written(&[(&bytes, 1)], 4, &[0, 1, 2, 0, 1, 3]).unwrap();
+        let welded = weld_written(&[(&bytes, 1)], 4, &[0, 1, 2, 0, 1, 3], TriangleOrder::Kept).unwrap();
         assert_eq!(welded.indices.len(), 3);
         assert_eq!(decoded(&gather(&bytes, 1, &welded.kept), 1, &welded.indices), decoded(&bytes, 1, &[0, 1, 3]));
-        assert_eq!(weld_written(&[(&bytes, 1)], 4, &[0, 1, 2]), None);
+        assert_eq!(weld_written(&[(&bytes, 1)], 4, &[0, 1, 2], TriangleOrder::Kept), None);
+    }
+
+    /// A grid of `side` × `side` quads, two triangles each, vertex bytes (x, y); every vertex of
+    /// row `y` in `merged_rows` also written a second time (a copy), which the weld merges.
+    fn grid_with_copies(side: u8, merged_rows: &[u8]) -> (Vec<u8>, Vec<u32>) {
+        let mut bytes: Vec<u8> = (0..=side).flat_map(|y| (0..=side).flat_map(move |x| [x, y])).collect();
+        let id = |x: u8, y: u8| u32::from(y) * (u32::from(side) + 1) + u32::from(x);
+        let mut copy_of = std::collections::HashMap::new();
+        for &y in merged_rows {
+            for x in 0..=side {
+                copy_of.insert(id(x, y), (bytes.len() / 2) as u32);
+                bytes.extend_from_slice(&[x, y]);
+            }
+        }
+        let mut indices = Vec::new();
+        for y in 0..side {
+            for x in 0..side {
+                let [a, b, c, d] = [id(x, y), id(x + 1, y), id(x, y + 1), id(x + 1, y + 1)];
+                // Quads above a copied row use the copy of its vertices.
+                let lower = |v: u32| if y > 0 && merged_rows.contains(&y) { copy_of[&v] } else { v };
+                indices.extend_from_slice(&[lower(a), lower(b), c, lower(b), d, c]);
+            }
+        }
+        (bytes, indices)
+    }
+
+    #[test]
+    fn strip_order_orders_once_and_writes_the_same_triangles() {
+        // 40 × 40 quads: 1,681 vertices. One copied row (41 copies, over 1 %) is a large merge,
+        // ordered after merging; none is the plain strip order.
+        for rows in [&[20u8][..], &[]] {
+            let (bytes, indices) = grid_with_copies(40, rows);
+            let count = bytes.len() / 2;
+            let welded = weld_written(&[(&bytes, 2)], count, &indices, TriangleOrder::Strip).unwrap();
+            assert_eq!(welded.kept.len(), 41 * 41);
+            assert!(first_use_ordered(&welded.indices));
+            assert_eq!(decoded(&gather(&bytes, 2, &welded.kept), 2, &welded.indices), decoded(&bytes, 2, &indices));
+            if rows.is_empty() {
+                assert_eq!(welded, strip_ordered(&indices, count));
+            }
+        }
+    }
+
+    #[test]
+    fn a_small_merge_in_strip_order_writes_what_ordering_first_and_welding_after_wrote() {
+        // 100 × 100 quads (10,201 vertices) and one copied row: 101 copies, under 1 %. The result
+        // must be the bytes optimize wrote when it ordered before writing: strip order, then
+        // the weld keeping that order.
+        let (bytes, indices) = grid_with_copies(100, &[50]);
+        let count = bytes.len() / 2;
+        let strip = meshopt::optimize_vertex_cache_strip(&indices, count);
+        let ordered_first = weld_written(&[(&bytes, 2)], count, &strip, TriangleOrder::Kept).unwrap();
+        let at_once = weld_written(&[(&bytes, 2)], count, &indices, TriangleOrder::Strip).unwrap();
+        assert_eq!(at_once.indices, ordered_first.indices);
+        assert_eq!(gather(&bytes, 2, &at_once.kept), gather(&bytes, 2, &ordered_first.kept));
     }
 
     use crate::model::{Attribute, Mesh, Model, Node, Primitive, Skin, SourceFormat, IDENTITY};
