@@ -29,7 +29,10 @@ fn uses_extension(root: &Value, name: &str) -> bool {
 }
 
 pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &ReadOptions) -> Result<Model> {
-    let mut root: Value = serde_json::from_slice(json).map_err(|e| MeshError::invalid(format!("glTF JSON does not parse: {e}")))?;
+    let mut root: Value = match super::gltf_json::parse_without_bounds(json) {
+        Some(root) => root,
+        None => serde_json::from_slice(json).map_err(|e| MeshError::invalid(format!("glTF JSON does not parse: {e}")))?,
+    };
     if !root.is_object() {
         return Err(MeshError::invalid("glTF JSON is not an object"));
     }

@@ -3,6 +3,7 @@ mod accessor;
 mod draco;
 mod glb;
 mod gltf;
+mod gltf_json;
 pub mod limits;
 mod meshopt_ext;
 mod obj;
