@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
+mod allocator;
 #[cfg(not(target_family = "wasm"))]
 mod textures;
 
@@ -50,6 +51,7 @@ fn write_files(out_dir: &Path, files: &[mesh_core::tools::OutputFile]) -> std::i
 }
 
 fn main() -> ExitCode {
+    allocator::keep_freed_memory();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(tool), Some(input_path)) = (args.first(), args.get(1)) else {
         return usage("missing arguments");
