@@ -193,7 +193,9 @@ pub fn fix_skin_attributes(model: &mut crate::model::Model) -> usize {
                 for &(j, w) in &pairs {
                     for k in v * 4..v * 4 + 4 {
                         let joint = p.attributes[j].data[k];
-                        let valid = joint >= 0.0 && joint.fract() == 0.0 && (joint as usize) < limit;
+                        // A whole number under the limit; the truncating cast tells whole numbers
+                        // apart where `fract` would call libm's truncf for every value.
+                        let valid = joint >= 0.0 && joint < limit as f32 && joint as u32 as f32 == joint;
                         let weight = p.attributes[w].data[k];
                         if !valid || !weight.is_finite() || weight < 0.0 {
                             fixed += usize::from(!valid || weight != 0.0);

@@ -67,6 +67,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         check_range("optimize", "max_texture_size", f64::from(size), 1.0, f64::from(MAX_TEXTURE_SIZE))?;
     }
     let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
+    model.release_source_json();
     let read_s = seconds(started);
     let glb = GlbOptions {
         quantize: options.quantize,

@@ -65,6 +65,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let options: SimplifyOptions = parse("simplify", options)?;
     check_range("simplify", "max_error", options.max_error, 0.0, 1.0)?;
     let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
+    model.release_source_json();
     let faces_in = model.face_count();
     let vertices_in = model.vertex_count();
     let ratio = match (options.target_faces, options.target_ratio) {

@@ -157,7 +157,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let started = std::time::Instant::now();
     let options: SplitOptions = parse("split", options)?;
     let s = settings(&options)?;
-    let model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
+    let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
+    // Each part's model carries a copy of it.
+    model.release_source_json();
     let read_s = seconds(started);
     let objects = bake(&model);
     let primitives: Vec<&crate::model::Primitive> = objects.iter().flat_map(|o| &o.primitives).collect();
