@@ -37,9 +37,31 @@ mod tests {
     #[test]
     fn the_edges_match_f32_round() {
         let edges = [
-            0.0, -0.0, 0.5, -0.5, 0.49999997, -0.49999997, 0.50000006, 1.5, 2.5, -2.5, 65534.5, 65535.49, 65535.5,
-            8_388_607.5, -8_388_607.5, 8_388_608.0, 16_777_216.0, f32::MIN_POSITIVE, -f32::MIN_POSITIVE, 1e-45,
-            f32::MAX, f32::MIN, f32::INFINITY, f32::NEG_INFINITY, f32::NAN,
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            0.49999997,
+            -0.49999997,
+            0.50000006,
+            1.5,
+            2.5,
+            -2.5,
+            65534.5,
+            65535.49,
+            65535.5,
+            8_388_607.5,
+            -8_388_607.5,
+            8_388_608.0,
+            16_777_216.0,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            1e-45,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
         ];
         for x in edges {
             assert!(same(x.to_bits()), "{x}: {} against {}", round(x), x.round());

@@ -69,12 +69,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     model.release_source_json();
     let read_s = seconds(started);
-    let glb = GlbOptions {
-        quantize: options.quantize,
-        compress: options.compress,
-        position_bits: options.position_bits,
-        triangle_order: TriangleOrder::Strip,
-    };
+    let glb = GlbOptions { quantize: options.quantize, compress: options.compress, position_bits: options.position_bits, triangle_order: TriangleOrder::Strip };
     let ratio = options.simplify_ratio;
     let debris_fraction = options.remove_debris;
     let before = json!({

@@ -558,7 +558,14 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
     root.insert("buffers".into(), Value::Array(buffers));
     let materials: Vec<Value> = materials.iter().map(material_without_defaults).collect();
     let samplers: Vec<Value> = model.samplers.iter().map(sampler_without_defaults).collect();
-    for (key, list) in [("materials", materials), ("textures", model.textures.clone()), ("samplers", samplers), ("images", images), ("skins", skins), ("animations", animations)] {
+    for (key, list) in [
+        ("materials", materials),
+        ("textures", model.textures.clone()),
+        ("samplers", samplers),
+        ("images", images),
+        ("skins", skins),
+        ("animations", animations),
+    ] {
         if !list.is_empty() {
             root.insert(key.into(), Value::Array(list));
         }
