@@ -11,8 +11,8 @@ const ALL_WHOLE: f32 = 8_388_608.0;
 /// `x.round()`: the nearest whole number, halves away from zero, the sign of zero kept.
 #[inline]
 pub fn round(x: f32) -> f32 {
-    // Also true for NaN and the infinities, which round to themselves.
-    if !(x.abs() < ALL_WHOLE) {
+    // NaN and the infinities round to themselves too.
+    if x.is_nan() || x.abs() >= ALL_WHOLE {
         return x;
     }
     // Below 2^23 the truncation fits i32 and converts back exactly, and so does the fraction:

@@ -44,7 +44,8 @@ mod tests {
         assert_eq!(serde_json::to_string(&short_f32(4.0)).unwrap(), "4");
         assert_eq!(serde_json::to_string(&short_f32(-0.0)).unwrap(), "0");
         assert_eq!(serde_json::to_string(&short_f32(0.1)).unwrap(), "0.1");
-        assert_eq!(serde_json::to_string(&short_f32(1.753_906_25)).unwrap(), "1.7539063");
+        // 1.75390625, halfway between 1.7539062 and 1.7539063.
+        assert_eq!(serde_json::to_string(&short_f32(449.0 / 256.0)).unwrap(), "1.7539063");
         for x in [0.000_122_077_76_f32, -0.951_057_85, 9.503_693e-6, 1e30, 16_777_217.0, f32::MIN_POSITIVE] {
             let text = serde_json::to_string(&short_f32(x)).unwrap();
             assert!(text.len() <= 16, "{text}");
