@@ -356,7 +356,9 @@ describe('me and billing', () => {
     expect(afterJob!.usage).toMatchObject({ jobs_last_24h: 4, jobs_last_24h_by_tool: { split_3d_model: 3 } })
     expect(afterJob!.credits.balance).toBe(kept!.credits.balance - 2)
     // A kept answer equals what a store that keeps nothing answers.
-    expect(await getMe(new ReadModels(reads), acct, { now: at(t0 + 7 * hour), auth: 'key' })).toEqual(afterJob)
+    expect(await getMe(new ReadModels(reads), acct, { now: at(t0 + 7 * hour), auth: 'key' })).toEqual(
+      afterJob,
+    )
   })
 })
 
