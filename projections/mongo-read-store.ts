@@ -21,6 +21,7 @@ import {
   type LeaseHolder,
   type Query,
   type ReadStore,
+  type Scalar,
 } from './read-store.ts'
 
 const duplicateKey = 11000
@@ -67,7 +68,7 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
   }
 
   /** Other processes write the same collections unseen: nothing derived from them may be kept. */
-  changeStamp(): null {
+  changeStamp(_owner?: { field: string; value: Scalar }): null {
     return null
   }
 

@@ -51,8 +51,10 @@ export interface DocumentCollection<T extends Doc = Doc> {
    * A value that changes whenever the collection's documents may have changed (this process's
    * writes, another connection's commits), so an answer derived from them can be kept while it holds;
    * null where the store cannot tell (another process may write unseen), and nothing may be kept.
+   * With `owner`, only the documents whose `owner.field` is `owner.value` count: a field no document
+   * ever changes once written (an account id), or a write that moved a document away would go unseen.
    */
-  changeStamp(): string | null
+  changeStamp(owner?: { field: string; value: Scalar }): string | null
 }
 
 export interface ReadStore {

@@ -81,6 +81,11 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
   #cacheEra = -1
   /** The serial number of this connection's last write to the collection: with the era, the change stamp. */
   #lastWrite = 0
+  /**
+   * For each owner field asked about, the serial of the last write per value, and the serial at
+   * which that record began (what a value written only before then, or never, answers).
+   */
+  readonly #lastWriteByOwner = new Map<string, { since: number; byValue: Map<Scalar, number> }>()
   readonly #byId: StatementSync
   readonly #upsert: StatementSync
   /** find() builds its SQL from the query's shape; the statements are compiled once per shape. */
@@ -128,8 +133,15 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     return cached.shared
   }
 
-  changeStamp(): string {
-    return `${this.#validity.check()}.${this.#lastWrite}`
+  changeStamp(owner?: { field: string; value: Scalar }): string {
+    const era = this.#validity.check()
+    if (!owner) return `${era}.${this.#lastWrite}`
+    let record = this.#lastWriteByOwner.get(owner.field)
+    if (!record) {
+      record = { since: writeSerial, byValue: new Map() }
+      this.#lastWriteByOwner.set(owner.field, record)
+    }
+    return `${era}.${record.byValue.get(owner.value) ?? record.since}`
   }
 
   async getMany(ids: readonly string[]): Promise<T[]> {
@@ -162,6 +174,15 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
   /** putGuarded's writes, inside a transaction the caller holds. */
   upsertInTransaction(docs: readonly T[]): void {
     this.#lastWrite = ++writeSerial
+    for (const [field, record] of this.#lastWriteByOwner) {
+      // Past this many owners the record starts over: every owner's stamp then changes once.
+      if (record.byValue.size >= maxCachedDocs) {
+        record.byValue.clear()
+        record.since = writeSerial
+      }
+      for (const doc of docs)
+        record.byValue.set((doc as Record<string, unknown>)[field] as Scalar, writeSerial)
+    }
     for (const doc of docs) {
       this.#cached.delete(doc.id)
       this.#upsert.run(doc.id, doc.position, JSON.stringify(doc))

@@ -59,9 +59,10 @@ const keptAnswers = new WeakMap<ReadModels, Map<string, KeptMe>>()
 const maxKeptAnswers = 10_000
 
 /**
- * The account's Me, frozen (projections/frozen.ts). An answer is kept while the collections it was
- * read from are unchanged (their change stamps, taken before reading) and until the first moment
- * time alone changes it: an admission leaving the last 24 hours, a lot or stored file expiring.
+ * The account's Me, frozen (projections/frozen.ts). An answer is kept while the account's documents
+ * in the collections it was read from are unchanged (their change stamps, taken before reading) and
+ * until the first moment time alone changes it: an admission leaving the last 24 hours, a lot or a
+ * stored file expiring.
  */
 export async function getMe(
   models: ReadModels,
@@ -73,7 +74,12 @@ export async function getMe(
     await models.collection<AdmissionDoc>(accountsModel, collections.admissions),
     ...(options.storageLimits ? [await storedFiles(models)] : []),
   ]
-  const stamps = read.map((collection) => collection.changeStamp())
+  const [accounts, ...owned] = read
+  // Only this account's documents: another account's jobs do not make this answer stale.
+  const stamps = [
+    accounts!.changeStamp({ field: 'id', value: accountId }),
+    ...owned.map((collection) => collection.changeStamp({ field: 'accountId', value: accountId })),
+  ]
   const stamp = stamps.includes(null) ? null : stamps.join(' ')
   const at = options.now.getTime()
   let kept = keptAnswers.get(models)

@@ -355,6 +355,24 @@ describe('me and billing', () => {
     const afterJob = await getMe(models, acct, { now: at(t0 + 7 * hour), auth: 'key' })
     expect(afterJob!.usage).toMatchObject({ jobs_last_24h: 4, jobs_last_24h_by_tool: { split_3d_model: 3 } })
     expect(afterJob!.credits.balance).toBe(kept!.credits.balance - 2)
+    // Another account's writes leave this account's answer kept.
+    const other = 'acct_queriesother000000'
+    head = (
+      await handleCommand(store, accountStream(other), accountDecider, {
+        type: 'OpenAccount',
+        data: {
+          accountId: other,
+          login: 'bo',
+          email: null,
+          signupLotId: 'lot_signup_bo',
+          signupCredits: 100,
+          signupExpiresAt: t0 + 30 * day,
+          now: t0 + 6 * hour,
+        },
+      })
+    ).position
+    expect(await projections.waitForPosition(head, 5000)).toBe(true)
+    expect(await getMe(models, acct, { now: at(t0 + 7 * hour), auth: 'key' })).toBe(afterJob)
     // A kept answer equals what a store that keeps nothing answers.
     expect(await getMe(new ReadModels(reads), acct, { now: at(t0 + 7 * hour), auth: 'key' })).toEqual(
       afterJob,

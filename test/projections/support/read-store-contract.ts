@@ -159,6 +159,30 @@ export function readStoreContract(label: string, open: () => Promise<OpenedReadS
       }
     })
 
+    it("tells when one owner's documents may have changed, whatever other owners write", async () => {
+      const items = reads.collection<Item>('items')
+      const ofA = () => items.changeStamp({ field: 'account', value: 'a' })
+      const ofB = () => items.changeStamp({ field: 'account', value: 'b' })
+      await items.putGuarded([item('i1', 1, { account: 'a' })])
+      const [a, b] = [ofA(), ofB()]
+      if (a === null) {
+        expect(b).toBeNull()
+        return
+      }
+      expect(ofA()).toBe(a)
+      await items.putGuarded([item('i2', 1, { account: 'b' })])
+      expect(ofA()).toBe(a)
+      expect(ofB()).not.toBe(b)
+      const b2 = ofB()
+      await items.putGuarded([item('i1', 2, { account: 'a' }), item('i3', 1, { account: 'c' })])
+      expect(ofA()).not.toBe(a)
+      expect(ofB()).toBe(b2)
+      // A write that the position guard refuses may still count as a change: never the reverse.
+      const a2 = ofA()
+      await items.putGuarded([item('i4', 1, { account: 'a' })])
+      expect(ofA()).not.toBe(a2)
+    })
+
     // A projector catching up writes hundreds of documents at once; FerretDB 1.x hung for good on
     // one bulk write of 100 or more updates (see mongo-read-store.ts).
     it('replaces hundreds of stored documents in one guarded write, in several collections at once', async () => {
