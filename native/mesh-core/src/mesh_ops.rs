@@ -29,6 +29,19 @@ pub fn compact(source: &Primitive, indices: &[u32]) -> Primitive {
     }
 }
 
+/// Whether `compact(p, &p.indices)` would return `p` as it is: every vertex used, numbered in
+/// order of first use.
+pub fn is_compact(p: &Primitive) -> bool {
+    let mut next = 0u32;
+    for &i in &p.indices {
+        if i > next {
+            return false;
+        }
+        next += u32::from(i == next);
+    }
+    next as usize == p.positions.len()
+}
+
 /// The `per_vertex` values of each vertex in `order`, one after another.
 fn gather(values: &[f32], per_vertex: usize, order: &[u32]) -> Vec<f32> {
     let mut out = Vec::with_capacity(order.len() * per_vertex);
@@ -120,6 +133,22 @@ mod tests {
         assert_eq!(welded.indices, vec![0, 1, 2, 0, 2, 3]);
         assert_eq!(welded.attributes[0].data.len(), 8);
         assert_eq!(welded.material, Some(2));
+    }
+
+    #[test]
+    fn a_compact_primitive_is_recognised_and_compacting_it_changes_nothing() {
+        let welded = weld_identical(&quad_with_duplicates());
+        assert!(is_compact(&welded));
+        assert_eq!(compact(&welded, &welded.indices), welded);
+        // The unused vertex 6, then vertices used out of first-use order.
+        let mut unused = quad_with_duplicates();
+        unused.indices = vec![0, 1, 2, 0, 2, 5, 3, 4, 5];
+        let mut reordered = welded.clone();
+        reordered.indices = vec![0, 2, 1, 0, 1, 3];
+        for p in [unused, reordered] {
+            assert!(!is_compact(&p));
+            assert_ne!(compact(&p, &p.indices), p);
+        }
     }
 
     #[test]

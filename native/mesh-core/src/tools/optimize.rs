@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::instancing::{instance_shared_meshes, instancing_note};
 use crate::merge::merge_meshes;
 use crate::merge_materials::{merge_equal_materials, merged_materials_note};
-use crate::mesh_ops::{compact, weld_identical, without_degenerate};
+use crate::mesh_ops::{compact, is_compact, weld_identical, without_degenerate};
 use crate::prune::prune;
 use crate::simplify::{extent_of, simplify_primitive, target_for};
 use crate::texcoord_sets::drop_unsampled_texcoords;
@@ -119,7 +119,11 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
             // Only the vertices the triangles use, for the writer's grids. The writer puts the
             // triangles in the strip-friendly order (longer runs of shared edges: a little cache
             // efficiency for 10-25 % better compression) once it has welded at output precision.
-            *p = compact(&welded, &welded.indices);
+            // The weld above leaves most primitives compact already: no copy for those.
+            *p = match is_compact(&welded) {
+                true => welded,
+                false => compact(&welded, &welded.indices),
+            };
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());
     }
