@@ -195,23 +195,36 @@ pub(super) fn quantized_weights(p: &Primitive) -> HashMap<String, Vec<u8>> {
         return HashMap::new();
     }
     let mut out: Vec<Vec<u8>> = sets.iter().map(|a| vec![0u8; a.data.len()]).collect();
-    // One vertex's weights at a time, in buffers reused from vertex to vertex: four allocations
-    // per vertex were a tenth of optimizing a skinned model.
+    // One vertex's weights at a time, in buffers reused from vertex to vertex, on the stack for up
+    // to four sets (the heap for more): four allocations per vertex were a tenth of optimizing a
+    // skinned model.
     let width = sets.len() * 4;
-    let (mut scaled, mut q, mut order) = (Vec::with_capacity(width), Vec::with_capacity(width), Vec::with_capacity(width));
+    let mut on_stack = ([0f32; 16], [0f32; 16], [0u32; 16], [0usize; 16]);
+    let mut on_heap;
+    let (values, scaled, q, order): (&mut [f32], &mut [f32], &mut [u32], &mut [usize]) = if width <= 16 {
+        (&mut on_stack.0[..width], &mut on_stack.1[..width], &mut on_stack.2[..width], &mut on_stack.3[..width])
+    } else {
+        on_heap = (vec![0f32; width], vec![0f32; width], vec![0u32; width], vec![0usize; width]);
+        (&mut on_heap.0[..], &mut on_heap.1[..], &mut on_heap.2[..], &mut on_heap.3[..])
+    };
     for v in 0..p.positions.len() {
-        let values = sets.iter().flat_map(|a| a.data[v * 4..v * 4 + 4].iter());
-        let sum: f32 = values.clone().sum();
-        scaled.clear();
-        scaled.extend(values.map(|w| if sum > 0.0 { w / sum * 255.0 } else { 0.0 }));
+        for (s, set) in sets.iter().enumerate() {
+            values[s * 4..s * 4 + 4].copy_from_slice(&set.data[v * 4..v * 4 + 4]);
+        }
+        let sum: f32 = values.iter().sum();
+        for (s, &w) in scaled.iter_mut().zip(values.iter()) {
+            *s = if sum > 0.0 { w / sum * 255.0 } else { 0.0 };
+        }
         // Truncation is floor for every f32 here: a negative value floors to a negative number
         // and truncates toward zero, and the cast to u32 makes both 0.
-        q.clear();
-        q.extend(scaled.iter().map(|&s| s as u32));
+        for (whole, &s) in q.iter_mut().zip(scaled.iter()) {
+            *whole = s as u32;
+        }
         let missing = 255u32.saturating_sub(q.iter().sum());
         if missing > 0 {
-            order.clear();
-            order.extend(0..width);
+            for (k, o) in order.iter_mut().enumerate() {
+                *o = k;
+            }
             order.sort_by(|&x, &y| (scaled[y] - q[y] as f32).total_cmp(&(scaled[x] - q[x] as f32)));
             for &k in order.iter().cycle().take(missing as usize) {
                 q[k] += 1;
