@@ -12,6 +12,7 @@
 //! a sample of tiles when it is large, so that it costs a fraction of the final encoding.
 use super::quality::psnr_rgba;
 use super::roles::Role;
+use super::sample::sample;
 use crate::error::{MeshError, Result};
 use libwebp_sys as sys;
 use std::ffi::c_int;
@@ -21,10 +22,6 @@ const REFERENCE_QUALITY: f32 = 84.0;
 const REFERENCE_NORMAL_QUALITY: f32 = 90.0;
 /// libwebp's method 4 (of 0-6): gltfpack's. Method 6 saved a few percent for 10-70x the time.
 const METHOD: c_int = 4;
-/// Images up to this many pixels are searched whole; larger ones on a sample of this size.
-const SAMPLE_PIXELS: usize = 512 * 512;
-/// Side of the square tiles a sample is made of: a multiple of WebP's 16-pixel macroblocks.
-const TILE: usize = 64;
 /// On a sample, the chosen quality must beat the reference by this much, since the whole image
 /// can land a little either side of its sample: at 0.1 dB, CesiumMan and CesiumMilkTruck came
 /// out 0.1-0.4 dB under the reference; at 0.3 dB, 0.02-0.03 dB over it.
@@ -192,41 +189,6 @@ struct Trial {
     psnr: f64,
 }
 
-/// Up to `SAMPLE_PIXELS` of the image: tiles spread evenly over it, side by side in a square-ish
-/// mosaic, or the image itself when it is small (then `None`).
-fn sample(rgba: &[u8], width: usize, height: usize) -> Option<(Vec<u8>, usize, usize)> {
-    let (across, down) = (width / TILE, height / TILE);
-    if width * height <= SAMPLE_PIXELS || across * down == 0 {
-        return None;
-    }
-    let wanted = (SAMPLE_PIXELS / (TILE * TILE)).min(across * down);
-    let step = (across * down) as f64 / wanted as f64;
-    let columns = (wanted as f64).sqrt().ceil() as usize;
-    let rows = wanted.div_ceil(columns);
-    let (sample_width, sample_height) = (columns * TILE, rows * TILE);
-    let mut out = vec![0u8; sample_width * sample_height * 4];
-    for n in 0..wanted {
-        let tile = ((n as f64 + 0.5) * step) as usize;
-        let (tx, ty) = (tile % across, tile / across);
-        let (ox, oy) = ((n % columns) * TILE, (n / columns) * TILE);
-        for row in 0..TILE {
-            let from = ((ty * TILE + row) * width + tx * TILE) * 4;
-            let to = ((oy + row) * sample_width + ox) * 4;
-            out[to..to + TILE * 4].copy_from_slice(&rgba[from..from + TILE * 4]);
-        }
-    }
-    // Unfilled tiles of the last mosaic row repeat the first tile rather than stay black.
-    for n in wanted..columns * rows {
-        let (ox, oy) = ((n % columns) * TILE, (n / columns) * TILE);
-        for row in 0..TILE {
-            let from = row * sample_width * 4;
-            let to = ((oy + row) * sample_width + ox) * 4;
-            out.copy_within(from..from + TILE * 4, to);
-        }
-    }
-    Some((out, sample_width, sample_height))
-}
-
 /// The lowest quality (in whole steps) whose encoding of `picture` reaches `psnr_floor` within
 /// `byte_ceiling`, found from a first guess, a step along the typical slope and a secant step.
 fn search(picture: &mut Picture, rgba: &[u8], psnr_floor: f64, byte_ceiling: usize) -> Result<Option<Trial>> {
@@ -334,7 +296,7 @@ mod tests {
     #[test]
     fn a_large_texture_is_searched_on_a_sample_and_still_beats_the_reference() {
         let rgba = weave(1024);
-        assert!(sample(&rgba, 1024, 1024).is_some_and(|(pixels, w, h)| w * h <= SAMPLE_PIXELS && pixels.len() == w * h * 4));
+        assert!(sample(&rgba, 1024, 1024).is_some_and(|(pixels, w, h)| w * h < 1024 * 1024 && pixels.len() == w * h * 4));
         let (reference_bytes, reference_psnr) = reference(&rgba, 1024, REFERENCE_QUALITY);
         let ours = encode(&rgba, 1024, 1024, Role::Color, 2).unwrap();
         let psnr = psnr_of(&ours, &rgba).unwrap();
@@ -355,24 +317,5 @@ mod tests {
         let banded = sharp_in_bands(&translucent, 512, 512, false, 2).unwrap().encode(&config(80.0).unwrap()).unwrap();
         let (a, b) = (psnr_of(&whole, &translucent).unwrap(), psnr_of(&banded, &translucent).unwrap());
         assert!((a - b).abs() < 0.05, "{a} dB in one piece, {b} dB in bands, with alpha");
-    }
-
-    #[test]
-    fn a_sample_takes_whole_tiles_from_all_over_the_image() {
-        // Each pixel holds its tile's coordinates, so the sample shows where its tiles came from.
-        let size = 2048;
-        let mut rgba = vec![0u8; size * size * 4];
-        for y in 0..size {
-            for x in 0..size {
-                rgba[(y * size + x) * 4..][..4].copy_from_slice(&[(x / TILE) as u8, (y / TILE) as u8, 0, 255]);
-            }
-        }
-        let (pixels, width, height) = sample(&rgba, size, size).unwrap();
-        assert_eq!(width * height, SAMPLE_PIXELS);
-        let rows: std::collections::BTreeSet<u8> = pixels.chunks_exact(4).map(|p| p[1]).collect();
-        assert!(rows.len() >= 16, "tiles from {} of 32 tile rows", rows.len());
-        for tile in pixels.chunks_exact(4 * TILE).step_by(1) {
-            assert!(tile.chunks_exact(4).all(|p| p[..2] == tile[..2]), "a tile row mixes tiles");
-        }
     }
 }
