@@ -32,6 +32,9 @@ const SAMPLE_MARGIN_BYTES: f64 = 0.97;
 const CLOSE_ENOUGH_DB: f64 = 0.25;
 /// PSNR rises about 0.12 dB per quality step on the bench's textures: the first guess's slope.
 const DB_PER_QUALITY_STEP: f64 = 0.12;
+/// Steps aim this far above the floor: landing just under it costs one more whole encoding.
+const AIM_ABOVE_DB: f64 = 0.08;
+const MAX_TRIALS: usize = 3;
 const FIRST_GUESS: f32 = 70.0;
 const LOWEST_QUALITY: f32 = 20.0;
 const HIGHEST_QUALITY: f32 = 98.0;
@@ -189,38 +192,66 @@ struct Trial {
     psnr: f64,
 }
 
+/// Bytes at `quality` along the line through the two trials nearest to it: encoded size grows
+/// close to linearly with the quality factor over the few steps between trials.
+fn bytes_at(trials: &[Trial], quality: f32) -> Option<f64> {
+    let mut nearest: Vec<&Trial> = trials.iter().collect();
+    nearest.sort_by(|a, b| (a.quality - quality).abs().total_cmp(&(b.quality - quality).abs()));
+    let [a, b] = [nearest.first()?, nearest.get(1)?];
+    let slope = (b.bytes.len() as f64 - a.bytes.len() as f64) / f64::from(b.quality - a.quality);
+    Some(a.bytes.len() as f64 + slope * f64::from(quality - a.quality))
+}
+
 /// The lowest quality (in whole steps) whose encoding of `picture` reaches `psnr_floor` within
 /// `byte_ceiling`, found from a first guess, a step along the typical slope and a secant step.
+/// Every trial is a whole encoding, so the search gives up as soon as no quality can meet both
+/// bounds (the reference encoding is then kept, which ties with gltfpack): a trial under the
+/// floor and over the ceiling, or a next step whose bytes, extrapolated, would be over it.
 fn search(picture: &mut Picture, rgba: &[u8], psnr_floor: f64, byte_ceiling: usize) -> Result<Option<Trial>> {
+    Ok(search_trials(picture, rgba, psnr_floor, byte_ceiling)?
+        .into_iter()
+        .filter(|t| t.psnr >= psnr_floor && t.bytes.len() <= byte_ceiling)
+        .min_by_key(|t| t.bytes.len()))
+}
+
+/// Every encoding `search` made, in order.
+fn search_trials(picture: &mut Picture, rgba: &[u8], psnr_floor: f64, byte_ceiling: usize) -> Result<Vec<Trial>> {
     let mut trials: Vec<Trial> = Vec::new();
     let mut quality = FIRST_GUESS;
-    for _ in 0..3 {
+    let aim = psnr_floor + AIM_ABOVE_DB;
+    for _ in 0..MAX_TRIALS {
         if trials.iter().any(|t| t.quality == quality) {
             break;
         }
         let bytes = picture.encode(&config(quality)?)?;
         let psnr = psnr_of(&bytes, rgba)?;
-        let close = psnr >= psnr_floor && psnr < psnr_floor + CLOSE_ENOUGH_DB && bytes.len() <= byte_ceiling;
+        let over = bytes.len() > byte_ceiling;
+        let close = psnr >= psnr_floor && psnr < psnr_floor + CLOSE_ENOUGH_DB && !over;
+        let hopeless = psnr < psnr_floor && over;
         trials.push(Trial { quality, bytes, psnr });
-        if close {
+        if close || hopeless {
             break;
         }
         // The next guess: along the secant of the two trials that bracket the floor most
-        // closely, or along the typical slope from the one trial so far.
+        // closely, or along the typical slope from the one trial so far, aiming a little above
+        // the floor so that the step lands on a usable encoding rather than just under it.
         let last = trials.last().expect("a trial");
         let below = trials.iter().filter(|t| t.psnr < psnr_floor).max_by(|a, b| a.quality.total_cmp(&b.quality));
         let above = trials.iter().filter(|t| t.psnr >= psnr_floor).min_by(|a, b| a.quality.total_cmp(&b.quality));
         let next = match (below, above) {
             (Some(lo), Some(hi)) if hi.quality - lo.quality <= 1.0 => break,
             (Some(lo), Some(hi)) => {
-                let t = (psnr_floor - lo.psnr) / (hi.psnr - lo.psnr).max(1e-6);
+                let t = ((aim - lo.psnr) / (hi.psnr - lo.psnr).max(1e-6)).min(1.0);
                 (f64::from(lo.quality) + t * f64::from(hi.quality - lo.quality)).ceil() as f32
             }
-            _ => (f64::from(last.quality) + (psnr_floor - last.psnr) / DB_PER_QUALITY_STEP).ceil() as f32,
+            _ => (f64::from(last.quality) + (aim - last.psnr) / DB_PER_QUALITY_STEP).ceil() as f32,
         };
         quality = next.clamp(LOWEST_QUALITY, HIGHEST_QUALITY);
+        if bytes_at(&trials, quality).is_some_and(|b| b > byte_ceiling as f64) {
+            break;
+        }
     }
-    Ok(trials.into_iter().filter(|t| t.psnr >= psnr_floor && t.bytes.len() <= byte_ceiling).min_by_key(|t| t.bytes.len()))
+    Ok(trials)
 }
 
 /// `rgba` holds width x height RGBA pixels; an opaque image is written without an alpha plane.
@@ -301,6 +332,27 @@ mod tests {
         let ours = encode(&rgba, 1024, 1024, Role::Color, 2).unwrap();
         let psnr = psnr_of(&ours, &rgba).unwrap();
         assert!(psnr >= reference_psnr && ours.len() < reference_bytes, "{} B at {psnr} dB against {reference_bytes} B at {reference_psnr} dB", ours.len());
+    }
+
+    #[test]
+    fn the_search_stops_when_no_quality_can_meet_both_bounds() {
+        let rgba = weave(128);
+        let mut picture = Picture::new(&rgba, 128, 128, true, true).unwrap();
+        // Under the floor and over the ceiling at once: no higher or lower quality can help.
+        assert_eq!(search_trials(&mut picture, &rgba, 99.0, 10).unwrap().len(), 1);
+        // A reachable floor under a ceiling that the step towards it would break: two trials.
+        let first = search_trials(&mut picture, &rgba, 0.0, usize::MAX).unwrap().remove(0);
+        let trials = search_trials(&mut picture, &rgba, first.psnr + 3.0, first.bytes.len() + 1).unwrap();
+        assert!(trials.len() <= 2, "{} trials", trials.len());
+        assert!(search(&mut picture, &rgba, first.psnr + 3.0, first.bytes.len() + 1).unwrap().is_none());
+    }
+
+    #[test]
+    fn bytes_are_extrapolated_along_the_two_nearest_trials() {
+        let trial = |quality: f32, len: usize| Trial { quality, bytes: vec![0; len], psnr: 0.0 };
+        let trials = [trial(60.0, 1000), trial(70.0, 1500), trial(40.0, 100)];
+        assert_eq!(bytes_at(&trials, 80.0), Some(2000.0));
+        assert_eq!(bytes_at(&trials[..1], 80.0), None);
     }
 
     #[test]
