@@ -10,7 +10,7 @@ use super::ktx2_container::write_ktx2;
 use super::ktx2_decode::decode_basis_rgba;
 use super::ktx2_encode::{compress, Codec, Etc1s};
 use super::quality::psnr_rgba;
-use super::sample::sample;
+use super::sample::{sample, WHOLE_UP_TO};
 use crate::error::Result;
 
 const REFERENCE: Etc1s = Etc1s { quality: 192, effort: 1, perceptual: true };
@@ -33,6 +33,8 @@ const MARGIN_BYTES: f64 = 0.95;
 /// at quality 160: 0.93 of the reference's bytes on its sample, 0.88 whole). Large images stay
 /// well under the reference's bytes at the two qualities tried: 0.68-0.88 on the bench's.
 const SAMPLE_MARGIN_DB: f64 = 0.3;
+/// The sample of a large image: as many pixels as the largest image searched whole.
+const SAMPLE_PIXELS: usize = WHOLE_UP_TO;
 
 struct Trial {
     etc1s: Etc1s,
@@ -77,7 +79,7 @@ fn choose(rgba: &[u8], width: usize, height: usize, threads: u32, margin_db: f64
 /// A `.basis` file of `rgba` (width x height RGBA pixels) in ETC1S at the quality chosen for it.
 pub fn encode(rgba: &[u8], width: u32, height: u32, threads: u32) -> Result<Vec<u8>> {
     let (w, h) = (width as usize, height as usize);
-    match sample(rgba, w, h) {
+    match sample(rgba, w, h, SAMPLE_PIXELS) {
         None => Ok(choose(rgba, w, h, threads, MARGIN_DB, Some(MARGIN_BYTES))?.basis),
         Some((pixels, sw, sh)) => {
             let chosen = choose(&pixels, sw, sh, threads, SAMPLE_MARGIN_DB, None)?;
@@ -140,7 +142,7 @@ mod tests {
     #[test]
     fn a_large_image_takes_the_quality_chosen_on_its_sample() {
         let rgba = image(1024, true);
-        let (pixels, w, h) = sample(&rgba, 1024, 1024).unwrap();
+        let (pixels, w, h) = sample(&rgba, 1024, 1024, SAMPLE_PIXELS).unwrap();
         let chosen = choose(&pixels, w, h, 2, SAMPLE_MARGIN_DB, None).unwrap();
         let whole = encode(&rgba, 1024, 1024, 2).unwrap();
         assert_eq!(whole, compress(&rgba, 1024, 1024, Codec::Etc1s(chosen.etc1s), 2).unwrap());

@@ -3,20 +3,20 @@
 //! one of the whole image, and land close to it on PSNR and on bytes per pixel, since the tiles
 //! carry the image's mix of content.
 
-/// Images up to this many pixels are searched whole; larger ones on a sample of this size.
-pub const SAMPLE_PIXELS: usize = 512 * 512;
+/// Images up to this many pixels are searched whole; larger ones on a sample.
+pub const WHOLE_UP_TO: usize = 512 * 512;
 /// Side of the square tiles a sample is made of: a multiple of WebP's 16-pixel macroblocks and of
 /// Basis Universal's 4-pixel blocks.
 const TILE: usize = 64;
 
-/// Up to `SAMPLE_PIXELS` of the image: tiles spread evenly over it, side by side in a square-ish
-/// mosaic, or the image itself when it is small (then `None`).
-pub fn sample(rgba: &[u8], width: usize, height: usize) -> Option<(Vec<u8>, usize, usize)> {
+/// Up to `pixels` of the image: tiles spread evenly over it, side by side in a square-ish mosaic,
+/// or `None` when the image is small enough to be searched whole (`WHOLE_UP_TO`).
+pub fn sample(rgba: &[u8], width: usize, height: usize, pixels: usize) -> Option<(Vec<u8>, usize, usize)> {
     let (across, down) = (width / TILE, height / TILE);
-    if width * height <= SAMPLE_PIXELS || across * down == 0 {
+    if width * height <= WHOLE_UP_TO || across * down == 0 {
         return None;
     }
-    let wanted = (SAMPLE_PIXELS / (TILE * TILE)).min(across * down);
+    let wanted = (pixels / (TILE * TILE)).clamp(1, across * down);
     let step = (across * down) as f64 / wanted as f64;
     let columns = (wanted as f64).sqrt().ceil() as usize;
     let rows = wanted.div_ceil(columns);
@@ -58,8 +58,8 @@ mod tests {
                 rgba[(y * size + x) * 4..][..4].copy_from_slice(&[(x / TILE) as u8, (y / TILE) as u8, 0, 255]);
             }
         }
-        let (pixels, width, height) = sample(&rgba, size, size).unwrap();
-        assert_eq!(width * height, SAMPLE_PIXELS);
+        let (pixels, width, height) = sample(&rgba, size, size, WHOLE_UP_TO).unwrap();
+        assert_eq!(width * height, WHOLE_UP_TO);
         let rows: std::collections::BTreeSet<u8> = pixels.chunks_exact(4).map(|p| p[1]).collect();
         assert!(rows.len() >= 16, "tiles from {} of 32 tile rows", rows.len());
         for tile in pixels.chunks_exact(4 * TILE).step_by(1) {
