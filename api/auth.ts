@@ -194,16 +194,34 @@ function principalOf(services: Services, credential: Credential): Principal {
 export function knownKeyPrincipal(
   services: Services,
   limits: RequestLimits,
-  request: { headers: { authorization?: string | undefined }; ip: string },
+  request: { headers: { authorization?: string | undefined }; ip: string; raw: { socket: object } },
 ): Principal | null {
   const header = request.headers.authorization
   if (header === undefined) return null
   limits.authFailures.check(request.ip, services.ctx.now())
-  const token = bearerMatch.exec(header)?.[1]
-  if (token === undefined || !secretShape.test(token)) return null
-  const credential = services.credentials.get<Credential>(`credential:${hashSecret(token)}`)
+  const cacheKey = credentialKeyOf(request.raw.socket, header)
+  if (cacheKey === null) return null
+  const credential = services.credentials.get<Credential>(cacheKey)
   if (!credential || !services.credentials.get<true>(`account:${credential.accountId}`)) return null
   return principalOf(services, credential)
+}
+
+/**
+ * The credential cache's key for an Authorization header (null: not an API key or console token),
+ * remembered per connection: a client sends the same key on every request of a kept-alive
+ * connection, so its secret is hashed once per connection rather than once per request. The header
+ * is kept with its connection while that lives; the credential itself is looked up on every request,
+ * so a revocation still takes effect on the next one.
+ */
+const headerKeys = new WeakMap<object, { header: string; cacheKey: string | null }>()
+
+function credentialKeyOf(socket: object, header: string): string | null {
+  const known = headerKeys.get(socket)
+  if (known?.header === header) return known.cacheKey
+  const token = bearerMatch.exec(header)?.[1]
+  const cacheKey = token !== undefined && secretShape.test(token) ? `credential:${hashSecret(token)}` : null
+  headerKeys.set(socket, { header, cacheKey })
+  return cacheKey
 }
 
 /** The account exists and is not disabled; cached until a disabling is projected. */

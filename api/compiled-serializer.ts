@@ -9,6 +9,7 @@
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js'
 import { serializerCompiler as zodSerializerCompiler } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
+import { isDeeplyFrozen } from '../projections/frozen.ts'
 
 class Unsupported extends Error {}
 
@@ -204,7 +205,19 @@ export function compiledSerializer(schema: unknown): ((data: unknown) => string)
     'isRecord',
     `return (data) => {\nlet out = '';\n${body}\nreturn out;\n}`,
   )
-  return build(writer.constants, mismatch, isRecord) as (data: unknown) => string
+  const write = build(writer.constants, mismatch, isRecord) as (data: unknown) => string
+  // A value that can never change (projections/frozen.ts: a polled job, an account's Me) is
+  // written once per serializer; its JSON is kept as long as the value is.
+  const written = new WeakMap<object, string>()
+  return (data) => {
+    if (!isDeeplyFrozen(data)) return write(data)
+    let json = written.get(data)
+    if (json === undefined) {
+      json = write(data)
+      written.set(data, json)
+    }
+    return json
+  }
 }
 
 /** Fastify's serializer compiler: the compiled serializer where it applies, zod's otherwise. */

@@ -10,6 +10,7 @@
 // or more updates (a projector catching up writes hundreds) took the whole pool, waited on itself,
 // and the server hung for every client. Against FerretDB, writes go in commands of a few updates.
 import { type AnyBulkWriteOperation, type Db, type Document, MongoBulkWriteError, MongoClient } from 'mongodb'
+import { deepFreeze } from './frozen.ts'
 import {
   checkField,
   checkName,
@@ -20,6 +21,7 @@ import {
   type LeaseHolder,
   type Query,
   type ReadStore,
+  type Scalar,
 } from './read-store.ts'
 
 const duplicateKey = 11000
@@ -59,6 +61,15 @@ class MongoCollection<T extends Doc> implements DocumentCollection<T> {
   async get(id: string): Promise<T | null> {
     const found = await this.#collection.findOne({ _id: id })
     return found ? toDoc<T>(found) : null
+  }
+
+  async peek(id: string): Promise<Readonly<T> | null> {
+    return deepFreeze(await this.get(id))
+  }
+
+  /** Other processes write the same collections unseen: nothing derived from them may be kept. */
+  changeStamp(_owner?: { field: string; value: Scalar }): null {
+    return null
   }
 
   async getMany(ids: readonly string[]): Promise<T[]> {

@@ -29,7 +29,13 @@ export type Filter = Pick<Query, 'where' | 'below' | 'above'>
 export type IndexSpec = readonly string[]
 
 export interface DocumentCollection<T extends Doc = Doc> {
+  /** A copy of the document, the caller's to change. */
   get(id: string): Promise<T | null>
+  /**
+   * The document for reading only: frozen all the way down and possibly shared with other readers
+   * (projections/frozen.ts), so a store that keeps documents in memory need not copy one per read.
+   */
+  peek(id: string): Promise<Readonly<T> | null>
   getMany(ids: readonly string[]): Promise<T[]>
   /** Stores each document unless the stored one has the same or a higher position. */
   putGuarded(docs: readonly T[]): Promise<void>
@@ -41,6 +47,14 @@ export interface DocumentCollection<T extends Doc = Doc> {
   countBy(query: Filter, field: string): Promise<Record<string, number>>
   /** How many documents match and the sum of one of their numeric fields (0 where it is absent). */
   sum(query: Filter, field: string): Promise<{ count: number; sum: number }>
+  /**
+   * A value that changes whenever the collection's documents may have changed (this process's
+   * writes, another connection's commits), so an answer derived from them can be kept while it holds;
+   * null where the store cannot tell (another process may write unseen), and nothing may be kept.
+   * With `owner`, only the documents whose `owner.field` is `owner.value` count: a field no document
+   * ever changes once written (an account id), or a write that moved a document away would go unseen.
+   */
+  changeStamp(owner?: { field: string; value: Scalar }): string | null
 }
 
 export interface ReadStore {

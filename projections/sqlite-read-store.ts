@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementSync } from 'node:sqlite'
 import { Worker } from 'node:worker_threads'
+import { deepFreeze } from './frozen.ts'
 import {
   checkField,
   checkName,
@@ -62,13 +63,29 @@ class CacheValidity {
   }
 }
 
+/** Numbers every write of this process, whatever the collection: a dropped and re-made collection never repeats a stamp. */
+let writeSerial = 0
+
+/** A document read earlier: its stored JSON (parsed for each get) and, once peeked, a frozen copy. */
+interface CachedDoc<T> {
+  json: string | null
+  shared?: Readonly<T> | null
+}
+
 class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
   readonly #db: DatabaseSync
   readonly #table: string
   readonly #validity: CacheValidity
-  /** Stored JSON by id (parsed on every get, so no caller shares an object), valid in #cacheEra. */
-  readonly #cached = new Map<string, string | null>()
+  /** Documents by id, valid in #cacheEra. */
+  readonly #cached = new Map<string, CachedDoc<T>>()
   #cacheEra = -1
+  /** The serial number of this connection's last write to the collection: with the era, the change stamp. */
+  #lastWrite = 0
+  /**
+   * For each owner field asked about, the serial of the last write per value, and the serial at
+   * which that record began (what a value written only before then, or never, answers).
+   */
+  readonly #lastWriteByOwner = new Map<string, { since: number; byValue: Map<Scalar, number> }>()
   readonly #byId: StatementSync
   readonly #upsert: StatementSync
   /** find() builds its SQL from the query's shape; the statements are compiled once per shape. */
@@ -89,19 +106,42 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     )
   }
 
-  async get(id: string): Promise<T | null> {
+  #read(id: string): CachedDoc<T> {
     const era = this.#validity.check()
     if (era !== this.#cacheEra) {
       this.#cached.clear()
       this.#cacheEra = era
     }
-    let json = this.#cached.get(id)
-    if (json === undefined) {
-      json = (this.#byId.get(id) as { doc: string } | undefined)?.doc ?? null
+    let cached = this.#cached.get(id)
+    if (cached === undefined) {
+      cached = { json: (this.#byId.get(id) as { doc: string } | undefined)?.doc ?? null }
       if (this.#cached.size >= maxCachedDocs) this.#cached.clear()
-      this.#cached.set(id, json)
+      this.#cached.set(id, cached)
     }
+    return cached
+  }
+
+  async get(id: string): Promise<T | null> {
+    const { json } = this.#read(id)
     return json === null ? null : (JSON.parse(json) as T)
+  }
+
+  async peek(id: string): Promise<Readonly<T> | null> {
+    const cached = this.#read(id)
+    if (cached.shared === undefined)
+      cached.shared = cached.json === null ? null : deepFreeze(JSON.parse(cached.json) as T)
+    return cached.shared
+  }
+
+  changeStamp(owner?: { field: string; value: Scalar }): string {
+    const era = this.#validity.check()
+    if (!owner) return `${era}.${this.#lastWrite}`
+    let record = this.#lastWriteByOwner.get(owner.field)
+    if (!record) {
+      record = { since: writeSerial, byValue: new Map() }
+      this.#lastWriteByOwner.set(owner.field, record)
+    }
+    return `${era}.${record.byValue.get(owner.value) ?? record.since}`
   }
 
   async getMany(ids: readonly string[]): Promise<T[]> {
@@ -133,6 +173,16 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
 
   /** putGuarded's writes, inside a transaction the caller holds. */
   upsertInTransaction(docs: readonly T[]): void {
+    this.#lastWrite = ++writeSerial
+    for (const [field, record] of this.#lastWriteByOwner) {
+      // Past this many owners the record starts over: every owner's stamp then changes once.
+      if (record.byValue.size >= maxCachedDocs) {
+        record.byValue.clear()
+        record.since = writeSerial
+      }
+      for (const doc of docs)
+        record.byValue.set((doc as Record<string, unknown>)[field] as Scalar, writeSerial)
+    }
     for (const doc of docs) {
       this.#cached.delete(doc.id)
       this.#upsert.run(doc.id, doc.position, JSON.stringify(doc))

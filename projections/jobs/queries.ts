@@ -1,5 +1,6 @@
 // The jobs model as the REST layer reads it.
 import type { JobStatus } from '../../domain/job/events.ts'
+import { deepFreeze } from '../frozen.ts'
 import type { ReadModels } from '../read-models.ts'
 import type { Query } from '../read-store.ts'
 import { type JobDoc, jobsCollection, jobsModel } from './job-doc.ts'
@@ -13,16 +14,29 @@ export async function getJobRecord(models: ReadModels, jobId: string): Promise<J
   return doc && !doc.deleted ? doc : null
 }
 
-/** The Job resource, when the job exists, is not deleted and belongs to the account. */
+/**
+ * The Job resource, when the job exists, is not deleted and belongs to the account. Read-only and
+ * possibly shared: a job with no files to sign renders the same at any moment, so its resource is
+ * made once per stored version (a polled job is read many times between changes) and frozen.
+ */
 export async function getJob(
   models: ReadModels,
   accountId: string,
   jobId: string,
   render: RenderJobOptions,
-): Promise<JobResource | null> {
-  const doc = await getJobRecord(models, jobId)
-  return doc && doc.accountId === accountId ? renderJob(doc, render) : null
+): Promise<Readonly<JobResource> | null> {
+  const doc = await (await jobs(models)).peek(jobId)
+  if (!doc || doc.deleted || doc.accountId !== accountId) return null
+  if (doc.result && doc.result.files.length > 0) return renderJob(doc, render)
+  const kept = rendered.get(doc)
+  if (kept && kept.retentionMs === render.retentionMs) return kept.resource
+  const resource = deepFreeze(renderJob(doc, render))
+  rendered.set(doc, { retentionMs: render.retentionMs, resource })
+  return resource
 }
+
+/** Resources of jobs without files, by the frozen document they were rendered from. */
+const rendered = new WeakMap<object, { retentionMs: number | undefined; resource: Readonly<JobResource> }>()
 
 export interface JobListQuery {
   /** 1 to 100. */

@@ -3,12 +3,38 @@ import type { StorageLimits, StorageUsage } from '../../domain/upload/storage-li
 import type { ReadModels } from '../read-models.ts'
 import { type StoredFilesDoc, storageModel, storedFilesCollection } from './projector.ts'
 
+export const storedFiles = (models: ReadModels) =>
+  models.collection<StoredFilesDoc>(storageModel, storedFilesCollection)
+
+/**
+ * The first moment after `now` when the account's use changes by time alone: a kept file or a
+ * pending upload running out (a pending upload is kept at least as long as it is pending).
+ */
+export async function storageChangesAt(models: ReadModels, accountId: string, now: number): Promise<number> {
+  const [first] = await (await storedFiles(models)).find({
+    where: { accountId },
+    above: { field: 'keptUntil', value: now },
+    orderBy: { field: 'keptUntil', direction: 'asc' },
+    limit: 1,
+  })
+  const [pending] = await (await storedFiles(models)).find({
+    where: { accountId },
+    above: { field: 'pendingUntil', value: now },
+    orderBy: { field: 'pendingUntil', direction: 'asc' },
+    limit: 1,
+  })
+  return Math.min(
+    first?.keptUntil ?? Number.POSITIVE_INFINITY,
+    pending?.pendingUntil ?? Number.POSITIVE_INFINITY,
+  )
+}
+
 /**
  * Bytes the account's kept files hold at `now`: what job creation and uploads check against the cap.
  * Summed by the store: an account keeps a document per job and upload for as long as it counts.
  */
 export async function storedBytes(models: ReadModels, accountId: string, now: number): Promise<number> {
-  const files = await models.collection<StoredFilesDoc>(storageModel, storedFilesCollection)
+  const files = await storedFiles(models)
   return (await files.sum({ where: { accountId }, above: { field: 'keptUntil', value: now } }, 'bytes')).sum
 }
 
@@ -17,7 +43,7 @@ export async function storageUsage(
   accountId: string,
   now: number,
 ): Promise<StorageUsage> {
-  const files = await models.collection<StoredFilesDoc>(storageModel, storedFilesCollection)
+  const files = await storedFiles(models)
   // A pending upload is kept at least as long as it is pending (the projector sets both together),
   // so the pending ones are found by their own deadline.
   const pending = (

@@ -9,6 +9,7 @@ import type { JobCommand } from '../../domain/job/commands.ts'
 import { jobStream } from '../../domain/job/events.ts'
 import { getBilling } from '../../projections/accounts/billing.ts'
 import { getMe } from '../../projections/accounts/me.ts'
+import { isDeeplyFrozen } from '../../projections/frozen.ts'
 import { getJob, getJobRecord, listJobs } from '../../projections/jobs/queries.ts'
 import { findCredentialBySecretHash, listKeys, recordKeyUse } from '../../projections/keys/queries.ts'
 import { type RunningProjections, startProjections } from '../../projections/projections.ts'
@@ -208,6 +209,15 @@ describe('jobs', () => {
     )
   })
 
+  it('shares one frozen resource for a job with no files to sign, and signs afresh for one with files', async () => {
+    const failed = await getJob(models, acct, jobB, render)
+    expect(isDeeplyFrozen(failed)).toBe(true)
+    expect(await getJob(models, acct, jobB, { now: at(t0 + 9 * hour), signFileUrl })).toBe(failed)
+    const withFiles = await getJob(models, acct, jobA, render)
+    expect(isDeeplyFrozen(withFiles)).toBe(false)
+    expect(await getJob(models, acct, jobA, render)).not.toBe(withFiles)
+  })
+
   it('a failed job shows its error and charges 0; another account sees nothing', async () => {
     expect(await getJob(models, acct, jobB, render)).toMatchObject({
       status: 'failed',
@@ -324,6 +334,49 @@ describe('me and billing', () => {
     })
     const later = await getBilling(models, acct, { now: at(t0 + 31 * day) })
     expect(later).toMatchObject({ balance: 500, spent_last_30_days_by_tool: {} })
+  })
+
+  // Runs last in this file's account history: it adds a job.
+  it('keeps a Me answer until a write or the clock changes it, and answers the same as a fresh read', async () => {
+    const kept = await getMe(models, acct, { now: at(t0 + 5 * hour), auth: 'key' })
+    expect(isDeeplyFrozen(kept)).toBe(true)
+    // Nothing written, and the oldest admission (t0 + 2 h) still inside the last 24 hours: the same answer.
+    expect(await getMe(models, acct, { now: at(t0 + 2 * hour + day - 1), auth: 'key' })).toBe(kept)
+    // The moment it leaves them, the answer is read again.
+    const dayLater = await getMe(models, acct, { now: at(t0 + 2 * hour + day), auth: 'key' })
+    expect(dayLater).not.toBe(kept)
+    expect(dayLater!.usage.jobs_last_24h).toBe(2)
+    // An earlier moment than the kept answer's is read again too (a clock may be set back in tests).
+    expect((await getMe(models, acct, { now: at(t0 + 5 * hour), auth: 'key' }))!.usage.jobs_last_24h).toBe(3)
+    // A write to the account's models: the next answer sees it.
+    const jobD = `j_${'d'.repeat(26)}`
+    await runJob(jobD, split, t0 + 6 * hour, 2, true)
+    expect(await projections.waitForPosition(head, 5000)).toBe(true)
+    const afterJob = await getMe(models, acct, { now: at(t0 + 7 * hour), auth: 'key' })
+    expect(afterJob!.usage).toMatchObject({ jobs_last_24h: 4, jobs_last_24h_by_tool: { split_3d_model: 3 } })
+    expect(afterJob!.credits.balance).toBe(kept!.credits.balance - 2)
+    // Another account's writes leave this account's answer kept.
+    const other = 'acct_queriesother000000'
+    head = (
+      await handleCommand(store, accountStream(other), accountDecider, {
+        type: 'OpenAccount',
+        data: {
+          accountId: other,
+          login: 'bo',
+          email: null,
+          signupLotId: 'lot_signup_bo',
+          signupCredits: 100,
+          signupExpiresAt: t0 + 30 * day,
+          now: t0 + 6 * hour,
+        },
+      })
+    ).position
+    expect(await projections.waitForPosition(head, 5000)).toBe(true)
+    expect(await getMe(models, acct, { now: at(t0 + 7 * hour), auth: 'key' })).toBe(afterJob)
+    // A kept answer equals what a store that keeps nothing answers.
+    expect(await getMe(new ReadModels(reads), acct, { now: at(t0 + 7 * hour), auth: 'key' })).toEqual(
+      afterJob,
+    )
   })
 })
 

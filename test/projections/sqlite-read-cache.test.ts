@@ -50,6 +50,19 @@ describe('SQLite read store cache', () => {
     expect((await here.get('b'))?.text).toBe('new')
   })
 
+  it("changes the stamp and the peeked document for another connection's commit by the next turn", async () => {
+    const { here, elsewhere } = twoConnections()
+    await elsewhere.putGuarded([{ id: 'a', position: 1, text: 'one' }])
+    await nextTurn()
+    const first = await here.peek('a')
+    const stamp = here.changeStamp()
+    expect(await here.peek('a')).toBe(first)
+    await elsewhere.putGuarded([{ id: 'a', position: 2, text: 'two' }])
+    await nextTurn()
+    expect(here.changeStamp()).not.toBe(stamp)
+    expect((await here.peek('a'))?.text).toBe('two')
+  })
+
   it('checkpoints on its own thread: the WAL reaches the database file with no commit doing it', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'kiln-read-checkpoint-')), 'read.db')
     const store = new SqliteReadStore(path)

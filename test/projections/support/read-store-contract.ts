@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SqliteEventStore } from '../../../adapters/eventstore/sqlite.ts'
 import type { EventStore, RecordedEvent } from '../../../domain/ports/event-store.ts'
+import { isDeeplyFrozen } from '../../../projections/frozen.ts'
 import { activeGeneration, generationCollection } from '../../../projections/generations.ts'
 import { projectors } from '../../../projections/models.ts'
 import { projectBatch } from '../../../projections/project-batch.ts'
@@ -129,6 +130,57 @@ export function readStoreContract(label: string, open: () => Promise<OpenedReadS
       })
       expect(await items.sum({ where: { kind: 'y' } }, 'nothing')).toEqual({ count: 1, sum: 0 })
       expect(await items.sum({ where: { account: 'nobody' } }, 'seq')).toEqual({ count: 0, sum: 0 })
+    })
+
+    it('peeks at a document frozen all the way down, and tells when a collection may have changed', async () => {
+      const items = reads.collection<Item>('items')
+      const before = items.changeStamp()
+      await items.putGuarded([item('i1', 1, { note: 'first' })])
+      const peeked = (await items.peek('i1'))!
+      expect(peeked).toEqual(item('i1', 1, { note: 'first' }))
+      expect(isDeeplyFrozen(peeked)).toBe(true)
+      expect(() => {
+        ;(peeked as Item).note = 'changed by a reader'
+      }).toThrow(TypeError)
+      expect(await items.peek('missing')).toBeNull()
+      // A copy from get() is still the caller's to change.
+      const copy = (await items.get('i1'))!
+      copy.note = 'mine'
+      expect((await items.peek('i1'))?.note).toBe('first')
+      const written = items.changeStamp()
+      // null: the store cannot tell (MongoDB), and nothing derived may be kept.
+      if (before === null) expect(written).toBeNull()
+      else {
+        expect(written).not.toBe(before)
+        await items.putGuarded([item('i1', 2, { note: 'second' })])
+        expect(items.changeStamp()).not.toBe(written)
+        expect((await items.peek('i1'))?.note).toBe('second')
+        expect(reads.collection<Item>('others').changeStamp()).not.toBe(items.changeStamp())
+      }
+    })
+
+    it("tells when one owner's documents may have changed, whatever other owners write", async () => {
+      const items = reads.collection<Item>('items')
+      const ofA = () => items.changeStamp({ field: 'account', value: 'a' })
+      const ofB = () => items.changeStamp({ field: 'account', value: 'b' })
+      await items.putGuarded([item('i1', 1, { account: 'a' })])
+      const [a, b] = [ofA(), ofB()]
+      if (a === null) {
+        expect(b).toBeNull()
+        return
+      }
+      expect(ofA()).toBe(a)
+      await items.putGuarded([item('i2', 1, { account: 'b' })])
+      expect(ofA()).toBe(a)
+      expect(ofB()).not.toBe(b)
+      const b2 = ofB()
+      await items.putGuarded([item('i1', 2, { account: 'a' }), item('i3', 1, { account: 'c' })])
+      expect(ofA()).not.toBe(a)
+      expect(ofB()).toBe(b2)
+      // A write that the position guard refuses may still count as a change: never the reverse.
+      const a2 = ofA()
+      await items.putGuarded([item('i4', 1, { account: 'a' })])
+      expect(ofA()).not.toBe(a2)
     })
 
     // A projector catching up writes hundreds of documents at once; FerretDB 1.x hung for good on
