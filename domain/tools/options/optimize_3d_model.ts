@@ -38,7 +38,7 @@ export const optimizeOptions = z.strictObject({
     .enum(['keep', 'webp', 'ktx2'])
     .default('keep')
     .describe(
-      'Re-encode PNG and JPEG textures: keep (as they are), webp (EXT_texture_webp, lossy, smallest download; the quality is chosen per texture) or ktx2 (KHR_texture_basisu: Basis Universal ETC1S for colour, UASTC for normal and data maps, with mipmaps; stays compressed in GPU memory). Converted textures carry no PNG fallback, so viewers must support the extension. One job encodes up to 64 megapixels as webp and 16 as ktx2 (a 4096 x 4096 texture is 16), counted after max_texture_size; images up to 8192 x 8192.',
+      'Re-encode PNG and JPEG textures: keep (as they are), webp (EXT_texture_webp, lossy, smallest download; the quality is chosen per texture) or ktx2 (KHR_texture_basisu: Basis Universal ETC1S for colour, its quality chosen per texture, UASTC for normal and data maps, with mipmaps; stays compressed in GPU memory). Converted textures carry no PNG fallback, so viewers must support the extension. One job encodes up to 64 megapixels as webp and 16 as ktx2 (a 4096 x 4096 texture is 16), counted after max_texture_size; images up to 8192 x 8192.',
     ),
   max_texture_size: z
     .number()

@@ -83,11 +83,15 @@ pub fn basis_of_ktx2(data: &[u8]) -> Result<(BasisFile, u32, u32)> {
 /// The largest level of a KTX2 Basis Universal image as RGBA pixels.
 pub fn decode_ktx2_rgba(data: &[u8]) -> Result<RgbaImage> {
     let (basis, width, height) = basis_of_ktx2(data)?;
-    let file = basis.to_bytes();
+    decode_basis_rgba(&basis.to_bytes(), width, height)
+}
+
+/// The largest level of a `.basis` file (`width` x `height` pixels) as RGBA pixels.
+pub fn decode_basis_rgba(file: &[u8], width: u32, height: u32) -> Result<RgbaImage> {
     let mut transcoder = Transcoder::new();
-    transcoder.prepare_transcoding(&file).map_err(|()| corrupt("the transcoder refused the data"))?;
+    transcoder.prepare_transcoding(file).map_err(|()| corrupt("the transcoder refused the data"))?;
     let pixels = transcoder
-        .transcode_image_level(&file, TranscoderTextureFormat::RGBA32, TranscodeParameters { image_index: 0, level_index: 0, ..Default::default() })
+        .transcode_image_level(file, TranscoderTextureFormat::RGBA32, TranscodeParameters { image_index: 0, level_index: 0, ..Default::default() })
         .map_err(|e| corrupt(format!("{e:?}")))?;
     transcoder.end_transcoding();
     RgbaImage::from_raw(width, height, pixels).ok_or_else(|| corrupt("the transcoder returned the wrong size"))

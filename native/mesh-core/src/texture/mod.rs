@@ -9,6 +9,8 @@ mod basis_file;
 #[cfg(feature = "textures")]
 pub mod compare;
 mod decode;
+#[cfg(feature = "textures")]
+mod etc1s_search;
 mod jobs;
 #[cfg(feature = "textures")]
 mod ktx2_container;
@@ -18,6 +20,8 @@ pub mod ktx2_decode;
 mod ktx2_encode;
 pub mod quality;
 mod roles;
+#[cfg(feature = "textures")]
+mod sample;
 mod size;
 #[cfg(feature = "textures")]
 mod webp_encode;

@@ -9,9 +9,12 @@
 //! depends on the content (from 60 to over 86 on the bench), so it is searched for each texture:
 //! the lowest quality whose PSNR is at least the reference's and whose size is at most its size,
 //! else the reference encoding itself. The search runs on the whole image when it is small and on
-//! a sample of tiles when it is large, so that it costs a fraction of the final encoding.
+//! a sample of tiles when it is large, so that it costs a fraction of the final encoding; a large
+//! image's encoding is then checked against the reference encoded whole, and the reference kept if
+//! the sample misled.
 use super::quality::psnr_rgba;
 use super::roles::Role;
+use super::sample::sample;
 use crate::error::{MeshError, Result};
 use libwebp_sys as sys;
 use std::ffi::c_int;
@@ -21,20 +24,23 @@ const REFERENCE_QUALITY: f32 = 84.0;
 const REFERENCE_NORMAL_QUALITY: f32 = 90.0;
 /// libwebp's method 4 (of 0-6): gltfpack's. Method 6 saved a few percent for 10-70x the time.
 const METHOD: c_int = 4;
-/// Images up to this many pixels are searched whole; larger ones on a sample of this size.
-const SAMPLE_PIXELS: usize = 512 * 512;
-/// Side of the square tiles a sample is made of: a multiple of WebP's 16-pixel macroblocks.
-const TILE: usize = 64;
 /// On a sample, the chosen quality must beat the reference by this much, since the whole image
 /// can land a little either side of its sample: at 0.1 dB, CesiumMan and CesiumMilkTruck came
 /// out 0.1-0.4 dB under the reference; at 0.3 dB, 0.02-0.03 dB over it.
 const SAMPLE_MARGIN_DB: f64 = 0.3;
 const SAMPLE_MARGIN_BYTES: f64 = 0.97;
+/// Pixels in the sample of a large image. The whole-image check below makes a misleading sample
+/// cost only the saving, never the bar, so the sample is kept small: 256², a sixteenth of the
+/// search cost at 1024² against searching the whole image.
+const SAMPLE_PIXELS: usize = 256 * 256;
 /// A trial that meets the floor by less than this is taken without looking for a lower quality:
 /// about two quality steps, where each further trial costs a whole encoding.
 const CLOSE_ENOUGH_DB: f64 = 0.25;
 /// PSNR rises about 0.12 dB per quality step on the bench's textures: the first guess's slope.
 const DB_PER_QUALITY_STEP: f64 = 0.12;
+/// Steps aim this far above the floor: landing just under it costs one more whole encoding.
+const AIM_ABOVE_DB: f64 = 0.08;
+const MAX_TRIALS: usize = 3;
 const FIRST_GUESS: f32 = 70.0;
 const LOWEST_QUALITY: f32 = 20.0;
 const HIGHEST_QUALITY: f32 = 98.0;
@@ -192,73 +198,66 @@ struct Trial {
     psnr: f64,
 }
 
-/// Up to `SAMPLE_PIXELS` of the image: tiles spread evenly over it, side by side in a square-ish
-/// mosaic, or the image itself when it is small (then `None`).
-fn sample(rgba: &[u8], width: usize, height: usize) -> Option<(Vec<u8>, usize, usize)> {
-    let (across, down) = (width / TILE, height / TILE);
-    if width * height <= SAMPLE_PIXELS || across * down == 0 {
-        return None;
-    }
-    let wanted = (SAMPLE_PIXELS / (TILE * TILE)).min(across * down);
-    let step = (across * down) as f64 / wanted as f64;
-    let columns = (wanted as f64).sqrt().ceil() as usize;
-    let rows = wanted.div_ceil(columns);
-    let (sample_width, sample_height) = (columns * TILE, rows * TILE);
-    let mut out = vec![0u8; sample_width * sample_height * 4];
-    for n in 0..wanted {
-        let tile = ((n as f64 + 0.5) * step) as usize;
-        let (tx, ty) = (tile % across, tile / across);
-        let (ox, oy) = ((n % columns) * TILE, (n / columns) * TILE);
-        for row in 0..TILE {
-            let from = ((ty * TILE + row) * width + tx * TILE) * 4;
-            let to = ((oy + row) * sample_width + ox) * 4;
-            out[to..to + TILE * 4].copy_from_slice(&rgba[from..from + TILE * 4]);
-        }
-    }
-    // Unfilled tiles of the last mosaic row repeat the first tile rather than stay black.
-    for n in wanted..columns * rows {
-        let (ox, oy) = ((n % columns) * TILE, (n / columns) * TILE);
-        for row in 0..TILE {
-            let from = row * sample_width * 4;
-            let to = ((oy + row) * sample_width + ox) * 4;
-            out.copy_within(from..from + TILE * 4, to);
-        }
-    }
-    Some((out, sample_width, sample_height))
+/// Bytes at `quality` along the line through the two trials nearest to it: encoded size grows
+/// close to linearly with the quality factor over the few steps between trials.
+fn bytes_at(trials: &[Trial], quality: f32) -> Option<f64> {
+    let mut nearest: Vec<&Trial> = trials.iter().collect();
+    nearest.sort_by(|a, b| (a.quality - quality).abs().total_cmp(&(b.quality - quality).abs()));
+    let [a, b] = [nearest.first()?, nearest.get(1)?];
+    let slope = (b.bytes.len() as f64 - a.bytes.len() as f64) / f64::from(b.quality - a.quality);
+    Some(a.bytes.len() as f64 + slope * f64::from(quality - a.quality))
 }
 
 /// The lowest quality (in whole steps) whose encoding of `picture` reaches `psnr_floor` within
 /// `byte_ceiling`, found from a first guess, a step along the typical slope and a secant step.
+/// Every trial is a whole encoding, so the search gives up as soon as no quality can meet both
+/// bounds (the reference encoding is then kept, which ties with gltfpack): a trial under the
+/// floor and over the ceiling, or a next step whose bytes, extrapolated, would be over it.
 fn search(picture: &mut Picture, rgba: &[u8], psnr_floor: f64, byte_ceiling: usize) -> Result<Option<Trial>> {
+    Ok(search_trials(picture, rgba, psnr_floor, byte_ceiling)?
+        .into_iter()
+        .filter(|t| t.psnr >= psnr_floor && t.bytes.len() <= byte_ceiling)
+        .min_by_key(|t| t.bytes.len()))
+}
+
+/// Every encoding `search` made, in order.
+fn search_trials(picture: &mut Picture, rgba: &[u8], psnr_floor: f64, byte_ceiling: usize) -> Result<Vec<Trial>> {
     let mut trials: Vec<Trial> = Vec::new();
     let mut quality = FIRST_GUESS;
-    for _ in 0..3 {
+    let aim = psnr_floor + AIM_ABOVE_DB;
+    for _ in 0..MAX_TRIALS {
         if trials.iter().any(|t| t.quality == quality) {
             break;
         }
         let bytes = picture.encode(&config(quality)?)?;
         let psnr = psnr_of(&bytes, rgba)?;
-        let close = psnr >= psnr_floor && psnr < psnr_floor + CLOSE_ENOUGH_DB && bytes.len() <= byte_ceiling;
+        let over = bytes.len() > byte_ceiling;
+        let close = psnr >= psnr_floor && psnr < psnr_floor + CLOSE_ENOUGH_DB && !over;
+        let hopeless = psnr < psnr_floor && over;
         trials.push(Trial { quality, bytes, psnr });
-        if close {
+        if close || hopeless {
             break;
         }
         // The next guess: along the secant of the two trials that bracket the floor most
-        // closely, or along the typical slope from the one trial so far.
+        // closely, or along the typical slope from the one trial so far, aiming a little above
+        // the floor so that the step lands on a usable encoding rather than just under it.
         let last = trials.last().expect("a trial");
         let below = trials.iter().filter(|t| t.psnr < psnr_floor).max_by(|a, b| a.quality.total_cmp(&b.quality));
         let above = trials.iter().filter(|t| t.psnr >= psnr_floor).min_by(|a, b| a.quality.total_cmp(&b.quality));
         let next = match (below, above) {
             (Some(lo), Some(hi)) if hi.quality - lo.quality <= 1.0 => break,
             (Some(lo), Some(hi)) => {
-                let t = (psnr_floor - lo.psnr) / (hi.psnr - lo.psnr).max(1e-6);
+                let t = ((aim - lo.psnr) / (hi.psnr - lo.psnr).max(1e-6)).min(1.0);
                 (f64::from(lo.quality) + t * f64::from(hi.quality - lo.quality)).ceil() as f32
             }
-            _ => (f64::from(last.quality) + (psnr_floor - last.psnr) / DB_PER_QUALITY_STEP).ceil() as f32,
+            _ => (f64::from(last.quality) + (aim - last.psnr) / DB_PER_QUALITY_STEP).ceil() as f32,
         };
         quality = next.clamp(LOWEST_QUALITY, HIGHEST_QUALITY);
+        if bytes_at(&trials, quality).is_some_and(|b| b > byte_ceiling as f64) {
+            break;
+        }
     }
-    Ok(trials.into_iter().filter(|t| t.psnr >= psnr_floor && t.bytes.len() <= byte_ceiling).min_by_key(|t| t.bytes.len()))
+    Ok(trials)
 }
 
 /// `rgba` holds width x height RGBA pixels; an opaque image is written without an alpha plane.
@@ -268,7 +267,7 @@ pub fn encode(rgba: &[u8], width: u32, height: u32, role: Role, threads: u32) ->
     let (width, height) = (width as usize, height as usize);
     let opaque = rgba.chunks_exact(4).all(|p| p[3] == 255);
     let reference_quality = if role == (Role::Data { normal: true }) { REFERENCE_NORMAL_QUALITY } else { REFERENCE_QUALITY };
-    let sampled = sample(rgba, width, height);
+    let sampled = sample(rgba, width, height, SAMPLE_PIXELS);
     let (probe, probe_width, probe_height) = match &sampled {
         Some((pixels, w, h)) => (pixels.as_slice(), *w, *h),
         None => (rgba, width, height),
@@ -282,10 +281,15 @@ pub fn encode(rgba: &[u8], width: u32, height: u32, role: Role, threads: u32) ->
             let ceiling = (reference.len() as f64 * SAMPLE_MARGIN_BYTES) as usize;
             let chosen = search(&mut sharp, probe, reference_psnr + SAMPLE_MARGIN_DB, ceiling)?;
             drop(sharp);
-            match chosen {
-                Some(trial) => sharp_in_bands(rgba, width, height, opaque, threads as usize)?.encode(&config(trial.quality)?),
-                None => Picture::new(rgba, width, height, opaque, false)?.encode(&config(reference_quality)?),
-            }
+            let reference = Picture::new(rgba, width, height, opaque, false)?.encode(&config(reference_quality)?)?;
+            let Some(trial) = chosen else { return Ok(reference) };
+            // The sample predicts; the whole image decides. libwebp spreads its quantizers over
+            // segments it picks from the whole picture, which a mosaic of tiles can misjudge: on
+            // a foliage normal map (mostly flat, leaves here and there) the quality chosen on the
+            // sample came out 0.83 dB under the reference on the whole image.
+            let ours = sharp_in_bands(rgba, width, height, opaque, threads as usize)?.encode(&config(trial.quality)?)?;
+            let better = ours.len() <= reference.len() && psnr_of(&ours, rgba)? >= psnr_of(&reference, rgba)?;
+            Ok(if better { ours } else { reference })
         }
     }
 }
@@ -334,11 +338,50 @@ mod tests {
     #[test]
     fn a_large_texture_is_searched_on_a_sample_and_still_beats_the_reference() {
         let rgba = weave(1024);
-        assert!(sample(&rgba, 1024, 1024).is_some_and(|(pixels, w, h)| w * h <= SAMPLE_PIXELS && pixels.len() == w * h * 4));
+        assert!(sample(&rgba, 1024, 1024, SAMPLE_PIXELS).is_some_and(|(pixels, w, h)| w * h < 1024 * 1024 && pixels.len() == w * h * 4));
         let (reference_bytes, reference_psnr) = reference(&rgba, 1024, REFERENCE_QUALITY);
         let ours = encode(&rgba, 1024, 1024, Role::Color, 2).unwrap();
         let psnr = psnr_of(&ours, &rgba).unwrap();
         assert!(psnr >= reference_psnr && ours.len() < reference_bytes, "{} B at {psnr} dB against {reference_bytes} B at {reference_psnr} dB", ours.len());
+    }
+
+    #[test]
+    fn the_search_stops_when_no_quality_can_meet_both_bounds() {
+        let rgba = weave(128);
+        let mut picture = Picture::new(&rgba, 128, 128, true, true).unwrap();
+        // Under the floor and over the ceiling at once: no higher or lower quality can help.
+        assert_eq!(search_trials(&mut picture, &rgba, 99.0, 10).unwrap().len(), 1);
+        // A reachable floor under a ceiling that the step towards it would break: two trials.
+        let first = search_trials(&mut picture, &rgba, 0.0, usize::MAX).unwrap().remove(0);
+        let trials = search_trials(&mut picture, &rgba, first.psnr + 3.0, first.bytes.len() + 1).unwrap();
+        assert!(trials.len() <= 2, "{} trials", trials.len());
+        assert!(search(&mut picture, &rgba, first.psnr + 3.0, first.bytes.len() + 1).unwrap().is_none());
+    }
+
+    #[test]
+    fn bytes_are_extrapolated_along_the_two_nearest_trials() {
+        let trial = |quality: f32, len: usize| Trial { quality, bytes: vec![0; len], psnr: 0.0 };
+        let trials = [trial(60.0, 1000), trial(70.0, 1500), trial(40.0, 100)];
+        assert_eq!(bytes_at(&trials, 80.0), Some(2000.0));
+        assert_eq!(bytes_at(&trials[..1], 80.0), None);
+    }
+
+    #[test]
+    fn a_sampled_texture_never_loses_to_the_reference_on_the_whole_image() {
+        // Mostly flat with a few busy patches, as a foliage normal map: a sample of tiles sees a
+        // different mix of flat and busy than the whole image.
+        let size = 1024;
+        let busy = weave(size);
+        let mut rgba = vec![0u8; size * size * 4];
+        for (i, pixel) in rgba.chunks_exact_mut(4).enumerate() {
+            let (x, y) = (i % size, i / size);
+            let patch = ((x / 90) * 7 + (y / 70) * 3) % 11 == 0;
+            pixel.copy_from_slice(if patch { &busy[i * 4..i * 4 + 4] } else { &[128, 128, 255, 255] });
+        }
+        let (reference_bytes, reference_psnr) = reference(&rgba, size, REFERENCE_NORMAL_QUALITY);
+        let ours = encode(&rgba, size as u32, size as u32, Role::Data { normal: true }, 2).unwrap();
+        let psnr = psnr_of(&ours, &rgba).unwrap();
+        assert!(psnr >= reference_psnr && ours.len() <= reference_bytes, "{} B at {psnr} dB against {reference_bytes} B at {reference_psnr} dB", ours.len());
     }
 
     #[test]
@@ -355,24 +398,5 @@ mod tests {
         let banded = sharp_in_bands(&translucent, 512, 512, false, 2).unwrap().encode(&config(80.0).unwrap()).unwrap();
         let (a, b) = (psnr_of(&whole, &translucent).unwrap(), psnr_of(&banded, &translucent).unwrap());
         assert!((a - b).abs() < 0.05, "{a} dB in one piece, {b} dB in bands, with alpha");
-    }
-
-    #[test]
-    fn a_sample_takes_whole_tiles_from_all_over_the_image() {
-        // Each pixel holds its tile's coordinates, so the sample shows where its tiles came from.
-        let size = 2048;
-        let mut rgba = vec![0u8; size * size * 4];
-        for y in 0..size {
-            for x in 0..size {
-                rgba[(y * size + x) * 4..][..4].copy_from_slice(&[(x / TILE) as u8, (y / TILE) as u8, 0, 255]);
-            }
-        }
-        let (pixels, width, height) = sample(&rgba, size, size).unwrap();
-        assert_eq!(width * height, SAMPLE_PIXELS);
-        let rows: std::collections::BTreeSet<u8> = pixels.chunks_exact(4).map(|p| p[1]).collect();
-        assert!(rows.len() >= 16, "tiles from {} of 32 tile rows", rows.len());
-        for tile in pixels.chunks_exact(4 * TILE).step_by(1) {
-            assert!(tile.chunks_exact(4).all(|p| p[..2] == tile[..2]), "a tile row mixes tiles");
-        }
     }
 }
