@@ -141,8 +141,11 @@ const read = async (url: string, key: string) =>
 
 // Each account may start a limited number of free jobs a day, so creations on kiln are counted
 // and rotate over the keys; the bare route has no quota and runs for the read duration.
+// The rotation carries on from one run to the next on the same server, so that over all rounds no
+// key starts more than its share.
+const nextKey = new Map<string, number>()
 function createJobs(base: string, keys: string[], length: { amount: number } | { duration: number }) {
-  let next = 0
+  let next = nextKey.get(base) ?? 0
   return autocannon({
     url: `${base}/v1/tools/${tool}/jobs`,
     method: 'POST',
@@ -161,7 +164,10 @@ function createJobs(base: string, keys: string[], length: { amount: number } | {
         }),
       },
     ],
-  }).then((result) => refuseErrors(`POST ${base}`, result))
+  }).then((result) => {
+    nextKey.set(base, next)
+    return refuseErrors(`POST ${base}`, result)
+  })
 }
 
 // Over the whole run rather than per-second samples, which a short run has few of.
