@@ -42,13 +42,20 @@ fn run_one(image: &Image, job: &Job, mode: TextureMode, encoder_threads: u32, cl
 
 /// One outcome per job, in the jobs' order.
 pub fn run(images: &[Image], jobs: &[Job], mode: TextureMode) -> Vec<Result<Outcome>> {
+    if jobs.is_empty() {
+        return Vec::new();
+    }
     let cores = cores();
-    let workers = cores.min(jobs.len()).max(1);
+    let workers = cores.min(jobs.len());
     // Cores the workers leave idle (fewer images than cores) go to each image's encoder: Basis
     // Universal's thread pool, and libwebp's sharp colour conversion in bands.
     let encoder_threads = (cores / workers).max(1) as u32;
-    let next = AtomicUsize::new(0);
     let claimed = Mutex::new(HashMap::new());
+    // One worker is this thread: no thread is started for a model with one image (or on one core).
+    if workers == 1 {
+        return jobs.iter().map(|job| run_one(&images[job.index], job, mode, encoder_threads, &claimed)).collect();
+    }
+    let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Outcome>>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..workers {
