@@ -4,7 +4,7 @@
 // background, with a soft one-pixel alpha ramp at their edges; the normal map domes each leaf and
 // grooves its veins; the ORM map varies roughness along each leaf. Alpha exercises WebP's alpha
 // plane and ETC1S's alpha slices, which the other bench inputs (all opaque) never reach.
-import type { TexturedImages } from '../../test/mesh/textures-model.ts'
+import { normalTexel, type TexturedImages } from '../../test/mesh/textures-model.ts'
 
 /** A seeded integer hash in [0, 1). */
 function hash(a: number, b: number, seed: number): number {
@@ -77,16 +77,7 @@ export function foliageTexturePixels(size: number): TexturedImages {
         const lean = 0.5 * v + (vein ? 0.3 : 0)
         const nx = -lean * sin
         const ny = lean * cos
-        const len = Math.hypot(nx, ny, 1)
-        normal.set(
-          [
-            Math.round(127.5 * (1 + nx / len)),
-            Math.round(127.5 * (1 + ny / len)),
-            Math.round(127.5 * (1 + 1 / len)),
-            255,
-          ],
-          i * 4,
-        )
+        normal.set(normalTexel(nx, ny), i * 4)
         orm.set([255, Math.round(120 + 100 * Math.abs(u)), 0, 255], i * 4)
       }
     }

@@ -2,7 +2,7 @@
 // bench also measures what encoders were not tuned on: a colour map of text-like glyphs in a few
 // inks on paper, a normal map of panels with grooves between them, and an ORM map whose
 // roughness and metalness change per panel (flat areas, one-pixel steps).
-import type { TexturedImages } from './textures-model.ts'
+import { normalTexel, type TexturedImages } from './textures-model.ts'
 
 /** A seeded integer hash in [0, 1). */
 function hash(a: number, b: number, seed: number): number {
@@ -49,16 +49,7 @@ export function sharpTexturePixels(size: number): TexturedImages {
       else if (px >= panel - groove) nx = 0.6
       if (py < groove) ny = -0.6
       else if (py >= panel - groove) ny = 0.6
-      const len = Math.hypot(nx, ny, 1)
-      normal.set(
-        [
-          Math.round(127.5 * (1 + nx / len)),
-          Math.round(127.5 * (1 + ny / len)),
-          Math.round(127.5 * (1 + 1 / len)),
-          255,
-        ],
-        i * 4,
-      )
+      normal.set(normalTexel(nx, ny), i * 4)
       const cell = Math.floor(x / panel) * 97 + Math.floor(y / panel)
       const inGroove = nx !== 0 || ny !== 0
       orm.set(

@@ -252,3 +252,14 @@ export function texturedGlb(size: number, pixels: TexturedImages = texturePixels
     bin,
   ])
 }
+
+/** A tangent-space normal leaning by (nx, ny) as an 8-bit RGBA texel (z up, unit length). */
+export function normalTexel(nx: number, ny: number): [number, number, number, number] {
+  const len = Math.hypot(nx, ny, 1)
+  return [
+    Math.round(127.5 * (1 + nx / len)),
+    Math.round(127.5 * (1 + ny / len)),
+    Math.round(127.5 * (1 + 1 / len)),
+    255,
+  ]
+}
