@@ -3,10 +3,10 @@ import { dayMs } from '../../domain/account/state.ts'
 import type { StorageLimits } from '../../domain/upload/storage-limits.ts'
 import { deepFreeze } from '../frozen.ts'
 import type { ReadModels } from '../read-models.ts'
+import type { DocumentCollection } from '../read-store.ts'
 import {
   type StorageLimitsView,
   type StorageUsageView,
-  storageChangesAt,
   storageView,
   storedFiles,
 } from '../storage/queries.ts'
@@ -69,15 +69,12 @@ export async function getMe(
   accountId: string,
   options: MeOptions,
 ): Promise<Readonly<MeResource> | null> {
-  const read = [
-    await models.collection<AccountDoc>(accountsModel, collections.accounts),
-    await models.collection<AdmissionDoc>(accountsModel, collections.admissions),
-    ...(options.storageLimits ? [await storedFiles(models)] : []),
-  ]
-  const [accounts, ...owned] = read
+  const accounts = await models.collection<AccountDoc>(accountsModel, collections.accounts)
+  const admissions = await models.collection<AdmissionDoc>(accountsModel, collections.admissions)
+  const owned = options.storageLimits ? [admissions, await storedFiles(models)] : [admissions]
   // Only this account's documents: another account's jobs do not make this answer stale.
   const stamps = [
-    accounts!.changeStamp({ field: 'id', value: accountId }),
+    accounts.changeStamp({ field: 'id', value: accountId }),
     ...owned.map((collection) => collection.changeStamp({ field: 'accountId', value: accountId })),
   ]
   const stamp = stamps.includes(null) ? null : stamps.join(' ')
@@ -97,7 +94,7 @@ export async function getMe(
     at < hit.until
   )
     return hit.me
-  const answer = await readMe(models, accountId, options)
+  const answer = await readMe(models, accounts, admissions, accountId, options)
   if (!answer) return null
   const me = deepFreeze(answer.me)
   if (stamp !== null) {
@@ -110,15 +107,14 @@ export async function getMe(
 /** Me at `now`, and the first moment after it when time alone changes it. */
 async function readMe(
   models: ReadModels,
+  accounts: DocumentCollection<AccountDoc>,
+  admissions: DocumentCollection<AdmissionDoc>,
   accountId: string,
   { now, auth, storageLimits }: MeOptions,
 ): Promise<{ me: MeResource; until: number } | null> {
-  const account = await (await models.collection<AccountDoc>(accountsModel, collections.accounts)).get(
-    accountId,
-  )
+  const account = await accounts.get(accountId)
   if (!account) return null
   const at = now.getTime()
-  const admissions = await models.collection<AdmissionDoc>(accountsModel, collections.admissions)
   const inLastDay = {
     where: { accountId },
     above: { field: 'at', value: at - dayMs },
@@ -136,7 +132,7 @@ async function readMe(
   const until = Math.min(
     oldest ? oldest.at + dayMs : Number.POSITIVE_INFINITY,
     ...live.map((lot) => lot.expiresAt),
-    storageLimits ? await storageChangesAt(models, accountId, at) : Number.POSITIVE_INFINITY,
+    storage?.changesAt ?? Number.POSITIVE_INFINITY,
   )
   const me: MeResource = {
     id: account.id,

@@ -6,27 +6,15 @@ import { type StoredFilesDoc, storageModel, storedFilesCollection } from './proj
 export const storedFiles = (models: ReadModels) =>
   models.collection<StoredFilesDoc>(storageModel, storedFilesCollection)
 
-/**
- * The first moment after `now` when the account's use changes by time alone: a kept file or a
- * pending upload running out (a pending upload is kept at least as long as it is pending).
- */
-export async function storageChangesAt(models: ReadModels, accountId: string, now: number): Promise<number> {
+/** The earliest moment after `now` at which one of the account's kept files stops counting. */
+async function nextKeptExpiry(models: ReadModels, accountId: string, now: number): Promise<number> {
   const [first] = await (await storedFiles(models)).find({
     where: { accountId },
     above: { field: 'keptUntil', value: now },
     orderBy: { field: 'keptUntil', direction: 'asc' },
     limit: 1,
   })
-  const [pending] = await (await storedFiles(models)).find({
-    where: { accountId },
-    above: { field: 'pendingUntil', value: now },
-    orderBy: { field: 'pendingUntil', direction: 'asc' },
-    limit: 1,
-  })
-  return Math.min(
-    first?.keptUntil ?? Number.POSITIVE_INFINITY,
-    pending?.pendingUntil ?? Number.POSITIVE_INFINITY,
-  )
+  return first?.keptUntil ?? Number.POSITIVE_INFINITY
 }
 
 /**
@@ -66,16 +54,23 @@ export interface StorageUsageView {
   stored_bytes: number
 }
 
-/** The caps and the use as Me shows them. */
+/**
+ * The caps and the use as Me shows them, and the first moment after `now` when the use changes by
+ * time alone: a kept file or a pending upload running out.
+ */
 export async function storageView(
   models: ReadModels,
   accountId: string,
   now: number,
   limits: StorageLimits,
-): Promise<{ limits: StorageLimitsView; usage: StorageUsageView }> {
+): Promise<{ limits: StorageLimitsView; usage: StorageUsageView; changesAt: number }> {
   const usage = await storageUsage(models, accountId, now)
   return {
     limits: { pending_uploads: limits.pendingUploads, stored_bytes: limits.storedBytes },
     usage: { pending_uploads: usage.pendingUploads, stored_bytes: usage.storedBytes },
+    changesAt: Math.min(
+      usage.nextPendingExpiry ?? Number.POSITIVE_INFINITY,
+      await nextKeptExpiry(models, accountId, now),
+    ),
   }
 }
