@@ -3,12 +3,14 @@
 // processes serialise on the database lock, and the autoincrement position is one global order in
 // which a reader can never see a later event before an earlier one.
 //
-// Group commit: appends that arrive while a commit is under way are queued and written together in
-// the next one (adapters/eventstore/sqlite-batch.ts), so one fsync makes many appends durable, and
-// none is acknowledged before the COMMIT that holds it. A file-backed store commits on a writer
-// thread of its own (sqlite-writer.ts): the fsync then holds up only that thread, and the event loop
-// keeps serving requests, which fill the next batch. Reads use this thread's connection; in WAL mode
-// they see every committed append.
+// Group commit: appends that arrive while a commit is under way are written together in the next one
+// (adapters/eventstore/sqlite-batch.ts), so one fsync makes many appends durable, and none is
+// acknowledged before the COMMIT that holds it. A file-backed store commits on a writer thread of its
+// own (sqlite-writer.ts): the fsync then holds up only that thread, and the event loop keeps serving
+// requests. Each turn's appends are sent to the thread at once, and the thread commits everything that
+// arrived during its last commit together, so one fsync follows the next without a round trip through
+// the event loop in between. Reads use this thread's connection; in WAL mode they see every committed
+// append.
 import { EventEmitter } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
@@ -39,7 +41,8 @@ interface PendingAppend {
   reject: (error: unknown) => void
 }
 
-type WriterReply = { id: number; outcomes: AppendOutcome[] } | { id: number; error: string }
+/** The writer's answer for one batch; it answers every batch of a transaction in one message. */
+type BatchReply = { id: number; outcomes: AppendOutcome[] } | { id: number; error: string }
 
 interface Row {
   position: number
@@ -77,8 +80,8 @@ export class SqliteEventStore implements EventStore {
   readonly #pollIntervalMs: number
   readonly #now: () => Date
   #queue: PendingAppend[] = []
-  /** The batch being committed; the next one waits for it, so batches commit in order. */
-  #inFlight: PendingAppend[] | null = null
+  /** Batches sent and not yet answered, by id; the writer commits them in the order they were sent. */
+  readonly #inFlight = new Map<number, PendingAppend[]>()
   #flushScheduled = false
   #batchIds = 0
   #drained: (() => void) | null = null
@@ -86,7 +89,7 @@ export class SqliteEventStore implements EventStore {
   /** The page readAll answered last in this turn of the event loop; read-only for every reader. */
   #sharedPage: { from: number; max: number; events: RecordedEvent[] } | null = null
   readonly #writer: Worker | null
-  readonly #commit: (batch: AppendRequest[], createdAt: string) => void
+  readonly #commit: (id: number, batch: AppendRequest[], createdAt: string) => void
   readonly #statements: {
     readStream: StatementSync
     readAll: StatementSync
@@ -117,25 +120,24 @@ export class SqliteEventStore implements EventStore {
     if (path !== ':memory:' && options.writerThread !== false) {
       const writer = new Worker(new URL('./sqlite-writer.ts', import.meta.url), { workerData: { path } })
       writer.unref()
-      writer.on('message', (reply: WriterReply) => this.#settle(reply))
+      writer.on('message', ({ replies }: { replies: BatchReply[] }) => this.#settle(replies))
       writer.on('error', (error) => this.#fail(error))
       this.#writer = writer
-      this.#commit = (batch, createdAt) => {
+      this.#commit = (id, batch, createdAt) => {
         writer.ref()
-        writer.postMessage({ id: ++this.#batchIds, batch, createdAt })
+        writer.postMessage({ id, batch, createdAt })
       }
     } else {
       const writes = prepareWrites(this.#db)
       this.#writer = null
-      this.#commit = (batch, createdAt) => {
-        const id = ++this.#batchIds
-        let reply: WriterReply
+      this.#commit = (id, batch, createdAt) => {
+        let reply: BatchReply
         try {
           reply = { id, outcomes: writeBatch(this.#db, writes, batch, createdAt) }
         } catch (error) {
           reply = { id, error: error instanceof Error ? error.message : String(error) }
         }
-        this.#settle(reply)
+        this.#settle([reply])
       }
     }
     this.#statements = {
@@ -164,7 +166,7 @@ export class SqliteEventStore implements EventStore {
       }
       this.#queue.push({ request, resolve, reject })
       // Appends made in the same turn of the event loop share a batch.
-      if (!this.#inFlight && !this.#flushScheduled) {
+      if (!this.#flushScheduled) {
         this.#flushScheduled = true
         setImmediate(() => {
           this.#flushScheduled = false
@@ -175,25 +177,29 @@ export class SqliteEventStore implements EventStore {
   }
 
   #flush(): void {
-    if (this.#inFlight || this.#queue.length === 0) return
+    if (this.#queue.length === 0) return
     const batch = this.#queue
     this.#queue = []
-    this.#inFlight = batch
+    const id = ++this.#batchIds
+    this.#inFlight.set(id, batch)
     this.#commit(
+      id,
       batch.map(({ request }) => request),
       this.#now().toISOString(),
     )
   }
 
-  /** A batch's commit finished: settle its appends, then commit whatever queued meanwhile. */
-  #settle(reply: WriterReply): void {
-    const batch = this.#inFlight ?? []
-    this.#inFlight = null
-    if ('error' in reply) {
-      // BEGIN or COMMIT failed (locked past the timeout, disk full): nothing of the batch is durable.
-      for (const request of batch) request.reject(new Error(reply.error))
-    } else {
-      let head = 0
+  /** A transaction finished: settle the appends of each batch it held. */
+  #settle(replies: readonly BatchReply[]): void {
+    let head = 0
+    for (const reply of replies) {
+      const batch = this.#inFlight.get(reply.id) ?? []
+      this.#inFlight.delete(reply.id)
+      if ('error' in reply) {
+        // BEGIN or COMMIT failed (locked past the timeout, disk full): nothing of the batch is durable.
+        for (const request of batch) request.reject(new Error(reply.error))
+        continue
+      }
       for (const [i, pending] of batch.entries()) {
         const outcome = reply.outcomes[i]!
         if ('results' in outcome) {
@@ -201,21 +207,22 @@ export class SqliteEventStore implements EventStore {
           pending.resolve(outcome.results)
         } else pending.reject(appendError(outcome.failure))
       }
-      if (head > 0) {
-        this.#sharedPage = null
-        this.#appended.emit('append', head)
-      }
     }
-    if (this.#queue.length > 0) this.#flush()
-    else this.#writer?.unref()
-    this.#drained?.()
+    if (head > 0) {
+      this.#sharedPage = null
+      this.#appended.emit('append', head)
+    }
+    if (this.#inFlight.size === 0) {
+      this.#writer?.unref()
+      this.#drained?.()
+    }
   }
 
   /** The writer thread died: nothing in flight, queued or to come can be committed. */
   #fail(error: unknown): void {
     this.#writerFailure = error
-    for (const request of [...(this.#inFlight ?? []), ...this.#queue]) request.reject(error)
-    this.#inFlight = null
+    for (const request of [...[...this.#inFlight.values()].flat(), ...this.#queue]) request.reject(error)
+    this.#inFlight.clear()
     this.#queue = []
     this.#drained?.()
   }
@@ -245,7 +252,7 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     // Appends already made are committed and acknowledged before the connections close.
-    while (this.#inFlight || this.#queue.length > 0) {
+    while (this.#inFlight.size > 0 || this.#queue.length > 0) {
       await new Promise<void>((resolve) => {
         this.#drained = resolve
         this.#flush()

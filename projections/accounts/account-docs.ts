@@ -30,7 +30,14 @@ export interface AccountDoc extends Doc {
   openDisputes: string[]
   purchased: boolean
   lots: LotView[]
-  activeJobs: string[]
+  /**
+   * Admitted jobs not yet released. A count, not the ids: the document is rewritten at every
+   * admission and release, and Me shows only the number. The account's decider releases each
+   * admitted job once, so admissions minus releases is exact.
+   */
+  activeJobCount: number
+  /** Written by earlier versions instead of activeJobCount; read through activeJobsOf. */
+  activeJobs?: string[]
   subscription: { plan: string; status: string; renewsAt: string | null; endsAt: string | null } | null
 }
 
@@ -56,3 +63,7 @@ export interface AdmissionDoc extends Doc {
   tool: string
   at: number
 }
+
+/** The account's active job count, from either document shape (a stored model predating the count holds the ids). */
+export const activeJobsOf = (doc: Pick<AccountDoc, 'activeJobCount' | 'activeJobs'>): number =>
+  doc.activeJobCount ?? doc.activeJobs?.length ?? 0

@@ -10,7 +10,13 @@ import {
   storageView,
   storedFiles,
 } from '../storage/queries.ts'
-import { type AccountDoc, type AdmissionDoc, accountsModel, collections } from './account-docs.ts'
+import {
+  type AccountDoc,
+  type AdmissionDoc,
+  accountsModel,
+  activeJobsOf,
+  collections,
+} from './account-docs.ts'
 import { balanceOf, liveLots, nextExpiry } from './credits.ts'
 import { type LimitsView, limitsFor } from './limits.ts'
 
@@ -143,7 +149,7 @@ async function readMe(
     auth,
     usage: {
       jobs_last_24h: Object.values(byTool).reduce((sum, n) => sum + n, 0),
-      active_jobs: account.activeJobs.length,
+      active_jobs: activeJobsOf(account),
       jobs_last_24h_by_tool: byTool,
       ...storage?.usage,
     },

@@ -7,6 +7,7 @@ import {
   type AccountDoc,
   type AdmissionDoc,
   accountsModel,
+  activeJobsOf,
   collections,
   type JobSpendDoc,
   type LedgerEntryDoc,
@@ -46,7 +47,7 @@ function evolveAccount(
       openDisputes: [],
       purchased: false,
       lots: [],
-      activeJobs: [],
+      activeJobCount: 0,
       subscription: null,
     }
   }
@@ -66,14 +67,18 @@ function evolveAccount(
       const purchased = current.purchased || d.lotKind === 'pack' || d.lotKind === 'subscription'
       return { ...current, purchased, lots: [...current.lots, lot] }
     }
-    case 'JobAdmitted':
-      return { ...current, activeJobs: [...current.activeJobs, event.data.jobId] }
+    case 'JobAdmitted': {
+      const { activeJobs: _ids, ...rest } = current
+      return { ...rest, activeJobCount: activeJobsOf(current) + 1 }
+    }
     case 'JobCharged':
       return { ...current, lots: returnToLots(current.lots, event.data.allocations, -1) }
     case 'JobRefunded':
       return { ...current, lots: returnToLots(current.lots, event.data.allocations, 1) }
-    case 'JobReleased':
-      return { ...current, activeJobs: current.activeJobs.filter((jobId) => jobId !== event.data.jobId) }
+    case 'JobReleased': {
+      const { activeJobs: _ids, ...rest } = current
+      return { ...rest, activeJobCount: Math.max(0, activeJobsOf(current) - 1) }
+    }
     case 'LotExpired': {
       const { amount } = event.data
       return {

@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { afterAll, expect, it } from 'vitest'
 import { SqliteEventStore } from '../../adapters/eventstore/sqlite.ts'
 
@@ -70,6 +71,30 @@ it('batches sent while another commits land in the order they were made, each ch
     const positions = (await store.readAll(0, 100)).map((e) => e.position)
     expect(positions).toEqual([...positions].sort((a, b) => a - b))
   } finally {
+    await store.close()
+  }
+})
+
+it('a batch sent while another commits is committed by the writer without waiting for the event loop', async () => {
+  const path = join(dir, 'back-to-back.db')
+  const store = new SqliteEventStore(path)
+  const observer = new DatabaseSync(path, { readOnly: true })
+  const count = observer.prepare('SELECT COUNT(*) AS n FROM events')
+  try {
+    await store.append('warm', [{ id: 'warm-1', type: 'Noted', data: {} }], 'no_stream')
+    const first = store.append('first', [{ id: 'first-1', type: 'Noted', data: {} }], 'no_stream')
+    await new Promise((resolve) => setImmediate(resolve))
+    // Sent in this turn, while the first batch is on the writer thread.
+    const second = store.append('second', [{ id: 'second-1', type: 'Noted', data: {} }], 'no_stream')
+    await new Promise((resolve) => setImmediate(resolve))
+    // The event loop is now held: nothing here can read the first batch's answer or send anything.
+    const until = Date.now() + 5000
+    let committed = 0
+    while (Date.now() < until && committed < 3) committed = (count.get() as { n: number }).n
+    expect(committed).toBe(3)
+    await Promise.all([first, second])
+  } finally {
+    observer.close()
     await store.close()
   }
 })

@@ -7,6 +7,7 @@ import type { AccountCommand } from '../../domain/account/commands.ts'
 import { accountStream } from '../../domain/account/events.ts'
 import type { JobCommand } from '../../domain/job/commands.ts'
 import { jobStream } from '../../domain/job/events.ts'
+import type { AccountDoc } from '../../projections/accounts/account-docs.ts'
 import { getBilling } from '../../projections/accounts/billing.ts'
 import { getMe } from '../../projections/accounts/me.ts'
 import { isDeeplyFrozen } from '../../projections/frozen.ts'
@@ -377,6 +378,48 @@ describe('me and billing', () => {
     expect(await getMe(new ReadModels(reads), acct, { now: at(t0 + 7 * hour), auth: 'key' })).toEqual(
       afterJob,
     )
+  })
+
+  it('counts active jobs as admitted minus released, and reads a document stored with their ids', async () => {
+    const busy = 'acct_queriesbusy0000000'
+    const command = async (c: AccountCommand) => {
+      head = (await handleCommand(store, accountStream(busy), accountDecider, c)).position
+    }
+    await command({
+      type: 'OpenAccount',
+      data: {
+        accountId: busy,
+        login: 'cy',
+        email: null,
+        signupLotId: 'lot_signup_cy',
+        signupCredits: 100,
+        signupExpiresAt: t0 + 30 * day,
+        now: t0,
+      },
+    })
+    const jobs = ['e', 'f', 'g'].map((c) => `j_${c.repeat(26)}`)
+    for (const jobId of jobs)
+      await command({
+        type: 'AdmitJob',
+        data: {
+          jobId,
+          tool: pdf,
+          idempotencyKey: null,
+          requestHash: null,
+          policy: { ...policy, maxActiveJobs: 5 },
+          now: t0 + hour,
+        },
+      })
+    await command({ type: 'FinishJob', data: { jobId: jobs[1]!, outcome: 'canceled', now: t0 + hour } })
+    expect(await projections.waitForPosition(head, 5000)).toBe(true)
+    const fresh = () => getMe(new ReadModels(reads), busy, { now: at(t0 + 2 * hour), auth: 'key' })
+    expect((await fresh())!.usage.active_jobs).toBe(2)
+    // A model written by an earlier version holds the ids; it reads as their count.
+    const accounts = reads.collection<AccountDoc>('accounts_g1')
+    const { activeJobCount: _count, ...stored } = (await accounts.get(busy))!
+    const legacy = { ...stored, position: stored.position + 1, activeJobs: jobs }
+    await reads.collection<typeof legacy>('accounts_g1').putGuarded([legacy])
+    expect((await fresh())!.usage.active_jobs).toBe(3)
   })
 })
 
