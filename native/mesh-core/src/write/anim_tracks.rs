@@ -42,15 +42,61 @@ pub struct TrackStats {
 }
 
 /// The animations to write, with the changes described in the module comment.
-pub fn visible_tracks(model: &Model) -> (Vec<Animation>, TrackStats) {
+pub struct VisibleTracks {
+    pub animations: Vec<Animation>,
+    /// Per written animation, per sampler: the largest step its keys may be stored at (0: exactly).
+    /// See `key_steps`.
+    pub key_steps: Vec<Vec<f32>>,
+    /// What was dropped or collapsed; only the tests look (the tool reports no count of it).
+    #[allow(dead_code)]
+    pub stats: TrackStats,
+}
+
+/// The tracks worth writing, and how finely to store their keys.
+pub fn visible_tracks(model: &Model) -> VisibleTracks {
     // The scene's rest pose walks every vertex: not worth it for nothing to judge.
     if model.animations.is_empty() {
-        return (Vec::new(), TrackStats::default());
+        return VisibleTracks { animations: Vec::new(), key_steps: Vec::new(), stats: TrackStats::default() };
     }
     let scene = Scene::of(model);
     let mut stats = TrackStats::default();
-    let animations = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
-    (animations, stats)
+    let animations: Vec<Animation> = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
+    let key_steps = animations.iter().map(|a| key_steps(&scene, a)).collect();
+    VisibleTracks { animations, key_steps, stats }
+}
+
+/// For each sampler of `animation`, the largest step its keys may be stored at (rounding moves a
+/// component by at most half a step) so that no key moves further than its path's tolerance:
+/// translations in steps of the node's length tolerance (a vector then moves by at most √3/2 of
+/// it), scales in steps of `RELATIVE` times their smallest magnitude. Rotations (stored as 16-bit
+/// quaternions), morph weights and CUBICSPLINE tracks (whose tangents are in other units) are
+/// stored exactly: 0. A sampler used by several channels takes the smallest of their steps.
+/// A track held to one value may have moved by up to the tolerance already, so a key ends at most
+/// about twice the tolerance from its source: 2e-5 of the scene's extent, a third of a 14-bit
+/// position grid step.
+fn key_steps(scene: &Scene, animation: &Animation) -> Vec<f32> {
+    let smallest = |s: &AnimationSampler| s.output.iter().fold(f64::INFINITY, |m, v| m.min((*v as f64).abs()));
+    animation
+        .samplers
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let users = animation.channels.iter().filter(|c| c.sampler == i);
+            let step = users
+                .map(|c| match c.path.as_str() {
+                    _ if s.interpolation == "CUBICSPLINE" => 0.0,
+                    "translation" => scene.tolerance(c.node).length,
+                    "scale" => RELATIVE * smallest(s),
+                    _ => 0.0,
+                })
+                .fold(f64::INFINITY, f64::min);
+            if step.is_finite() && step > 0.0 {
+                step as f32
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }
 
 /// The tolerances of one path of one node.
@@ -328,7 +374,7 @@ mod tests {
                 channel(4, 0, "scale"),
             ],
         };
-        let (out, stats) = visible_tracks(&scene(animation));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation));
         assert_eq!(stats, TrackStats { dropped: 3, collapsed: 1 });
         let a = &out[0];
         assert_eq!(a.name.as_deref(), Some("walk"));
@@ -349,7 +395,7 @@ mod tests {
             channels: vec![channel(0, 1, "translation"), channel(1, 1, "rotation")],
         };
         let model = scene(animation);
-        let (out, stats) = visible_tracks(&model);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model);
         assert_eq!(stats, TrackStats::default());
         assert_eq!(out, model.animations);
     }
@@ -371,11 +417,11 @@ mod tests {
         model.nodes[1].matrix = crate::math::compose([0.001, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         model.nodes.push(far);
         model.roots.push(2);
-        assert_eq!(visible_tracks(&model).1.dropped, 0);
+        assert_eq!(visible_tracks(&model).stats.dropped, 0);
         // Without the parent's scale the same noise is invisible.
         model.nodes[0].trs.as_mut().unwrap().scale = [1.0; 3];
         model.nodes[0].matrix = IDENTITY;
-        assert_eq!(visible_tracks(&model).1.dropped, 1);
+        assert_eq!(visible_tracks(&model).stats.dropped, 1);
     }
 
     #[test]
@@ -389,7 +435,7 @@ mod tests {
             channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
         };
         // One track off rest ending at 3 s: it carries the whole span [0, 3] on two keys.
-        let (out, stats) = visible_tracks(&scene(animation.clone()));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()));
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 1 });
         assert_eq!(out[0].channels, vec![channel(0, 0, "translation")]);
         assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![0.0, 0.5, 0.0, 0.0, 0.5, 0.0], 3, "LINEAR")]);
@@ -397,7 +443,7 @@ mod tests {
         // Every track at rest: the first one stays, at its rest value over the span.
         let mut at_rest = animation;
         at_rest.samplers[1].output = vec![0.0; 6];
-        let (out, stats) = visible_tracks(&scene(at_rest));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest));
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
         assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![2.0, 0.0, 0.0, 2.0, 0.0, 0.0], 3, "LINEAR")]);
@@ -410,7 +456,7 @@ mod tests {
             samplers: vec![sampler(&[0.0, 1.0], vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0], 3, "LINEAR"), sampler(&TIMES, noisy(&[1.0, 0.5, 1.0], 0.0), 3, "LINEAR")],
             channels: vec![channel(0, 0, "translation"), channel(1, 0, "scale")],
         };
-        let (out, stats) = visible_tracks(&scene(animation));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation));
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[1].input, vec![0.0, 2.0]);
     }
@@ -429,7 +475,7 @@ mod tests {
             samplers: vec![cubic(0.0), cubic(1.0)],
             channels: vec![channel(0, 0, "translation"), channel(1, 1, "translation")],
         };
-        let (out, stats) = visible_tracks(&scene(animation.clone()));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()));
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[0], sampler(&[0.0], vec![0.0, 0.5, 0.0], 3, "LINEAR"));
         assert_eq!(out[0].samplers[1], animation.samplers[1]);
@@ -437,7 +483,7 @@ mod tests {
         // Flat tangents at the rest value: dropped.
         let mut at_rest = animation;
         at_rest.samplers[0].output.chunks_exact_mut(9).for_each(|k| k[4] = 0.0);
-        let (out, stats) = visible_tracks(&scene(at_rest));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest));
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
     }

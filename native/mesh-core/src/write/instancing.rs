@@ -13,7 +13,7 @@
 use super::compact_json::short_f32;
 use super::glb::{Builder, Data};
 use super::nodes::decompose;
-use super::quantize::Grid;
+use super::quantize::{mantissa_bits, Grid};
 use crate::math::{compose, mul, Bounds};
 use crate::model::Model;
 use meshopt::EncodeExpMode;
@@ -30,15 +30,6 @@ struct Columns {
     translation: Vec<[f32; 3]>,
     rotation: Vec<[f32; 4]>,
     scale: Vec<[f32; 3]>,
-}
-
-/// Mantissa bits for values up to `largest` in magnitude so that one step is at most `step`:
-/// a shared exponent leaves steps of about 2·largest / 2^bits.
-fn mantissa_bits(largest: f32, step: f32) -> i32 {
-    if !(largest > 0.0 && step > 0.0) {
-        return 1;
-    }
-    ((2.0 * largest / step).log2().ceil() as i32 + 1).clamp(1, 24)
 }
 
 /// The extension object of every node that has instances (None for the others), with its

@@ -19,6 +19,16 @@ pub const MIN_MESH_STEPS: f32 = ((1u32 << 10) - 1) as f32;
 /// Integers are stored as u16: no mesh may need more steps than that.
 const MAX_MESH_STEPS: f32 = u16::MAX as f32;
 
+/// Mantissa bits for the meshopt codec's EXPONENTIAL filter (a shared exponent per component) so
+/// that values up to `largest` in magnitude are stored in steps of at most `step`: a shared
+/// exponent leaves steps of about 2·largest / 2^bits. At most 24, a float's significand.
+pub(super) fn mantissa_bits(largest: f32, step: f32) -> i32 {
+    if !(largest > 0.0 && step > 0.0) {
+        return 1;
+    }
+    ((2.0 * largest / step).log2().ceil() as i32 + 1).clamp(1, 24)
+}
+
 /// Steps across the stored box for `bits` of position precision.
 pub fn steps(bits: u8) -> f32 {
     ((1u32 << bits) - 1) as f32
