@@ -299,18 +299,25 @@ mod tests {
         assert_eq!(back.nodes[joints].skin, Some(0));
     }
 
-    #[test]
-    fn samplers_write_short_json_and_cubic_splines_keep_their_tangents() {
-        use crate::model::{Animation, Channel, Trs};
+    /// A root mesh `size` wide with a child node at rest, for animations to move.
+    fn animated_scene(size: f32) -> Model {
+        use crate::model::Trs;
         let mut model = Model::new(SourceFormat::Glb);
         model.push_root_mesh(Mesh {
             name: None,
-            primitives: vec![Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Primitive::default() }],
+            primitives: vec![Primitive { positions: vec![[0.0; 3], [size, 0.0, 0.0], [0.0, size, 0.0]], indices: vec![0, 1, 2], ..Primitive::default() }],
             ..Default::default()
         });
         let rest = Trs { translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] };
         model.nodes.push(Node { trs: Some(rest), ..Node { mesh: None, ..Node::with_mesh(None, 0) } });
         model.nodes[0].children.push(1);
+        model
+    }
+
+    #[test]
+    fn samplers_write_short_json_and_cubic_splines_keep_their_tangents() {
+        use crate::model::{Animation, Channel};
+        let mut model = animated_scene(1.0);
         let times = vec![0.0, 1.0, 2.0];
         // in-tangent, value, out-tangent per key.
         let cubic: Vec<f32> = (0..3).flat_map(|k| [0.5, 0.0, 0.0, k as f32, 0.0, 0.0, 0.5, 0.0, 0.0]).collect();
@@ -350,17 +357,9 @@ mod tests {
 
     #[test]
     fn compressed_translation_and_scale_keys_are_stored_as_coarse_as_their_tolerance() {
-        use crate::model::{Animation, Channel, Trs};
+        use crate::model::{Animation, Channel};
         // A 10-unit-wide scene: the tolerance of a translation is 1e-5 of that, 1e-4 units.
-        let mut model = Model::new(SourceFormat::Glb);
-        model.push_root_mesh(Mesh {
-            name: None,
-            primitives: vec![Primitive { positions: vec![[0.0; 3], [10.0, 0.0, 0.0], [0.0, 10.0, 0.0]], indices: vec![0, 1, 2], ..Primitive::default() }],
-            ..Default::default()
-        });
-        let rest = Trs { translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] };
-        model.nodes.push(Node { trs: Some(rest), ..Node { mesh: None, ..Node::with_mesh(None, 0) } });
-        model.nodes[0].children.push(1);
+        let mut model = animated_scene(10.0);
         let times: Vec<f32> = (0..60).map(|k| k as f32 / 30.0).collect();
         // Irregular motion, so the keys are no pattern the codec could store exactly.
         let wave = |k: usize, c: usize| ((k * 7 + c * 13) as f32 * 0.37).sin();
