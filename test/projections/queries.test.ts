@@ -380,6 +380,27 @@ describe('me and billing', () => {
     )
   })
 
+  it('keeps a Me answer with storage until a stored file runs out, to the millisecond', async () => {
+    const storageLimits = { pendingUploads: 10, storedBytes: 1_000_000 }
+    const me = (ms: number) => getMe(models, acct, { now: at(ms), auth: 'key', storageLimits })
+    // Job A (input 10 bytes, output 5) finished at t0 + 2 h + 4 s and keeps its files for a day. From
+    // t0 + 2 h + 1 day its admission is out of the window, and the next admission leaves it at
+    // t0 + 3 h + 1 day, so between the two only the files' expiry changes the answer.
+    const filesEnd = t0 + 2 * hour + 4000 + day
+    const kept = await me(t0 + 2 * hour + day)
+    expect(await me(filesEnd - 1)).toBe(kept)
+    const after = await me(filesEnd)
+    expect(after).not.toBe(kept)
+    const keptBytes = kept!.usage.stored_bytes!
+    expect(keptBytes).toBeGreaterThanOrEqual(15)
+    expect(after!.usage.stored_bytes).toBe(keptBytes - 15)
+    expect(after!.usage.jobs_last_24h).toBe(kept!.usage.jobs_last_24h)
+    // And it equals what a store that keeps nothing answers.
+    expect(
+      await getMe(new ReadModels(reads), acct, { now: at(filesEnd), auth: 'key', storageLimits }),
+    ).toEqual(after)
+  })
+
   it('counts active jobs as admitted minus released, and reads a document stored with their ids', async () => {
     const busy = 'acct_queriesbusy0000000'
     const command = async (c: AccountCommand) => {
