@@ -1,12 +1,13 @@
 // The read models as the REST layer calls them, over a history made by the real deciders.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SqliteEventStore } from '../../adapters/eventstore/sqlite.ts'
-import { accountDecider, jobDecider } from '../../app/deciders.ts'
+import { accountDecider, jobDecider, uploadDecider } from '../../app/deciders.ts'
 import { handleCommand } from '../../app/handle-command.ts'
 import type { AccountCommand } from '../../domain/account/commands.ts'
 import { accountStream } from '../../domain/account/events.ts'
 import type { JobCommand } from '../../domain/job/commands.ts'
 import { jobStream } from '../../domain/job/events.ts'
+import { uploadStream } from '../../domain/upload/events.ts'
 import type { AccountDoc } from '../../projections/accounts/account-docs.ts'
 import { getBilling } from '../../projections/accounts/billing.ts'
 import { getMe } from '../../projections/accounts/me.ts'
@@ -398,6 +399,36 @@ describe('me and billing', () => {
     // And it equals what a store that keeps nothing answers.
     expect(
       await getMe(new ReadModels(reads), acct, { now: at(filesEnd), auth: 'key', storageLimits }),
+    ).toEqual(after)
+  })
+
+  it('keeps a Me answer with storage until a pending upload runs out, to the millisecond', async () => {
+    const storageLimits = { pendingUploads: 10, storedBytes: 1_000_000 }
+    const me = (ms: number) => getMe(models, acct, { now: at(ms), auth: 'key', storageLimits })
+    // An upload URL valid for an hour from t0 + 10 h; nothing else changes with time before t0 + 11 h.
+    const created = t0 + 10 * hour
+    head = (
+      await handleCommand(store, uploadStream('upl_queries'), uploadDecider, {
+        type: 'CreateUpload',
+        data: {
+          uploadId: 'upl_queries',
+          accountId: acct,
+          filename: 'in.glb',
+          maxBytes: 1000,
+          urlValidMs: hour,
+          now: created,
+        },
+      })
+    ).position
+    expect(await projections.waitForPosition(head, 5000)).toBe(true)
+    const kept = await me(created + 1)
+    expect(kept!.usage.pending_uploads).toBe(1)
+    expect(await me(created + hour - 1)).toBe(kept)
+    const after = await me(created + hour)
+    expect(after).not.toBe(kept)
+    expect(after!.usage.pending_uploads).toBe(0)
+    expect(
+      await getMe(new ReadModels(reads), acct, { now: at(created + hour), auth: 'key', storageLimits }),
     ).toEqual(after)
   })
 
