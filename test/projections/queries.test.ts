@@ -381,16 +381,18 @@ describe('me and billing', () => {
     )
   })
 
+  const storageLimits = { pendingUploads: 10, storedBytes: 1_000_000 }
+  /** Me with the account's storage caps and use, which change by time as files and upload URLs run out. */
+  const meWithStorage = (ms: number) => getMe(models, acct, { now: at(ms), auth: 'key', storageLimits })
+
   it('keeps a Me answer with storage until a stored file runs out, to the millisecond', async () => {
-    const storageLimits = { pendingUploads: 10, storedBytes: 1_000_000 }
-    const me = (ms: number) => getMe(models, acct, { now: at(ms), auth: 'key', storageLimits })
     // Job A (input 10 bytes, output 5) finished at t0 + 2 h + 4 s and keeps its files for a day. From
     // t0 + 2 h + 1 day its admission is out of the window, and the next admission leaves it at
     // t0 + 3 h + 1 day, so between the two only the files' expiry changes the answer.
     const filesEnd = t0 + 2 * hour + 4000 + day
-    const kept = await me(t0 + 2 * hour + day)
-    expect(await me(filesEnd - 1)).toBe(kept)
-    const after = await me(filesEnd)
+    const kept = await meWithStorage(t0 + 2 * hour + day)
+    expect(await meWithStorage(filesEnd - 1)).toBe(kept)
+    const after = await meWithStorage(filesEnd)
     expect(after).not.toBe(kept)
     const keptBytes = kept!.usage.stored_bytes!
     expect(keptBytes).toBeGreaterThanOrEqual(15)
@@ -403,8 +405,6 @@ describe('me and billing', () => {
   })
 
   it('keeps a Me answer with storage until a pending upload runs out, to the millisecond', async () => {
-    const storageLimits = { pendingUploads: 10, storedBytes: 1_000_000 }
-    const me = (ms: number) => getMe(models, acct, { now: at(ms), auth: 'key', storageLimits })
     // An upload URL valid for an hour from t0 + 10 h; nothing else changes with time before t0 + 11 h.
     const created = t0 + 10 * hour
     head = (
@@ -421,10 +421,10 @@ describe('me and billing', () => {
       })
     ).position
     expect(await projections.waitForPosition(head, 5000)).toBe(true)
-    const kept = await me(created + 1)
+    const kept = await meWithStorage(created + 1)
     expect(kept!.usage.pending_uploads).toBe(1)
-    expect(await me(created + hour - 1)).toBe(kept)
-    const after = await me(created + hour)
+    expect(await meWithStorage(created + hour - 1)).toBe(kept)
+    const after = await meWithStorage(created + hour)
     expect(after).not.toBe(kept)
     expect(after!.usage.pending_uploads).toBe(0)
     expect(

@@ -48,7 +48,7 @@ pub struct VisibleTracks {
     /// See `key_steps`.
     pub key_steps: Vec<Vec<f32>>,
     /// What was dropped or collapsed; only the tests look (the tool reports no count of it).
-    #[allow(dead_code)]
+    #[cfg_attr(not(test), allow(dead_code))]
     pub stats: TrackStats,
 }
 
