@@ -88,6 +88,7 @@ async function handleFromSnapshot<State, Command, Event extends { type: string; 
         for (const event of events) entry.state = decider.evolve(entry.state, event)
         entry.revision += events.length
         entry.position = position
+        entry.currentAt = performance.now()
         await snapshots.maybePersist(streamId, entry)
         return { events, state: entry.state, position }
       } catch (error) {
@@ -109,11 +110,13 @@ export async function currentEntry<State, Command, Event extends { type: string;
 ) {
   const entry = await snapshots.get(streamId, decider.initialState)
   try {
+    const readAt = performance.now()
     for (const event of await store.readStream(streamId, entry.revision + 1)) {
       entry.state = decider.evolve(entry.state, event as unknown as Event)
       entry.revision = event.revision
       entry.position = event.position
     }
+    entry.currentAt = readAt
   } catch (error) {
     snapshots.drop(streamId)
     throw error

@@ -3,6 +3,12 @@
 // and every decided event goes to the store in ONE append (appendMany) with each stream's expected
 // revision, so they are durable together after one commit, or not at all. A concurrent write to any
 // of them fails the whole append; then all are read and decided again.
+//
+// The first decision may skip reads: a stream whose id was just minted has no events, and a
+// snapshotted stream whose tail this process read (or appended to) a moment ago is most likely still
+// at that revision. Such a guess is always safe to append, since the expected revisions make a stale
+// one fail as a conflict; but a guessed state may refuse or change nothing where the real one would
+// not, so those answers, and conflicts, are decided again from streams actually read.
 
 import type { EventStore } from '../domain/ports/event-store.ts'
 import { type StreamAppend, WrongExpectedVersionError } from '../domain/ports/event-store.ts'
@@ -16,17 +22,24 @@ export interface StreamCommand {
   readonly streamId: string
   readonly decider: Decider<unknown, unknown, AnyEvent>
   readonly command: unknown
+  /** The stream's id was minted for this command (a new job's): it has no events to read. */
+  readonly fresh: boolean
 }
 
 export const streamCommand = <State, Command, Event extends AnyEvent>(
   streamId: string,
   decider: Decider<State, Command, Event>,
   command: Command,
+  { fresh = false }: { fresh?: boolean } = {},
 ): StreamCommand => ({
   streamId,
   decider: decider as unknown as Decider<unknown, unknown, AnyEvent>,
   command,
+  fresh,
 })
+
+/** How long after a stream was last known at its head the first decision still trusts that state. */
+const trustedForMs = 1_000
 
 export interface StreamOutcome {
   streamId: string
@@ -44,6 +57,8 @@ interface Current {
   position: number
   /** The snapshot entry this state is, for streams whose decider keeps snapshots. */
   entry: CachedStream<unknown> | null
+  /** Trusted from a recent read without reading again (see the top of this file). */
+  guessed: boolean
 }
 
 /**
@@ -70,11 +85,22 @@ export async function handleCommands(
 async function readCurrent(
   store: EventStore,
   snapshots: StreamSnapshots | undefined,
-  { streamId, decider }: StreamCommand,
+  { streamId, decider, fresh }: StreamCommand,
+  mayGuess: boolean,
 ): Promise<Current> {
+  // Exact, not a guess: nothing can have been appended under an id nobody else knows yet.
+  if (mayGuess && fresh)
+    return { state: decider.initialState(), revision: -1, position: 0, entry: null, guessed: false }
   if (snapshots && decider.snapshots) {
-    const entry = await currentEntry(store, snapshots, streamId, decider)
-    return { state: entry.state, revision: entry.revision, position: entry.position, entry }
+    const recent = mayGuess ? snapshots.recent(streamId, trustedForMs) : null
+    const entry = recent ?? (await currentEntry(store, snapshots, streamId, decider))
+    return {
+      state: entry.state,
+      revision: entry.revision,
+      position: entry.position,
+      entry,
+      guessed: recent !== null,
+    }
   }
   const recorded = await store.readStream(streamId)
   let state = decider.initialState()
@@ -84,6 +110,7 @@ async function readCurrent(
     revision: recorded.at(-1)?.revision ?? -1,
     position: recorded.at(-1)?.position ?? 0,
     entry: null,
+    guessed: false,
   }
 }
 
@@ -93,13 +120,24 @@ async function decideAndAppend(
   commands: readonly StreamCommand[],
   retries: number,
 ): Promise<StreamOutcome[]> {
+  let mayGuess = true
   for (let attempt = 0; ; attempt++) {
-    const current = await Promise.all(commands.map((command) => readCurrent(store, snapshots, command)))
+    const current = await Promise.all(
+      commands.map((command) => readCurrent(store, snapshots, command, mayGuess)),
+    )
+    const guessed = current.some((stream) => stream.guessed)
+    mayGuess = false
     const decided: AnyEvent[][] = []
-    for (const [i, { decider, command }] of commands.entries()) {
-      decided.push(decider.decide(command, current[i]!.state))
-      if (i === 0 && decided[0]!.length === 0) break
+    try {
+      for (const [i, { decider, command }] of commands.entries()) {
+        decided.push(decider.decide(command, current[i]!.state))
+        if (i === 0 && decided[0]!.length === 0) break
+      }
+    } catch (refusal) {
+      if (guessed) continue
+      throw refusal
     }
+    if (guessed && decided[0]!.length === 0) continue
     const unchanged = (i: number): StreamOutcome => ({
       streamId: commands[i]!.streamId,
       events: [],
@@ -129,6 +167,8 @@ async function decideAndAppend(
       if (!(error instanceof WrongExpectedVersionError))
         for (const { streamId, decider } of commands) if (decider.snapshots) snapshots?.drop(streamId)
       if (!(error instanceof WrongExpectedVersionError) || attempt >= retries) throw error
+      // A stale guess is not a race: read and decide again at once.
+      if (guessed) continue
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)))
       continue
     }
@@ -146,6 +186,7 @@ async function decideAndAppend(
         now.entry.state = state
         now.entry.revision += events.length
         now.entry.position = position
+        now.entry.currentAt = performance.now()
         await snapshots?.maybePersist(streamId, now.entry)
       }
     }

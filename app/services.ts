@@ -33,6 +33,7 @@ import { failJob } from './jobs/settle-job.ts'
 import { LeasedDuty } from './leased-duty.ts'
 import { log } from './log.ts'
 import { createMetrics, measuredEventStore } from './metrics.ts'
+import { pooledRandom } from './security/pooled-random.ts'
 import { secretFile } from './security/secret-file.ts'
 import { openBlobStore, openDispatcher, openEventStore, openReadStore } from './stores.ts'
 import { keepSnapshots, StreamSnapshots } from './stream-snapshots.ts'
@@ -108,7 +109,7 @@ export async function startServices(config: Config, options: StartOptions = {}):
     blobs: new SecretBlobStore(openBlobStore(config), atRestKey(config.dataDir, config.atRestKey)),
     dispatcher,
     now,
-    random: (size) => randomBytes(size),
+    random: pooledRandom(),
     metrics,
     payments: resolvedConfig.stripe
       ? new StripePaymentProcessor({

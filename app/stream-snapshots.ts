@@ -17,6 +17,11 @@ export interface CachedStream<State> {
   state: State
   /** Revision of the last persisted snapshot. */
   persisted: number
+  /**
+   * When `state` was last known to be the stream's head (performance.now(): its tail was read, or
+   * this process appended to it); -Infinity for an entry just loaded.
+   */
+  currentAt: number
 }
 
 const maxCachedStreams = 10_000
@@ -66,11 +71,18 @@ export class StreamSnapshots {
           // the field's initial value is exact.
           state: Object.assign(initial() as object, deserialize(stored.state)) as State,
           persisted: stored.revision,
+          currentAt: Number.NEGATIVE_INFINITY,
         }
-      : { revision: -1, position: 0, state: initial(), persisted: -1 }
+      : { revision: -1, position: 0, state: initial(), persisted: -1, currentAt: Number.NEGATIVE_INFINITY }
     this.#cache.set(streamId, entry)
     if (this.#cache.size > maxCachedStreams) this.#cache.delete(this.#cache.keys().next().value!)
     return entry
+  }
+
+  /** The cached state when it was known to be the stream's head within the last `withinMs`; else null. */
+  recent<State>(streamId: string, withinMs: number): CachedStream<State> | null {
+    const cached = this.#cache.get(streamId) as CachedStream<State> | undefined
+    return cached && performance.now() - cached.currentAt <= withinMs ? cached : null
   }
 
   /** Forgets the cached state (after a failure left it uncertain); the next use reloads it. */

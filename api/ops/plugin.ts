@@ -1,27 +1,18 @@
 // What operators and load balancers ask an instance: /ready (can it serve now: stores answer, read
 // models near the head), /metrics (Prometheus text), and a Request-Id on every response, the id its
 // log lines carry. /health stays the plain liveness answer.
-import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { HistogramSeries } from '../../app/labelled-histogram.ts'
+import { pooledRandom } from '../../app/security/pooled-random.ts'
 import type { Services } from '../../app/services.ts'
 
 /** A caller's own Request-Id is kept when it is short and plain; otherwise the instance makes one. */
 const acceptableRequestId = /^[A-Za-z0-9._:-]{1,64}$/
 
-/** Random bytes drawn in batches: one call into the CSPRNG per 512 ids rather than one per request. */
 const idBytes = 12
-let idPool = Buffer.alloc(0)
-let idOffset = 0
+const idRandom = pooledRandom(idBytes * 512)
 
-function newRequestId(): string {
-  if (idOffset + idBytes > idPool.length) {
-    idPool = randomBytes(idBytes * 512)
-    idOffset = 0
-  }
-  idOffset += idBytes
-  return `req_${idPool.toString('base64url', idOffset - idBytes, idOffset)}`
-}
+const newRequestId = () => `req_${idRandom(idBytes).toString('base64url')}`
 
 export function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
   const given = request.headers['request-id']

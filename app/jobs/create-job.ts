@@ -393,18 +393,23 @@ function admitAndRecord(
           }),
         ]
       : []
-  const createJobStream = streamCommand(jobStream(jobId), jobDecider, {
-    type: 'CreateJob',
-    data: {
-      jobId,
-      accountId: request.accountId,
-      tool: tool.id,
-      input,
-      options,
-      idempotencyKey: request.idempotencyKey,
-      now,
+  const createJobStream = streamCommand(
+    jobStream(jobId),
+    jobDecider,
+    {
+      type: 'CreateJob',
+      data: {
+        jobId,
+        accountId: request.accountId,
+        tool: tool.id,
+        input,
+        options,
+        idempotencyKey: request.idempotencyKey,
+        now,
+      },
     },
-  })
+    { fresh: true },
+  )
   return handleCommands(ctx.store, [admission, ...useUpload, createJobStream])
 }
 
