@@ -18,6 +18,14 @@ import {
   type ReadStore,
   type Scalar,
 } from './read-store.ts'
+import {
+  allOwn,
+  countChangesOf,
+  createChangeSerial,
+  newOwnCommits,
+  readSerialSql,
+} from './sqlite-change-serial.ts'
+import type { WriterBatch } from './sqlite-read-writer.ts'
 
 const table = (name: string) => `"doc_${checkName(name)}"`
 const field = (name: string) => `json_extract(doc, '$.${checkField(name)}')`
@@ -33,19 +41,32 @@ const maxCachedDocs = 20_000
 /**
  * Whether documents read earlier may still be served from memory. A lookup by id costs a read
  * transaction (lock calls on the WAL index, a B-tree descent): about 10 µs, a tenth of a job read.
- * This connection's own writes drop the documents they touch; any other connection's commit (another
+ * This connection's own writes drop the documents they touch, and so do the writer thread's
+ * (when they are sent, and again when they are answered); any other connection's commit (another
  * process, a rebuild) changes SQLite's data_version, which is looked at once per turn of the event
- * loop, and empties every cache. So a document is never older than the turn's start.
+ * loop, and empties every cache unless the change serial shows every change since was the writer
+ * thread's (sqlite-change-serial.ts). So a document is never older than the turn's start.
  */
 class CacheValidity {
   readonly #dataVersion: StatementSync
+  readonly #serial: StatementSync
   #version: number | null = null
+  /** The change serial up to which every change is known: this process's own, or already counted as foreign. */
+  #accounted: number
   #checkedThisTurn = false
+  /** The writer thread's published commits; null without a writer thread. */
+  own: BigInt64Array | null = null
   /** Bumped when another connection has committed: every collection's cache is stale. */
   era = 0
 
   constructor(db: DatabaseSync) {
     this.#dataVersion = db.prepare('PRAGMA data_version')
+    this.#serial = db.prepare(readSerialSql)
+    this.#accounted = this.#serialNow()
+  }
+
+  #serialNow(): number {
+    return (this.#serial.get() as { serial: number }).serial
   }
 
   check(): number {
@@ -57,9 +78,16 @@ class CacheValidity {
     const version = (this.#dataVersion.get() as { data_version: number }).data_version
     if (version !== this.#version) {
       this.#version = version
-      this.era++
+      const serial = this.#serialNow()
+      if (serial !== this.#accounted && !(this.own && allOwn(this.own, this.#accounted, serial))) this.era++
+      this.#accounted = serial
     }
     return this.era
+  }
+
+  /** Every cache starts over (a write whose outcome is unknown). */
+  invalidate(): void {
+    this.era++
   }
 }
 
@@ -98,6 +126,7 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     db.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#table} (id TEXT PRIMARY KEY, position INTEGER NOT NULL, doc TEXT NOT NULL)`,
     )
+    countChangesOf(db, this.#table)
     this.#byId = db.prepare(`SELECT doc FROM ${this.#table} WHERE id = ?`)
     this.#upsert = db.prepare(
       `INSERT INTO ${this.#table} (id, position, doc) VALUES (?, ?, ?)
@@ -106,19 +135,28 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     )
   }
 
-  #read(id: string): CachedDoc<T> {
+  /** Empties the cache when another connection may have committed since it was filled. */
+  #fresh(): void {
     const era = this.#validity.check()
     if (era !== this.#cacheEra) {
       this.#cached.clear()
       this.#cacheEra = era
     }
-    let cached = this.#cached.get(id)
-    if (cached === undefined) {
-      cached = { json: (this.#byId.get(id) as { doc: string } | undefined)?.doc ?? null }
-      if (this.#cached.size >= maxCachedDocs) this.#cached.clear()
-      this.#cached.set(id, cached)
-    }
+  }
+
+  #remember(id: string, json: string | null): CachedDoc<T> {
+    const cached = { json }
+    if (this.#cached.size >= maxCachedDocs) this.#cached.clear()
+    this.#cached.set(id, cached)
     return cached
+  }
+
+  #read(id: string): CachedDoc<T> {
+    this.#fresh()
+    return (
+      this.#cached.get(id) ??
+      this.#remember(id, (this.#byId.get(id) as { doc: string } | undefined)?.doc ?? null)
+    )
   }
 
   async get(id: string): Promise<T | null> {
@@ -144,17 +182,27 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     return `${era}.${record.byValue.get(owner.value) ?? record.since}`
   }
 
+  /** The documents with these ids that exist, from the cache where it has them, in no set order. */
   async getMany(ids: readonly string[]): Promise<T[]> {
+    this.#fresh()
     const out: T[] = []
-    for (let i = 0; i < ids.length; i += chunkSize) {
-      const chunk = ids.slice(i, i + chunkSize)
-      const sql = `SELECT doc FROM ${this.#table} WHERE id IN (${chunk.map(() => '?').join(',')})`
-      let statement = this.#statements.get(sql)
-      if (!statement) {
-        statement = this.#db.prepare(sql)
-        this.#statements.set(sql, statement)
+    const missing: string[] = []
+    for (const id of ids) {
+      const cached = this.#cached.get(id)
+      if (cached === undefined) missing.push(id)
+      else if (cached.json !== null) out.push(JSON.parse(cached.json) as T)
+    }
+    for (let i = 0; i < missing.length; i += chunkSize) {
+      const chunk = missing.slice(i, i + chunkSize)
+      const found = new Map<string, string>()
+      const sql = `SELECT id, doc FROM ${this.#table} WHERE id IN (${chunk.map(() => '?').join(',')})`
+      for (const row of this.#statement(sql).all(...chunk) as { id: string; doc: string }[])
+        found.set(row.id, row.doc)
+      for (const id of chunk) {
+        const json = found.get(id) ?? null
+        this.#remember(id, json)
+        if (json !== null) out.push(JSON.parse(json) as T)
       }
-      for (const row of statement.all(...chunk) as { doc: string }[]) out.push(JSON.parse(row.doc) as T)
     }
     return out
   }
@@ -173,6 +221,39 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
 
   /** putGuarded's writes, inside a transaction the caller holds. */
   upsertInTransaction(docs: readonly T[]): void {
+    this.noteWrites(docs)
+    for (const doc of docs) this.#upsert.run(doc.id, doc.position, JSON.stringify(doc))
+  }
+
+  /** The writer thread's rows for these documents (their writes noted here). */
+  rowsFor(docs: readonly T[]): WriterBatch['writes'][number] {
+    this.noteWrites(docs)
+    return { table: this.#table, rows: docs.map((doc) => [doc.id, doc.position, JSON.stringify(doc)]) }
+  }
+
+  /**
+   * The writer thread committed these rows: their writes are noted again, and, when no other
+   * connection's commit was seen since they were sent (`cacheable`), the cache keeps the JSON
+   * just written, so the next read of them (the next batch's projection, a client's poll) needs no
+   * lookup. A row the position guard skipped is only dropped.
+   */
+  noteCommitted(
+    rows: WriterBatch['writes'][number]['rows'],
+    docs: readonly T[],
+    skipped: ReadonlySet<string>,
+    cacheable: boolean,
+  ): void {
+    this.noteWrites(docs)
+    if (!cacheable || this.#cacheEra !== this.#validity.era) return
+    for (const [id, , json] of rows) if (!skipped.has(`${this.#table} ${id}`)) this.#remember(id, json)
+  }
+
+  /**
+   * Marks documents as written: their cached copies go and their change stamps move. For writes on
+   * the writer thread this runs when they are sent and again when they are answered, so a copy read
+   * in between (the old document) is not kept, and a stamp taken in between does not last.
+   */
+  noteWrites(docs: readonly T[]): void {
     this.#lastWrite = ++writeSerial
     for (const [field, record] of this.#lastWriteByOwner) {
       // Past this many owners the record starts over: every owner's stamp then changes once.
@@ -183,10 +264,7 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
       for (const doc of docs)
         record.byValue.set((doc as Record<string, unknown>)[field] as Scalar, writeSerial)
     }
-    for (const doc of docs) {
-      this.#cached.delete(doc.id)
-      this.#upsert.run(doc.id, doc.position, JSON.stringify(doc))
-    }
+    for (const doc of docs) this.#cached.delete(doc.id)
   }
 
   async find(query: Query): Promise<T[]> {
@@ -253,6 +331,25 @@ function filterOf(query: Filter): {
   return { where: conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '', params }
 }
 
+/** A message on its way to the writer thread: its batches, and what each collection wrote. */
+interface SentBatches {
+  batches: PendingBatch[]
+  written: {
+    collection: SqliteCollection<Doc>
+    docs: readonly Doc[]
+    rows: WriterBatch['writes'][number]['rows']
+  }[]
+  /** The cache era when it was sent: a later one means another connection's commit came between. */
+  era: number
+}
+
+interface PendingBatch {
+  writes: readonly { collection: string; docs: readonly Doc[] }[]
+  counter: { key: string; value: number }
+  resolve: () => void
+  reject: (error: unknown) => void
+}
+
 export class SqliteReadStore implements ReadStore {
   readonly #db: DatabaseSync
   readonly #collections = new Map<string, SqliteCollection<Doc>>()
@@ -262,14 +359,15 @@ export class SqliteReadStore implements ReadStore {
   #readLease: StatementSync | undefined
   readonly #validity: CacheValidity
   #checkpointer: Worker | null = null
-  #pendingBatches: {
-    writes: readonly { collection: string; docs: readonly Doc[] }[]
-    counter: { key: string; value: number }
-    resolve: () => void
-    reject: (error: unknown) => void
-  }[] = []
+  #pendingBatches: PendingBatch[] = []
+  /** Commits the models' batches off the event loop (files only); null once it has failed. */
+  #writer: Worker | null = null
+  #batchIds = 0
+  readonly #inFlight = new Map<number, SentBatches>()
+  #drained: (() => void) | null = null
 
-  constructor(path: string) {
+  /** `writerThread: false` commits on the calling thread (always so for ':memory:'). */
+  constructor(path: string, { writerThread = true }: { writerThread?: boolean } = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
     this.#db = new DatabaseSync(path, { timeout: 30_000 })
     this.#db.exec(`
@@ -278,8 +376,9 @@ export class SqliteReadStore implements ReadStore {
       CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
     `)
+    createChangeSerial(this.#db)
     this.#validity = new CacheValidity(this.#db)
-    if (path !== ':memory:') {
+    if (path !== ':memory:' && writerThread) {
       // Checkpoints move to a thread of their own (sqlite-checkpointer.ts); this connection keeps a
       // far threshold only as a backstop, should that thread fall behind.
       this.#db.exec(`PRAGMA wal_autocheckpoint = ${backstopCheckpointPages}`)
@@ -287,6 +386,17 @@ export class SqliteReadStore implements ReadStore {
         workerData: { path, intervalMs: checkpointIntervalMs },
       })
       this.#checkpointer.unref()
+      const own = newOwnCommits()
+      this.#validity.own = own
+      const writer = new Worker(new URL('./sqlite-read-writer.ts', import.meta.url), {
+        workerData: { path, own, backstopCheckpointPages },
+      })
+      writer.on('message', ({ replies }: { replies: { id: number; error?: string }[] }) =>
+        this.#settle(replies),
+      )
+      writer.on('error', (error) => this.#writerFailed(error))
+      writer.unref()
+      this.#writer = writer
     }
   }
 
@@ -352,9 +462,66 @@ export class SqliteReadStore implements ReadStore {
   }
 
   #commitPendingBatches(): void {
+    // One message to the writer at a time: what arrives meanwhile waits for its answer and goes in
+    // the next. Each message costs both threads a wake-up (a system call each way), so under load
+    // a message carries every batch of its commit's duration instead of one per turn.
+    if (this.#writer && this.#inFlight.size > 0) return
     const batches = this.#pendingBatches
     this.#pendingBatches = []
     if (batches.length === 0) return
+    if (this.#writer) this.#send(this.#writer, batches)
+    else this.#commitHere(batches)
+  }
+
+  /** The batches to the writer thread, as one message; they are settled when it answers. */
+  #send(writer: Worker, batches: PendingBatch[]): void {
+    const message: WriterBatch = { id: ++this.#batchIds, writes: [], counters: [] }
+    const written: SentBatches['written'] = []
+    for (const { writes, counter } of batches) {
+      for (const { collection, docs } of writes) {
+        const target = this.collection(collection) as SqliteCollection<Doc>
+        const rows = target.rowsFor(docs)
+        message.writes.push(rows)
+        written.push({ collection: target, docs, rows: rows.rows })
+      }
+      message.counters.push([counter.key, counter.value])
+    }
+    this.#inFlight.set(message.id, { batches, written, era: this.#validity.era })
+    writer.ref()
+    writer.postMessage(message)
+  }
+
+  #settle(replies: readonly { id: number; skipped?: string[]; error?: string }[]): void {
+    for (const { id, skipped = [], error } of replies) {
+      const sent = this.#inFlight.get(id)
+      if (!sent) continue
+      this.#inFlight.delete(id)
+      const left = new Set(skipped)
+      const cacheable = error === undefined && sent.era === this.#validity.era
+      for (const { collection, docs, rows } of sent.written)
+        collection.noteCommitted(rows, docs, left, cacheable)
+      for (const batch of sent.batches) {
+        if (error === undefined) batch.resolve()
+        else batch.reject(new Error(error))
+      }
+    }
+    if (this.#inFlight.size === 0) {
+      this.#writer?.unref()
+      this.#drained?.()
+      if (this.#pendingBatches.length > 0) this.#commitPendingBatches()
+    }
+  }
+
+  /** The writer thread died: what it held may or may not be committed; later batches commit here. */
+  #writerFailed(error: unknown): void {
+    this.#writer = null
+    this.#validity.invalidate()
+    for (const { batches } of this.#inFlight.values()) for (const batch of batches) batch.reject(error)
+    this.#inFlight.clear()
+    this.#drained?.()
+  }
+
+  #commitHere(batches: PendingBatch[]): void {
     try {
       this.#setCounter ??= this.#db.prepare(
         'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
@@ -397,6 +564,11 @@ export class SqliteReadStore implements ReadStore {
     await this.#checkpointer?.terminate()
     this.#checkpointer = null
     if (this.#db.isOpen) this.#commitPendingBatches()
+    // Batches already sent are committed and answered before the connections close.
+    while (this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#drained = resolve))
+    this.#drained = null
+    await this.#writer?.terminate()
+    this.#writer = null
     if (this.#db.isOpen) this.#db.close()
   }
 }
