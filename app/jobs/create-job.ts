@@ -6,7 +6,7 @@
 // 3. the input is staged, then the job is admitted on the account stream (one decision, which asks
 //    1 and 2 again against the revision it appends to, so racing requests stay exact), the job
 //    stream is created, and the job is dispatched.
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { extname } from 'node:path'
 import { earlierJobFor, requireAdmissible } from '../../domain/account/admission.ts'
 import type { AccountCommand, AdmissionPolicy, ToolPolicy } from '../../domain/account/commands.ts'
@@ -62,7 +62,7 @@ export interface CreateJobResult {
 
 type JobCreatedData = Extract<JobEvent, { type: 'JobCreated' }>['data']
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+const sha256 = (text: string) => hash('sha256', text, 'hex')
 
 export function requireTool(id: string): ToolDefinition {
   if (!isToolId(id)) throw new DomainError('not_found', `No tool named ${id}; GET /v1/tools lists them.`)

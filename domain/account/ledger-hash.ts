@@ -1,7 +1,7 @@
 // The account's ledger hash chain: each ledger event's hash covers its type, its data (without
 // `hash`) and the previous ledger event's hash. Keys are sorted so the hash is independent of
 // property order.
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
 export const genesisHash = '0'.repeat(64)
 
@@ -18,5 +18,5 @@ function canonical(value: unknown): string {
 
 export function ledgerHash(type: string, data: Record<string, unknown>): string {
   const { hash: _ignored, ...rest } = data
-  return createHash('sha256').update(type).update('\n').update(canonical(rest)).digest('hex')
+  return hash('sha256', `${type}\n${canonical(rest)}`, 'hex')
 }
