@@ -1,6 +1,10 @@
 // The SQLite read store serves documents it read before from memory: never one that this connection
 // has since written, nor one another connection (another process, a rebuild) has committed over by
 // the next turn of the event loop. Its WAL is checkpointed by a thread of its own, not by commits.
+// The models' batches are committed by its writer thread, whose commits are this process's own: they
+// keep the documents other readers have cached (and leave the ones just written ready to read),
+// while any other connection's commit still empties the cache by the next turn. A row the position
+// guard refused is read back as stored, and closing the store waits for what was already sent.
 import { mkdtempSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -91,5 +95,102 @@ describe('SQLite read store cache', () => {
     const first = (await here.get('a'))!
     first.text = 'changed by a caller'
     expect((await here.get('a'))?.text).toBe('one')
+  })
+})
+
+function open(path: string, options?: { writerThread?: boolean }) {
+  const store = new SqliteReadStore(path, options)
+  opened.push(store)
+  return store
+}
+
+const newPath = () => join(mkdtempSync(join(tmpdir(), 'kiln-read-writer-')), 'read.db')
+
+/** A batch through the writer thread, as a model's runner writes it. */
+const writeBatch = (store: SqliteReadStore, docs: Note[], position: number) =>
+  store.putGuardedWithCounter([{ collection: 'notes', docs }], { key: 'notes:checkpoint', value: position })
+
+describe('SQLite read store writer thread', () => {
+  it("commits batches with their checkpoint, and its own commits keep other documents' cached copies", async () => {
+    const path = newPath()
+    const here = open(path)
+    const notes = here.collection<Note>('notes')
+    await writeBatch(here, [{ id: 'a', position: 1, text: 'one' }], 1)
+    await nextTurn()
+    const cached = await notes.peek('a')
+    expect(cached?.text).toBe('one')
+
+    for (let i = 2; i <= 5; i++) {
+      await writeBatch(here, [{ id: `b${i}`, position: i, text: `note ${i}` }], i)
+      await nextTurn()
+      // The same frozen object: the writer's commit did not empty the cache.
+      expect(await notes.peek('a')).toBe(cached)
+      expect((await notes.get(`b${i}`))?.text).toBe(`note ${i}`)
+    }
+    // What the thread wrote is in the file, for any connection.
+    const elsewhere = open(path, { writerThread: false })
+    expect(await elsewhere.getCounter('notes:checkpoint')).toBe(5)
+    expect((await elsewhere.collection<Note>('notes').getMany(['a', 'b2', 'b5', 'none'])).length).toBe(3)
+  })
+
+  it("still sees another connection's commit by the next turn, between and after its own", async () => {
+    const path = newPath()
+    const here = open(path)
+    const elsewhere = open(path, { writerThread: false })
+    const notes = here.collection<Note>('notes')
+    await writeBatch(here, [{ id: 'a', position: 1, text: 'one' }], 1)
+    expect((await notes.get('a'))?.text).toBe('one')
+    const stamp = notes.changeStamp()
+
+    await elsewhere.collection<Note>('notes').putGuarded([{ id: 'a', position: 2, text: 'two' }])
+    await writeBatch(here, [{ id: 'b', position: 3, text: 'mine' }], 3)
+    await nextTurn()
+    expect((await notes.get('a'))?.text).toBe('two')
+    expect(notes.changeStamp()).not.toBe(stamp)
+
+    // A foreign commit right after the writer's: the counter is past what the writer published.
+    await writeBatch(here, [{ id: 'c', position: 4, text: 'mine too' }], 4)
+    await nextTurn()
+    expect((await notes.get('a'))?.text).toBe('two')
+    await elsewhere.collection<Note>('notes').putGuarded([{ id: 'a', position: 5, text: 'three' }])
+    await nextTurn()
+    expect((await notes.get('a'))?.text).toBe('three')
+    expect((await notes.getMany(['a', 'b', 'c'])).map((note) => note.text).sort()).toEqual([
+      'mine',
+      'mine too',
+      'three',
+    ])
+  })
+
+  it('serves a row the position guard refused as stored, not as sent', async () => {
+    const path = newPath()
+    const here = open(path)
+    const elsewhere = open(path, { writerThread: false })
+    const notes = here.collection<Note>('notes')
+    expect(await notes.get('a')).toBeNull()
+    await elsewhere.collection<Note>('notes').putGuarded([{ id: 'a', position: 9, text: 'newer' }])
+    await writeBatch(here, [{ id: 'a', position: 3, text: 'older' }], 3)
+    expect((await notes.get('a'))?.text).toBe('newer')
+    await nextTurn()
+    expect((await notes.get('a'))?.text).toBe('newer')
+
+    // The same through the writer alone (a batch replayed after a restart): no foreign commit to
+    // empty the cache, so only the thread's report of the skipped row keeps the sent copy out.
+    await writeBatch(here, [{ id: 'b', position: 9, text: 'newer' }], 9)
+    await writeBatch(here, [{ id: 'b', position: 3, text: 'older' }], 3)
+    expect((await notes.get('b'))?.text).toBe('newer')
+  })
+
+  it('commits what was sent before it closes', async () => {
+    const path = newPath()
+    const here = new SqliteReadStore(path)
+    const written = Array.from({ length: 20 }, (_, i) =>
+      writeBatch(here, [{ id: `n${i}`, position: i + 1, text: `note ${i}` }], i + 1),
+    )
+    await here.close()
+    await Promise.all(written)
+    const reopened = open(path, { writerThread: false })
+    expect(await reopened.getCounter('notes:checkpoint')).toBe(20)
+    expect((await reopened.collection<Note>('notes').getMany(written.map((_, i) => `n${i}`))).length).toBe(20)
   })
 })
