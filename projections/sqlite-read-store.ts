@@ -366,7 +366,10 @@ export class SqliteReadStore implements ReadStore {
   readonly #inFlight = new Map<number, SentBatches>()
   #drained: (() => void) | null = null
 
-  /** `writerThread: false` commits on the calling thread (always so for ':memory:'). */
+  /**
+   * `writerThread: false` commits, and checkpoints, on the calling thread (always so for ':memory:'):
+   * a second handle on a file, as tests and tools open one.
+   */
   constructor(path: string, { writerThread = true }: { writerThread?: boolean } = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
     this.#db = new DatabaseSync(path, { timeout: 30_000 })
@@ -391,7 +394,7 @@ export class SqliteReadStore implements ReadStore {
       const writer = new Worker(new URL('./sqlite-read-writer.ts', import.meta.url), {
         workerData: { path, own, backstopCheckpointPages },
       })
-      writer.on('message', ({ replies }: { replies: { id: number; error?: string }[] }) =>
+      writer.on('message', ({ replies }: { replies: { id: number; skipped?: string[]; error?: string }[] }) =>
         this.#settle(replies),
       )
       writer.on('error', (error) => this.#writerFailed(error))
@@ -569,6 +572,8 @@ export class SqliteReadStore implements ReadStore {
     this.#drained = null
     await this.#writer?.terminate()
     this.#writer = null
+    // Batches that came after the last message (or after the thread failed) are committed here.
+    if (this.#db.isOpen) this.#commitPendingBatches()
     if (this.#db.isOpen) this.#db.close()
   }
 }
