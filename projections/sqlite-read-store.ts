@@ -26,6 +26,7 @@ import {
   readSerialSql,
 } from './sqlite-change-serial.ts'
 import type { WriterBatch } from './sqlite-read-writer.ts'
+import { setCounterSql, upsertDocSql } from './sqlite-read-writes.ts'
 
 const table = (name: string) => `"doc_${checkName(name)}"`
 const field = (name: string) => `json_extract(doc, '$.${checkField(name)}')`
@@ -128,11 +129,7 @@ class SqliteCollection<T extends Doc> implements DocumentCollection<T> {
     )
     countChangesOf(db, this.#table)
     this.#byId = db.prepare(`SELECT doc FROM ${this.#table} WHERE id = ?`)
-    this.#upsert = db.prepare(
-      `INSERT INTO ${this.#table} (id, position, doc) VALUES (?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET position = excluded.position, doc = excluded.doc
-       WHERE excluded.position > position`,
-    )
+    this.#upsert = db.prepare(upsertDocSql(this.#table))
   }
 
   /** Empties the cache when another connection may have committed since it was filled. */
@@ -443,9 +440,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async setCounter(key: string, value: number): Promise<void> {
-    this.#setCounter ??= this.#db.prepare(
-      'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    )
+    this.#setCounter ??= this.#db.prepare(setCounterSql)
     this.#setCounter.run(key, value)
   }
 
@@ -526,9 +521,7 @@ export class SqliteReadStore implements ReadStore {
 
   #commitHere(batches: PendingBatch[]): void {
     try {
-      this.#setCounter ??= this.#db.prepare(
-        'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      )
+      this.#setCounter ??= this.#db.prepare(setCounterSql)
       this.#db.exec('BEGIN IMMEDIATE')
       for (const { writes, counter } of batches) {
         for (const { collection, docs } of writes)

@@ -11,6 +11,7 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import { parentPort, workerData } from 'node:worker_threads'
 import { openRun, publishCommit, readSerialSql } from './sqlite-change-serial.ts'
+import { setCounterSql, upsertDocSql } from './sqlite-read-writes.ts'
 
 export interface WriterBatch {
   id: number
@@ -28,20 +29,14 @@ db.exec(
   `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${backstopCheckpointPages};`,
 )
 const readSerial = db.prepare(readSerialSql)
-const setCounter = db.prepare(
-  'INSERT INTO counters (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-)
+const setCounter = db.prepare(setCounterSql)
 const upserts = new Map<string, StatementSync>()
 const serialNow = () => (readSerial.get() as { serial: number }).serial
 
 function upsertInto(table: string): StatementSync {
   let statement = upserts.get(table)
   if (!statement) {
-    statement = db.prepare(
-      `INSERT INTO ${table} (id, position, doc) VALUES (?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET position = excluded.position, doc = excluded.doc
-       WHERE excluded.position > position`,
-    )
+    statement = db.prepare(upsertDocSql(table))
     upserts.set(table, statement)
   }
   return statement
