@@ -58,6 +58,7 @@ pub fn instance_shared_meshes(model: &mut Model) -> Instanced {
         }
         let mut node = Node::with_mesh(model.meshes[mesh].name.clone(), mesh);
         node.instances = placements.iter().map(|(_, world)| *world).collect();
+        in_space_order(&mut node.instances);
         model.roots.push(model.nodes.len());
         model.nodes.push(node);
         done.meshes += 1;
@@ -67,6 +68,27 @@ pub fn instance_shared_meshes(model: &mut Model) -> Instanced {
         done.nodes_dropped = drop_empty_nodes(model);
     }
     done
+}
+
+/// Orders placements along a Morton curve through their translations. Instances draw the same in
+/// any order; stored in this one, neighbours sit close together, so the codec's deltas between
+/// consecutive translations are small.
+fn in_space_order(instances: &mut [[f32; 16]]) {
+    let points: Vec<[f32; 3]> = instances.iter().map(|m| [m[12], m[13], m[14]]).collect();
+    let bounds = crate::math::Bounds::of(&points);
+    let extent = bounds.extent();
+    if !(extent > 0.0 && extent.is_finite()) {
+        return;
+    }
+    let cell = |v: f32, k: usize| (((v - bounds.min[k]) / extent) * 1023.0).round().clamp(0.0, 1023.0) as u32;
+    let spread = |mut x: u32| {
+        x = (x | (x << 16)) & 0x0300_00ff;
+        x = (x | (x << 8)) & 0x0300_f00f;
+        x = (x | (x << 4)) & 0x030c_30c3;
+        (x | (x << 2)) & 0x0924_9249
+    };
+    let key = |m: &[f32; 16]| spread(cell(m[12], 0)) | spread(cell(m[13], 1)) << 1 | spread(cell(m[14], 2)) << 2;
+    instances.sort_by_key(key);
 }
 
 /// The note telling what instancing did, if it did anything.
@@ -124,6 +146,22 @@ mod tests {
         assert_eq!(model.nodes.len(), 1);
         assert_eq!(model.nodes[0].instances.len(), 5);
         assert_eq!(model.roots, vec![0]);
+        assert_eq!(world_points(&model), before);
+    }
+
+    #[test]
+    fn instances_are_stored_in_space_order() {
+        let mut model = Model::new(SourceFormat::Glb);
+        model.meshes.push(triangle());
+        // Placed in a shuffled order along x, and two far apart in z.
+        for x in [7.0, 2.0, 9.0, 0.0, 5.0] {
+            place(&mut model, 0, compose([x, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]));
+        }
+        place(&mut model, 0, compose([1.0, 0.0, 40.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]));
+        let before = world_points(&model);
+        instance_shared_meshes(&mut model);
+        let xz: Vec<[f32; 2]> = model.nodes[0].instances.iter().map(|m| [m[12], m[14]]).collect();
+        assert_eq!(xz, vec![[0.0, 0.0], [2.0, 0.0], [5.0, 0.0], [7.0, 0.0], [9.0, 0.0], [1.0, 40.0]]);
         assert_eq!(world_points(&model), before);
     }
 
