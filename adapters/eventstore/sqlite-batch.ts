@@ -19,7 +19,11 @@ export type AppendFailure =
   | { kind: 'wrong_version'; streamId: string; expected: ExpectedRevision; actual: number | 'no_stream' }
   | { kind: 'other'; message: string }
 
-export type AppendOutcome = { results: AppendResult[] } | { failure: AppendFailure }
+/**
+ * One append's outcome. `written` counts, per stream of the append, the events this transaction
+ * inserted: 0 where they were all there already (a repeated append, acknowledged again).
+ */
+export type AppendOutcome = { results: AppendResult[]; written: number[] } | { failure: AppendFailure }
 
 export interface WriteStatements {
   streamHead: StatementSync
@@ -58,7 +62,14 @@ export function writeBatch(
     for (const request of batch) {
       db.exec('SAVEPOINT append_one')
       try {
-        outcomes.push({ results: request.map((part) => appendOne(statements, part, createdAt)) })
+        const results: AppendResult[] = []
+        const written: number[] = []
+        for (const part of request) {
+          const { result, inserted } = appendOne(statements, part, createdAt)
+          results.push(result)
+          written.push(inserted)
+        }
+        outcomes.push({ results, written })
         db.exec('RELEASE append_one')
       } catch (error) {
         db.exec('ROLLBACK TO append_one')
@@ -80,7 +91,11 @@ function asFailure(error: unknown): AppendFailure {
     : { kind: 'other', message: error instanceof Error ? error.message : String(error) }
 }
 
-function appendOne(s: WriteStatements, { streamId, events, expected }: StreamAppend, createdAt: string) {
+function appendOne(
+  s: WriteStatements,
+  { streamId, events, expected }: StreamAppend,
+  createdAt: string,
+): { result: AppendResult; inserted: number } {
   const head = (s.streamHead.get(streamId) as { revision: number | null }).revision
   const first = events[0]
   if (first) {
@@ -92,10 +107,11 @@ function appendOne(s: WriteStatements, { streamId, events, expected }: StreamApp
       if (existing.stream_id !== streamId)
         throw new Error(`Event ${first.id} belongs to stream ${existing.stream_id}`)
       const last = s.byEventId.get(events.at(-1)!.id) as { revision: number; position: number } | undefined
-      return {
+      const result = {
         nextRevision: last?.revision ?? existing.revision,
         position: last?.position ?? existing.position,
       }
+      return { result, inserted: 0 }
     }
   }
   const matches =
@@ -116,5 +132,5 @@ function appendOne(s: WriteStatements, { streamId, events, expected }: StreamApp
     )
     position = Number(info.lastInsertRowid)
   }
-  return { nextRevision: revision, position }
+  return { result: { nextRevision: revision, position }, inserted: events.length }
 }

@@ -5,7 +5,7 @@
 // The thread groups the commits itself: every message that arrived while it was committing is
 // delivered before its next immediate, and all of them go into the next transaction. So the next
 // fsync starts as soon as the last one ends, without waiting for the event loop to hear back and
-// send more. Messages: {id, batch, createdAt} in; out, one {replies: [{id, outcomes} | {id, error}]}
+// send more. Messages: {id, batch, createdAt} in; out, one {replies: [{id, createdAt, outcomes} | {id, error}]}
 // per transaction, in the order the batches came.
 import { DatabaseSync } from 'node:sqlite'
 import { parentPort, workerData } from 'node:worker_threads'
@@ -34,7 +34,7 @@ function commitPending(): void {
     const replies = []
     let next = 0
     for (const { id, batch } of batches) {
-      replies.push({ id, outcomes: outcomes.slice(next, next + batch.length) })
+      replies.push({ id, createdAt, outcomes: outcomes.slice(next, next + batch.length) })
       next += batch.length
     }
     parentPort!.postMessage({ replies })

@@ -42,7 +42,10 @@ interface PendingAppend {
 }
 
 /** The writer's answer for one batch; it answers every batch of a transaction in one message. */
-type BatchReply = { id: number; outcomes: AppendOutcome[] } | { id: number; error: string }
+type BatchReply = { id: number; createdAt: string; outcomes: AppendOutcome[] } | { id: number; error: string }
+
+/** How many of its latest events the store keeps for subscribers at its head. */
+const tailSize = 2048
 
 interface Row {
   position: number
@@ -86,6 +89,12 @@ export class SqliteEventStore implements EventStore {
   #batchIds = 0
   #drained: (() => void) | null = null
   #writerFailure: unknown = null
+  /**
+   * The events this store's own commits inserted last, as recorded: one run of consecutive
+   * positions (another process's append in between starts a new run). readAll answers from it
+   * what lies inside it, so the subscribers woken by an append read nothing back from the file.
+   */
+  #tail: RecordedEvent[] = []
   /** The page readAll answered last in this turn of the event loop; read-only for every reader. */
   #sharedPage: { from: number; max: number; events: RecordedEvent[] } | null = null
   readonly #writer: Worker | null
@@ -133,7 +142,7 @@ export class SqliteEventStore implements EventStore {
       this.#commit = (id, batch, createdAt) => {
         let reply: BatchReply
         try {
-          reply = { id, outcomes: writeBatch(this.#db, writes, batch, createdAt) }
+          reply = { id, createdAt, outcomes: writeBatch(this.#db, writes, batch, createdAt) }
         } catch (error) {
           reply = { id, error: error instanceof Error ? error.message : String(error) }
         }
@@ -203,7 +212,10 @@ export class SqliteEventStore implements EventStore {
       for (const [i, pending] of batch.entries()) {
         const outcome = reply.outcomes[i]!
         if ('results' in outcome) {
-          for (const result of outcome.results) head = Math.max(head, result.position)
+          for (const [j, result] of outcome.results.entries()) {
+            head = Math.max(head, result.position)
+            this.#remember(pending.request[j]!, result, outcome.written[j]!, reply.createdAt)
+          }
           pending.resolve(outcome.results)
         } else pending.reject(appendError(outcome.failure))
       }
@@ -215,6 +227,31 @@ export class SqliteEventStore implements EventStore {
     if (this.#inFlight.size === 0) {
       this.#writer?.unref()
       this.#drained?.()
+    }
+  }
+
+  /** Adds the events one stream's append inserted to the tail (they end at `result`). */
+  #remember(
+    { streamId, events }: StreamAppend,
+    result: AppendResult,
+    inserted: number,
+    createdAt: string,
+  ): void {
+    if (inserted === 0 || inserted !== events.length) return
+    const first = result.position - inserted + 1
+    if (this.#tail.at(-1)?.position !== first - 1) this.#tail = []
+    else if (this.#tail.length >= 2 * tailSize) this.#tail = this.#tail.slice(-tailSize)
+    for (const [k, event] of events.entries()) {
+      this.#tail.push({
+        id: event.id,
+        streamId,
+        revision: result.nextRevision - inserted + 1 + k,
+        position: first + k,
+        type: event.type,
+        data: event.data,
+        metadata: event.metadata ?? {},
+        createdAt,
+      })
     }
   }
 
@@ -232,6 +269,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(fromPosition: number, maxCount: number): Promise<RecordedEvent[]> {
+    // Inside the tail's run nothing else can lie between its events: answer from memory.
+    const first = this.#tail[0]
+    if (first && fromPosition >= first.position - 1 && fromPosition < this.#tail.at(-1)!.position) {
+      const start = fromPosition + 1 - first.position
+      return this.#tail.slice(start, start + maxCount)
+    }
     // Every subscriber (each read model, the housekeeper, the dispatcher) wakes on the same append
     // and asks for the same page: it is read and parsed once per turn of the event loop, not once each.
     const shared = this.#sharedPage
