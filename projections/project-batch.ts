@@ -16,22 +16,25 @@ export async function projectBatch(
 ): Promise<void> {
   const last = events.at(-1)
   if (!last) return
-  const wanted = new Map<string, Set<string>>()
+  // Per collection, each touched id and whether the batch loads it (not when it creates it).
+  const wanted = new Map<string, Map<string, boolean>>()
   for (const event of events) {
-    for (const { collection, id } of projector.touches(event)) {
+    for (const { collection, id, created } of projector.touches(event)) {
       let ids = wanted.get(collection)
       if (!ids) {
-        ids = new Set()
+        ids = new Map()
         wanted.set(collection, ids)
       }
-      ids.add(id)
+      if (!ids.has(id)) ids.set(id, !created)
     }
   }
   const workspace = new Workspace()
   for (const [collection, ids] of wanted) {
+    const load = [...ids].filter(([, loaded]) => loaded).map(([id]) => id)
+    if (load.length === 0) continue
     workspace.load(
       collection,
-      await reads.collection(generationCollection(collection, generation)).getMany([...ids]),
+      await reads.collection(generationCollection(collection, generation)).getMany(load),
     )
   }
   for (const event of events) projector.apply(event, workspace)

@@ -8,6 +8,13 @@ import type { Workspace } from './workspace.ts'
 export interface DocRef {
   collection: string
   id: string
+  /**
+   * This event is the one that creates the document (a job's JobCreated, a ledger entry's own
+   * event): no earlier event can have written it, so a batch whose first touch of it is this one
+   * loads nothing. Should it be stored already (a batch replayed), the position guard keeps the
+   * stored copy.
+   */
+  created?: boolean
 }
 
 export interface Projector {

@@ -156,10 +156,12 @@ export const accountsProjector: Projector = {
     if (!isAccountEvent(event)) return []
     const d = event.data as { accountId: string; jobId?: string }
     const refs: DocRef[] = [{ collection: collections.accounts, id: d.accountId }]
-    if (isLedgerEvent(event)) refs.push({ collection: collections.ledger, id: event.id })
+    if (isLedgerEvent(event)) refs.push({ collection: collections.ledger, id: event.id, created: true })
     if (event.type === 'JobCharged' || event.type === 'JobRefunded')
       refs.push({ collection: collections.spend, id: d.jobId! })
-    if (event.type === 'JobAdmitted') refs.push({ collection: collections.admissions, id: d.jobId! })
+    // A job is admitted once: its admission document is that event's.
+    if (event.type === 'JobAdmitted')
+      refs.push({ collection: collections.admissions, id: d.jobId!, created: true })
     return refs
   },
   apply(recorded, workspace) {

@@ -101,7 +101,15 @@ export const jobsProjector: Projector = {
     ],
   },
   touches: (event) =>
-    isJobEvent(event) ? [{ collection: jobsCollection, id: (event.data as { jobId: string }).jobId }] : [],
+    isJobEvent(event)
+      ? [
+          {
+            collection: jobsCollection,
+            id: (event.data as { jobId: string }).jobId,
+            created: event.type === 'JobCreated',
+          },
+        ]
+      : [],
   apply(event, workspace) {
     if (!isJobEvent(event)) return
     const jobEvent = { type: event.type, data: event.data } as JobEvent

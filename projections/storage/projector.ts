@@ -109,7 +109,10 @@ export const storageProjector: Projector = {
   },
   touches(event) {
     const found = changeFor(event)
-    return found ? [{ collection: storedFilesCollection, id: found.id }] : []
+    if (!found) return []
+    // A job's or an upload's first event makes its entry.
+    const created = event.type === 'JobCreated' || event.type === 'UploadCreated'
+    return [{ collection: storedFilesCollection, id: found.id, created }]
   },
   apply(event, workspace) {
     const found = changeFor(event)

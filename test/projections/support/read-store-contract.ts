@@ -275,6 +275,47 @@ export function readStoreContract(label: string, open: () => Promise<OpenedReadS
         })
       }
 
+      it('a batch loads no document that one of its events creates (a new job, its admission, a ledger entry)', async () => {
+        const loaded: string[] = []
+        // The store as projectBatch sees it, its collections counting the ids they are asked for.
+        const bound = <T extends object>(target: T, own: Record<string, unknown>): T =>
+          new Proxy(target, {
+            get: (t, key) => {
+              if (typeof key === 'string' && key in own) return own[key]
+              const value = Reflect.get(t, key, t)
+              return typeof value === 'function' ? value.bind(t) : value
+            },
+          })
+        const counting = bound(reads, {
+          collection: (name: string) => {
+            const inner = reads.collection(name)
+            return bound(inner, {
+              getMany: (ids: readonly string[]) => {
+                loaded.push(...ids.map((id) => `${name.replace(/_g\d+$/, '')}/${id}`))
+                return inner.getMany(ids)
+              },
+            })
+          },
+        })
+        const admitted = events.find((e) => e.type === 'JobAdmitted')!
+        const jobId = (admitted.data as { jobId: string }).jobId
+        const created = events.find(
+          (e) => e.type === 'JobCreated' && (e.data as { jobId: string }).jobId === jobId,
+        )!
+        for (const projector of projectors) {
+          await projectBatch(counting, projector, 1, [admitted, created])
+        }
+        expect(loaded.filter((ref) => ref.endsWith(`/${jobId}`) || ref.endsWith(`/${admitted.id}`))).toEqual(
+          [],
+        )
+        // What they created is there all the same, and a later event of the job loads it.
+        const jobs = await reads.collection(generationCollection('jobs', 1)).getMany([jobId])
+        expect(jobs).toHaveLength(1)
+        const later = events.find((e) => e.streamId === created.streamId && e.revision === 1)!
+        for (const projector of projectors) await projectBatch(counting, projector, 1, [later])
+        expect(loaded).toContain(`jobs/${jobId}`)
+      })
+
       it('a model rebuilt from zero equals the live one, and readers follow the switch', async () => {
         const appends = [...generateHistory({ accounts: 3, jobsPerAccount: 8, seed: 9 })]
         const live = new SqliteEventStore(':memory:')
