@@ -41,6 +41,14 @@ export const streamCommand = <State, Command, Event extends AnyEvent>(
 /** How long after a stream was last known at its head the first decision still trusts that state. */
 const trustedForMs = 1_000
 
+/**
+ * The state of a snapshotted stream as this process last knew it at its head, if that was within
+ * the window the first decision trusts; else null. For reading only, like any cached state.
+ */
+export function recentState<State>(store: EventStore, streamId: string): State | null {
+  return snapshotsOf(store)?.recent<State>(streamId, trustedForMs)?.state ?? null
+}
+
 export interface StreamOutcome {
   streamId: string
   /** What was appended to this stream (empty when its command changed nothing). */

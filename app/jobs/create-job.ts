@@ -6,6 +6,12 @@
 // 3. the input is staged, then the job is admitted on the account stream (one decision, which asks
 //    1 and 2 again against the revision it appends to, so racing requests stay exact), the job
 //    stream is created, and the job is dispatched.
+// A job of parameters only, of a tool that reserves no capacity, has nothing costly between 1 and the
+// decision of 3: checks 1 and 2 may then run on an account state this process knew current a moment
+// ago, which spares a read. They only ever let such a job through that way; anything they would find
+// (a replay, a refusal) is looked for again on the stream itself, and so is a replay before the
+// backpressure refusal. A state gone stale meanwhile makes the decision's append conflict, and the
+// decision is then made again on the stream as read.
 import { hash } from 'node:crypto'
 import { extname } from 'node:path'
 import { earlierJobFor, requireAdmissible } from '../../domain/account/admission.ts'
@@ -24,7 +30,7 @@ import { accountDecider, jobDecider, uploadDecider } from '../deciders.ts'
 import { requireAvailableTool } from '../generation/availability.ts'
 import { reserveGeneration } from '../generation/capacity.ts'
 import { readState } from '../handle-command.ts'
-import { handleCommands, type StreamOutcome, streamCommand } from '../handle-commands.ts'
+import { handleCommands, recentState, type StreamOutcome, streamCommand } from '../handle-commands.ts'
 import { log } from '../log.ts'
 import type { RequestedInput } from './job-request.ts'
 import { resolveOptions } from './options.ts'
@@ -209,10 +215,16 @@ async function replayOrRefusal(
   input: RequestedInput,
   options: Record<string, unknown>,
   idempotencyKey: string | null,
+  trustRecent: boolean,
 ): Promise<string | null> {
-  const { state } = await readState(ctx.store, accountStream(accountId), accountDecider)
   const policy = admissionPolicyOf(ctx)
   const now = ctx.now()
+  if (trustRecent) {
+    const recent = recentState<AccountState>(ctx.store, accountStream(accountId))
+    const unknownKey = idempotencyKey === null || !recent?.idempotency.has(idempotencyKey)
+    if (recent && unknownKey && admissible(recent, { tool: toolPolicyOf(tool), policy, now })) return null
+  }
+  const { state } = await readState(ctx.store, accountStream(accountId), accountDecider)
   const seen = idempotencyKey === null ? undefined : state.idempotency.get(idempotencyKey)
   if (seen) {
     // A forgotten key never compares requests, so only a live key makes a body worth hashing.
@@ -228,6 +240,16 @@ async function replayOrRefusal(
   }
   requireAdmissible(state, { tool: toolPolicyOf(tool), policy, now })
   return null
+}
+
+function admissible(state: AccountState, d: Parameters<typeof requireAdmissible>[1]): boolean {
+  try {
+    requireAdmissible(state, d)
+    return true
+  } catch (error) {
+    if (error instanceof DomainError) return false
+    throw error
+  }
 }
 
 /** Reads a URL or body input into a staged file (price quotes read the same way). */
@@ -266,20 +288,19 @@ export async function createJob(
       `${tool.id} requires an idempotency key (Idempotency-Key header or idempotency_key); reuse it when you retry.`,
     )
   }
-  const earlier = await replayOrRefusal(
-    ctx,
-    request.accountId,
-    tool,
-    request.input,
-    options,
-    request.idempotencyKey,
-  )
+  const check = (trustRecent: boolean) =>
+    replayOrRefusal(ctx, request.accountId, tool, request.input, options, request.idempotencyKey, trustRecent)
+  const cheap = request.input.kind === 'none' && !tool.generation
+  const earlier = await check(cheap)
   if (earlier !== null) return replayed(ctx, earlier)
 
   // While the bus cannot say how full it is, the job is still accepted: it is durable in the event
   // store and the housekeeper publishes it once the bus answers again.
   const pending = await ctx.dispatcher.pending().catch(() => 0)
   if (pending >= ctx.config.maxQueuedJobs) {
+    // A replay is answered even at capacity, so a check made on a recent state is made on the stream.
+    const replay = cheap ? await check(false) : null
+    if (replay !== null) return replayed(ctx, replay)
     throw new DomainError('busy', 'The service is at capacity.', { retryAfterSeconds: 10 })
   }
 
