@@ -143,6 +143,22 @@ function pruneBefore(state: AccountState, cutoff: number): void {
 
 /** Folds one event into the state. Mutates and returns `state` (a fresh fold per command). */
 export function evolveAccount(state: AccountState, event: AccountEvent): AccountState {
+  const held = heldTotals.get(state)
+  if (held === undefined) return applyEvent(state, event)
+  // A held total already counted moves by what the event changed in its own job's hold; an event
+  // of no job may change anything, so the total is counted again when next asked for.
+  const jobId = 'jobId' in event.data ? event.data.jobId : null
+  if (jobId === null) {
+    heldTotals.delete(state)
+    return applyEvent(state, event)
+  }
+  const before = heldBy(state, jobId)
+  applyEvent(state, event)
+  heldTotals.set(state, held - before + heldBy(state, jobId))
+  return state
+}
+
+function applyEvent(state: AccountState, event: AccountEvent): AccountState {
   switch (event.type) {
     case 'AccountOpened':
       state.exists = true
@@ -335,14 +351,28 @@ export function liveLots(state: AccountState, now: number): Lot[] {
 export const balanceAt = (state: AccountState, now: number): number =>
   liveLots(state, now).reduce((sum, lot) => sum + lot.remaining, 0)
 
+/**
+ * Each state's total of held credits, once it was asked for: evolveAccount keeps it current, so an
+ * account with hundreds of queued jobs does not add them all up at every admission. Kept beside the
+ * state rather than in it, so a snapshot stored before it existed (or a copy) counts afresh.
+ */
+const heldTotals = new WeakMap<AccountState, number>()
+
+/** What one job holds: its hold while it is active and not yet charged. */
+function heldBy(state: AccountState, jobId: string): number {
+  const job = state.jobs.get(jobId)
+  return job && job.charged === null && state.activeJobIds.has(jobId) ? job.hold : 0
+}
+
 /** Credits held for admitted jobs whose exact price is not known yet. */
 export function heldCredits(state: AccountState, exceptJobId?: string): number {
-  let held = 0
-  for (const jobId of state.activeJobIds) {
-    const job = state.jobs.get(jobId)
-    if (job && job.charged === null && jobId !== exceptJobId) held += job.hold
+  let held = heldTotals.get(state)
+  if (held === undefined) {
+    held = 0
+    for (const jobId of state.activeJobIds) held += heldBy(state, jobId)
+    heldTotals.set(state, held)
   }
-  return held
+  return exceptJobId === undefined ? held : held - heldBy(state, exceptJobId)
 }
 
 export const isFrozen = (state: AccountState) => state.openDisputes.size > 0

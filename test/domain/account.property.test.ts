@@ -11,6 +11,7 @@ import {
   type AccountState,
   balanceAt,
   evolveAccount,
+  heldCredits,
   initialAccountState,
 } from '../../domain/account/state.ts'
 import { isDomainError } from '../../domain/errors.ts'
@@ -64,6 +65,8 @@ const stepArb: fc.Arbitrary<{ step: Step; advanceMs: number }> = fc.record({
 })
 
 interface Ledger {
+  /** Each admitted job's hold. */
+  holds: Map<string, number>
   granted: Map<string, number>
   grantedAt: Map<string, number>
   expired: Set<string>
@@ -183,6 +186,9 @@ function apply(ledger: Ledger, event: AccountEvent, now: number): void {
   const move = (lotId: string, amount: number) =>
     ledger.flows.set(lotId, (ledger.flows.get(lotId) ?? 0) + amount)
   switch (event.type) {
+    case 'JobAdmitted':
+      ledger.holds.set(event.data.jobId, event.data.hold)
+      break
     case 'CreditsGranted':
       ledger.granted.set(event.data.lotId, event.data.credits)
       ledger.expiresAt.set(event.data.lotId, Date.parse(event.data.expiresAt))
@@ -235,6 +241,16 @@ function checkInvariants(state: AccountState, ledger: Ledger, now: number): void
   }
   expect(balanceAt(state, now)).toBe(live)
   expect(balanceAt(state, now)).toBeGreaterThanOrEqual(0)
+  // Held: admitted, neither charged nor released yet. The total kept beside the state, one counted
+  // afresh on a copy (a snapshot), and the total without one job all agree with the events.
+  let held = 0
+  for (const [jobId, hold] of ledger.holds)
+    if (!ledger.charged.has(jobId) && !ledger.outcomes.has(jobId)) held += hold
+  expect(heldCredits(state)).toBe(held)
+  expect(heldCredits(structuredClone(state))).toBe(held)
+  const [someJob, itsHold] = [...ledger.holds].at(-1) ?? ['none', 0]
+  const stillHeld = !ledger.charged.has(someJob) && !ledger.outcomes.has(someJob)
+  expect(heldCredits(state, someJob)).toBe(held - (stillHeld ? itsHold : 0))
   for (const [jobId, outcome] of ledger.outcomes) {
     const charged = ledger.charged.get(jobId) ?? 0
     const refunded = ledger.refunded.get(jobId) ?? 0
@@ -254,6 +270,7 @@ describe('account decider under random histories', () => {
         let state = initialAccountState()
         let now = t0
         const ledger: Ledger = {
+          holds: new Map(),
           granted: new Map(),
           grantedAt: new Map(),
           expired: new Set(),
