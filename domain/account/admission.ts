@@ -67,10 +67,17 @@ export function requireAdmissible(
     )
   }
   const windowStart = d.now - dayMs
-  const recent = state.recentAdmissions.filter((a) => a.tool === d.tool.id && a.at > windowStart)
+  // Counted in place: an account may hold a day's worth of admissions.
+  let count = 0
+  let earliest = Number.POSITIVE_INFINITY
+  for (const a of state.recentAdmissions) {
+    if (a.tool !== d.tool.id || a.at <= windowStart) continue
+    count++
+    if (earliest === Number.POSITIVE_INFINITY) earliest = a.at
+  }
   const cap = state.purchased ? d.tool.jobsPerDay : d.tool.jobsPerDayBeforePurchase
-  if (recent.length >= cap) {
-    const retryAfterSeconds = Math.max(1, Math.ceil((recent[0]!.at + dayMs - d.now) / 1000))
+  if (count >= cap) {
+    const retryAfterSeconds = Math.max(1, Math.ceil((earliest + dayMs - d.now) / 1000))
     const lift = state.purchased
       ? ''
       : ` A credit purchase (any pack or monthly bundle) lifts it to ${d.tool.jobsPerDay} per day from the next request.`
