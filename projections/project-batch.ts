@@ -16,7 +16,9 @@ export async function projectBatch(
 ): Promise<void> {
   const last = events.at(-1)
   if (!last) return
-  // Per collection, each touched id and whether the batch loads it (not when it creates it).
+  // Per collection, each touched id and whether the batch loads it: not when one of its events
+  // creates it, where the store's guard keeps a copy already stored from a later event in place.
+  const blind = reads.guardHoldsUnderRaces === true
   const wanted = new Map<string, Map<string, boolean>>()
   for (const event of events) {
     for (const { collection, id, created } of projector.touches(event)) {
@@ -25,7 +27,7 @@ export async function projectBatch(
         ids = new Map()
         wanted.set(collection, ids)
       }
-      if (!ids.has(id)) ids.set(id, !created)
+      if (!ids.has(id)) ids.set(id, !(blind && created))
     }
   }
   const workspace = new Workspace()

@@ -348,6 +348,8 @@ interface PendingBatch {
 }
 
 export class SqliteReadStore implements ReadStore {
+  /** The guard is the upsert's own WHERE clause (sqlite-read-writes.ts). */
+  readonly guardHoldsUnderRaces = true
   readonly #db: DatabaseSync
   readonly #collections = new Map<string, SqliteCollection<Doc>>()
   #getCounter: StatementSync | undefined

@@ -275,7 +275,7 @@ export function readStoreContract(label: string, open: () => Promise<OpenedReadS
         })
       }
 
-      it('a batch loads no document that one of its events creates (a new job, its admission, a ledger entry)', async () => {
+      it('a batch loads no document that one of its events creates (a new job, its admission, a ledger entry), where the guard allows', async () => {
         const loaded: string[] = []
         // The store as projectBatch sees it, its collections counting the ids they are asked for.
         const bound = <T extends object>(target: T, own: Record<string, unknown>): T =>
@@ -305,9 +305,12 @@ export function readStoreContract(label: string, open: () => Promise<OpenedReadS
         for (const projector of projectors) {
           await projectBatch(counting, projector, 1, [admitted, created])
         }
-        expect(loaded.filter((ref) => ref.endsWith(`/${jobId}`) || ref.endsWith(`/${admitted.id}`))).toEqual(
-          [],
+        const createdRefs = loaded.filter(
+          (ref) => ref.endsWith(`/${jobId}`) || ref.endsWith(`/${admitted.id}`),
         )
+        // Only a store whose guard holds against racing writers writes them blind (read-store.ts).
+        if (reads.guardHoldsUnderRaces) expect(createdRefs).toEqual([])
+        else expect(createdRefs.length).toBeGreaterThan(0)
         // What they created is there all the same, and a later event of the job loads it.
         const jobs = await reads.collection(generationCollection('jobs', 1)).getMany([jobId])
         expect(jobs).toHaveLength(1)
