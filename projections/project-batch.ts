@@ -1,6 +1,7 @@
-// One batch of events into one generation of a model: load every document the batch touches,
-// apply the events in order, write the changed documents (each guarded by its position), then
-// move the checkpoint. A crash between the writes and the checkpoint replays the batch later,
+// One batch of events into one generation of a model: load every document the batch touches (but
+// those its own events create, where the store allows: DocRef.created in projector.ts), apply the
+// events in order, write the changed documents (each guarded by its position), then move the
+// checkpoint. A crash between the writes and the checkpoint replays the batch later,
 // and the position guard makes that replay a no-op.
 import type { RecordedEvent } from '../domain/ports/event-store.ts'
 import { checkpointKey, generationCollection } from './generations.ts'

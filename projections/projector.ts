@@ -10,9 +10,9 @@ export interface DocRef {
   id: string
   /**
    * This event is the one that creates the document (a job's JobCreated, a ledger entry's own
-   * event): no earlier event can have written it, so a batch whose first touch of it is this one
-   * loads nothing. Should it be stored already (a batch replayed), the position guard keeps the
-   * stored copy.
+   * event): no earlier event can have written it, so on a store whose guard holds against racing
+   * writers (ReadStore.guardHoldsUnderRaces) a batch whose first touch of it is this one loads
+   * nothing. Should it be stored already (a batch replayed), the guard keeps the stored copy.
    */
   created?: boolean
 }

@@ -13,6 +13,7 @@ import { accountStream } from '../../domain/account/events.ts'
 import type { AccountState } from '../../domain/account/state.ts'
 import type { EventStore } from '../../domain/ports/event-store.ts'
 import { admit, grant, open, t0 } from '../domain/account-fixtures.ts'
+import { overriding } from '../support/overriding.ts'
 
 const stream = accountStream('acct_test')
 
@@ -20,20 +21,14 @@ const stream = accountStream('acct_test')
 function counted(store: EventStore) {
   const reads: string[] = []
   let appends = 0
-  const proxy = new Proxy(store, {
-    get(target, property, receiver) {
-      if (property === 'readStream')
-        return (streamId: string, from?: number) => {
-          reads.push(streamId)
-          return target.readStream(streamId, from)
-        }
-      if (property === 'appendMany')
-        return (...args: Parameters<EventStore['appendMany']>) => {
-          appends++
-          return target.appendMany(...args)
-        }
-      const value = Reflect.get(target, property, receiver)
-      return typeof value === 'function' ? value.bind(target) : value
+  const proxy = overriding(store, {
+    readStream: (streamId: string, from?: number) => {
+      reads.push(streamId)
+      return store.readStream(streamId, from)
+    },
+    appendMany: (...args: Parameters<EventStore['appendMany']>) => {
+      appends++
+      return store.appendMany(...args)
     },
   })
   keepSnapshots(proxy, new StreamSnapshots(null))

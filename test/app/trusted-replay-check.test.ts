@@ -10,7 +10,7 @@ import type { ServiceContext } from '../../app/context.ts'
 import { createJob } from '../../app/jobs/create-job.ts'
 import { keepSnapshots, StreamSnapshots, snapshotsOf } from '../../app/stream-snapshots.ts'
 import { accountStream } from '../../domain/account/events.ts'
-import type { EventStore } from '../../domain/ports/event-store.ts'
+import { overriding } from '../support/overriding.ts'
 import { startTestService, type TestService } from '../support/service.ts'
 
 let service: TestService
@@ -39,17 +39,12 @@ const randomBytes = (accountId: string, idempotencyKey: string | null) => ({
 /** The context with its store's stream reads recorded (the same snapshots, so the same trust). */
 function countingReads(ctx: ServiceContext): { ctx: ServiceContext; reads: string[] } {
   const reads: string[] = []
-  const store = new Proxy(ctx.store, {
-    get(target, property) {
-      if (property === 'readStream')
-        return (streamId: string, from?: number) => {
-          reads.push(streamId)
-          return target.readStream(streamId, from)
-        }
-      const value = Reflect.get(target, property, target)
-      return typeof value === 'function' ? value.bind(target) : value
+  const store = overriding(ctx.store, {
+    readStream: (streamId: string, from?: number) => {
+      reads.push(streamId)
+      return ctx.store.readStream(streamId, from)
     },
-  }) as EventStore
+  })
   keepSnapshots(store, snapshotsOf(ctx.store)!)
   return { ctx: { ...ctx, store }, reads }
 }

@@ -11,6 +11,7 @@ import type { Projector } from '../../../projections/projector.ts'
 import type { Doc, ReadStore } from '../../../projections/read-store.ts'
 import { rebuildModel } from '../../../projections/rebuild.ts'
 import { ProjectionRunner } from '../../../projections/runner.ts'
+import { overriding } from '../../support/overriding.ts'
 import { appendHistory, generateHistory } from './history.ts'
 
 export interface OpenedReadStore {
@@ -278,18 +279,10 @@ export function readStoreContract(label: string, open: () => Promise<OpenedReadS
       it('a batch loads no document that one of its events creates (a new job, its admission, a ledger entry), where the guard allows', async () => {
         const loaded: string[] = []
         // The store as projectBatch sees it, its collections counting the ids they are asked for.
-        const bound = <T extends object>(target: T, own: Record<string, unknown>): T =>
-          new Proxy(target, {
-            get: (t, key) => {
-              if (typeof key === 'string' && key in own) return own[key]
-              const value = Reflect.get(t, key, t)
-              return typeof value === 'function' ? value.bind(t) : value
-            },
-          })
-        const counting = bound(reads, {
+        const counting = overriding(reads, {
           collection: (name: string) => {
             const inner = reads.collection(name)
-            return bound(inner, {
+            return overriding(inner, {
               getMany: (ids: readonly string[]) => {
                 loaded.push(...ids.map((id) => `${name.replace(/_g\d+$/, '')}/${id}`))
                 return inner.getMany(ids)
