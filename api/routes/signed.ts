@@ -64,13 +64,16 @@ export const signedRoutes: FastifyPluginAsyncZod = async (app) => {
           })
           body.once('error', (error) => guarded.destroy(error))
           body.pipe(guarded)
-          const { state } = await receiveUpload(
+          const { state, position } = await receiveUpload(
             ctx,
             request.params.id,
             guarded,
             declared,
             storedBytesOf(app.services),
           )
+          // The stored bytes count once the PUT is answered: the next PUT's cap check and the
+          // account's next read of Me come from the storage model.
+          await app.services.waitForPosition(position)
           return {
             upload_id: request.params.id,
             bytes: state.received!.bytes,
