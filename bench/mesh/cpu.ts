@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
+import { kilnMeshPath } from '../../native/cargo.ts'
 import { coreOptions } from '../../native/mesh.ts'
 import { onlyWords, optimizeOnly } from './flags.ts'
 
@@ -16,7 +17,7 @@ const root = resolve(import.meta.dirname, '../..')
 const inputs = join(root, 'bench/.out/mesh')
 const work = join(inputs, 'cpu')
 const gltfpack = resolve(root, '../shared/peers/gltfpack')
-const kiln = process.env.KILN_MESH ?? join(root, 'native/target/release/kiln-mesh')
+const kiln = process.env.KILN_MESH ?? kilnMeshPath()
 const base = process.env.KILN_MESH_BASE
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 5)
 const only = onlyWords

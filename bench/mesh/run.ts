@@ -18,6 +18,7 @@ import { basename, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { Document } from '@gltf-transform/core'
 import { validateBytes } from 'gltf-validator'
+import { cargo, kilnMeshPath } from '../../native/cargo.ts'
 import { coreOptions, type MeshTool } from '../../native/mesh.ts'
 import { onlyWords, optimizeOnly } from './flags.ts'
 import {
@@ -56,15 +57,11 @@ function run(command: string, args: string[]): { ms: number; stdout: string } {
 }
 
 // KILN_MESH runs another build of kiln-mesh (to compare a change against the committed one).
-const kilnMesh = process.env.KILN_MESH ?? join(root, 'native/target/release/kiln-mesh')
+const kilnMesh = process.env.KILN_MESH ?? kilnMeshPath()
 if (!existsSync(kilnMesh)) {
-  console.error('building kiln-mesh (cargo build --release -p mesh-cli)')
-  const built = spawnSync(
-    'cargo',
-    ['build', '--release', '--manifest-path', join(root, 'native/Cargo.toml'), '-p', 'mesh-cli'],
-    { stdio: 'inherit' },
-  )
-  if (built.status !== 0) process.exit(built.status ?? 1)
+  console.error('building kiln-mesh (node native/cargo.ts build --release -p mesh-cli)')
+  const status = cargo('build', ['--release', '-p', 'mesh-cli'])
+  if (status !== 0) process.exit(status)
 }
 if (!existsSync(nativeGltfpack)) throw new Error(`native gltfpack not found at ${nativeGltfpack}`)
 

@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { basename, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { validateBytes } from 'gltf-validator'
+import { kilnMeshPath } from '../../native/cargo.ts'
 import { coreOptions } from '../../native/mesh.ts'
 import { sharpTexturePixels } from '../../test/mesh/sharp-textures.ts'
 import { texturedGlb } from '../../test/mesh/textures-model.ts'
@@ -24,7 +25,7 @@ import { foliageTexturePixels } from './foliage-textures.ts'
 const root = resolve(import.meta.dirname, '../..')
 const corpus = resolve(root, '../shared/corpus')
 const gltfpackPath = resolve(root, '../shared/peers/gltfpack')
-const kilnMesh = join(root, 'native/target/release/kiln-mesh')
+const kilnMesh = kilnMeshPath()
 // Another kiln-mesh build to run optimize with (the one before a change, say); the textures are
 // measured by this tree's build either way.
 const kilnOptimizer = process.env.KILN_MESH ?? kilnMesh

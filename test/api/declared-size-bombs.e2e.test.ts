@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { deflateSync } from 'node:zlib'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { kilnMeshPath } from '../../native/cargo.ts'
 import { startTestService, type TestAccount, type TestService, waitForJob } from '../support/service.ts'
 
 interface Job {
@@ -209,13 +210,11 @@ describe('declared-size bombs through the job API', () => {
   })
 })
 
-const kilnMesh = join(import.meta.dirname, '..', '..', 'native', 'target', 'release', 'kiln-mesh')
+const kilnMesh = kilnMeshPath()
 const timeCommand = '/usr/bin/time'
 const canMeasure = existsSync(kilnMesh) && existsSync(timeCommand)
 if (!canMeasure && !process.env.CI)
-  console.warn(
-    '[declared-size-bombs] SKIPPED memory check: needs native/target/release/kiln-mesh and /usr/bin/time',
-  )
+  console.warn(`[declared-size-bombs] SKIPPED memory check: needs ${kilnMesh} and /usr/bin/time`)
 
 describe.runIf(canMeasure || process.env.CI)('the glTF bomb in the mesh core process', () => {
   it('is refused with the worker under 64 MB of resident memory', () => {

@@ -7,10 +7,11 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { DomainError } from '../../domain/errors.ts'
 import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
+import { kilnMeshPath } from '../../native/cargo.ts'
 import { coreOptions, meshBackend } from '../../native/mesh.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { peerReady } from '../support/peers.ts'
@@ -18,7 +19,7 @@ import { context, gltfJson, listFiles, validatorErrors } from './corpus.ts'
 import { encodePng, texturedGlb } from './textures-model.ts'
 
 const SIZE = 1024
-const kilnMesh = resolve(import.meta.dirname, '../../native/target/release/kiln-mesh')
+const kilnMesh = kilnMeshPath()
 const hasCli = peerReady(
   'texture quality tests',
   !existsSync(kilnMesh) && `kiln-mesh is not built at ${kilnMesh} (npm run build:native)`,

@@ -1,0 +1,47 @@
+// Every cargo build of the project shares one object tree. @napi-rs/cli always passes
+// `--target <host triple>`, which puts the addons' objects in native/target/<triple>/; a build without
+// `--target` (the kiln-mesh command, `cargo test`, clippy) would compile every crate again in
+// native/target/release/. So the command, the Rust tests and the lints name the host triple too.
+//   node native/cargo.ts <cargo subcommand and arguments>
+// runs cargo on native/Cargo.toml for the host triple, e.g. `node native/cargo.ts test --release --workspace`.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+
+const nativeDir = import.meta.dirname
+let triple: string | undefined
+
+/** The host's target triple, as rustc reports it (the one @napi-rs/cli builds for). */
+export function hostTriple(): string {
+  triple ??= /^host: (\S+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))?.[1]
+  if (!triple) throw new Error('rustc -vV did not name the host triple')
+  return triple
+}
+
+/** Where the release build of the kiln-mesh command (native/mesh-cli) lands. */
+export function kilnMeshPath(): string {
+  try {
+    return join(nativeDir, 'target', hostTriple(), 'release', 'kiln-mesh')
+  } catch {
+    // No Rust toolchain here: nothing was built either; callers find no file and say so.
+    return join(nativeDir, 'target', 'release', 'kiln-mesh')
+  }
+}
+
+/** Runs `cargo <subcommand> <args>` on the workspace, for the host triple; its exit status. */
+export function cargo(subcommand: string, args: readonly string[]): number {
+  const result = spawnSync(
+    'cargo',
+    [subcommand, '--manifest-path', join(nativeDir, 'Cargo.toml'), '--target', hostTriple(), ...args],
+    { stdio: 'inherit' },
+  )
+  return result.status ?? 1
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const [subcommand, ...args] = process.argv.slice(2)
+  if (!subcommand) {
+    console.error('usage: node native/cargo.ts <cargo subcommand> [arguments]')
+    process.exit(2)
+  }
+  process.exit(cargo(subcommand, args))
+}
