@@ -1,7 +1,9 @@
 // Per-account storage caps (issue 20 item 1): upload URLs waiting for their PUT are capped (429
 // quota_exceeded with Retry-After), bytes kept per account are capped (413 too_large, at the PUT and
 // at creation once full), job inputs and outputs count, and GET /v1/me shows the caps and the use.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setTimeout as delay } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { SqliteReadStore } from '../../projections/sqlite-read-store.ts'
 import { startTestService, type TestAccount, type TestService, waitForJob } from '../support/service.ts'
 import { tinyPdf } from '../support/tiny-pdf.ts'
 
@@ -75,6 +77,32 @@ describe('per-account storage caps', () => {
     await expect
       .poll(async () => ((await (await bob.request('/v1/me')).json()) as Me).usage.stored_bytes)
       .toBe(expected)
+  })
+
+  it('answers a PUT once its bytes count: Me and the next PUT see them, however late the read models are', async () => {
+    const dee = await service.account({ login: 'dee', credits: 100 })
+    const upload = async () => {
+      const created = await dee.request('/v1/uploads', { method: 'POST', json: { filename: 'model.obj' } })
+      return ((await created.json()) as { url: string }).url
+    }
+    const [first, second] = [await upload(), await upload()]
+    // Every read-model commit lands 300 ms late from here on (in order, as before).
+    const commit = SqliteReadStore.prototype.putGuardedWithCounter
+    const late = vi
+      .spyOn(SqliteReadStore.prototype, 'putGuardedWithCounter')
+      .mockImplementation(async function (this: SqliteReadStore, ...args) {
+        await delay(300)
+        return commit.apply(this, args)
+      })
+    try {
+      expect((await put(first, 7000)).status).toBe(200)
+      const me = (await (await dee.request('/v1/me')).json()) as Me
+      expect(me.usage).toMatchObject({ pending_uploads: 1, stored_bytes: 7000 })
+      // The cap counts the first PUT's bytes: 7,000 + 4,000 is over 10,000.
+      expect((await put(second, 4000)).status).toBe(413)
+    } finally {
+      late.mockRestore()
+    }
   })
 
   it('refuses a raw-body or URL job input that cannot fit, before a byte of it is stored', async () => {
