@@ -36,6 +36,13 @@ const start = (account: TestAccount, tool: string, body: Record<string, unknown>
   account.request(`/v1/tools/${tool}/jobs`, { method: 'POST', json: body })
 const balance = async (account: TestAccount) =>
   ((await (await account.request('/v1/billing')).json()) as { balance: number }).balance
+/**
+ * The balance once a failed job's refund is in: the job fails on its own stream and the refund is
+ * the settlement's append on the account's right after, so Billing may show it a moment after the
+ * job reads failed.
+ */
+const settledBalance = (account: TestAccount, expected: number) =>
+  expect.poll(() => balance(account), { timeout: 5000, interval: 50 }).toBe(expected)
 const fresh = () => service.account({ credits: 100, login: `gen${++logins}` })
 
 async function run(account: TestAccount, tool: string, body: Record<string, unknown>): Promise<Job> {
@@ -157,7 +164,7 @@ describe('generation over REST', () => {
         hint: expect.any(String),
       },
     })
-    expect(await balance(account)).toBe(100)
+    await settledBalance(account, 100)
     const billing = (await (await account.request('/v1/billing')).json()) as {
       entries: { kind: string; amount: number }[]
     }
@@ -178,7 +185,7 @@ describe('generation over REST', () => {
     })
     const job = await run(account, 'create_image', { options: { prompt }, idempotency_key: 'refused' })
     expect(job).toMatchObject({ status: 'failed', credits_charged: 0, error: { code: 'upstream_refused' } })
-    expect(await balance(account)).toBe(100)
+    await settledBalance(account, 100)
   })
 
   it('410 job_deleted for the key of a deleted job', async () => {
@@ -222,7 +229,7 @@ describe('generation over REST', () => {
       credits_charged: 0,
       error: { code: 'rate_limited', hint: expect.stringMatching(/^Retry after 30 s/) },
     })
-    expect(await balance(account)).toBe(100)
+    await settledBalance(account, 100)
     const other = await fresh()
     const refused = await start(other, 'create_image', { options: { prompt }, idempotency_key: 'later' })
     expect(refused.status).toBe(429)
