@@ -6,8 +6,8 @@
 // runs cargo on native/Cargo.toml for the host triple, e.g. `node native/cargo.ts test --release --workspace`.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
+import { nativeDir } from './napi-build.ts'
 
-const nativeDir = import.meta.dirname
 let triple: string | undefined
 
 /** The host's target triple, as rustc reports it (the one @napi-rs/cli builds for). */
