@@ -15,7 +15,7 @@ export interface RunningProjections {
   stop(): Promise<void>
 }
 
-export interface ProjectionsOptions extends Omit<RunnerOptions, 'onError' | 'onBatch'> {
+export interface ProjectionsOptions extends Omit<RunnerOptions, 'onError' | 'onBatch' | 'follows'> {
   projectors?: readonly Projector[]
   /** A failed batch of one model (its runner resubscribes after it). */
   onError?(error: unknown, model: string): void
@@ -28,19 +28,27 @@ export async function startProjections(
   reads: ReadStore,
   { projectors = allProjectors, onError, onBatch, ...options }: ProjectionsOptions = {},
 ): Promise<RunningProjections> {
-  const runners = projectors.map(
-    (projector) =>
-      new ProjectionRunner(store, reads, projector, {
-        ...options,
-        ...(onError ? { onError: (error: unknown) => onError(error, projector.model) } : {}),
-        ...(onBatch
-          ? {
-              onBatch: (phase: 'writing' | 'done', events: readonly RecordedEvent[]) =>
-                onBatch(phase, projector.model, events),
-            }
-          : {}),
-      }),
+  // Models another follows start first, so the follower can be handed its runner.
+  const ordered = [...projectors].sort(
+    (a, b) => Number(a.follows !== undefined) - Number(b.follows !== undefined),
   )
+  const byModel = new Map<string, ProjectionRunner>()
+  const runners = ordered.map((projector) => {
+    const followed = projector.follows === undefined ? undefined : byModel.get(projector.follows)
+    const runner = new ProjectionRunner(store, reads, projector, {
+      ...options,
+      ...(followed ? { follows: followed } : {}),
+      ...(onError ? { onError: (error: unknown) => onError(error, projector.model) } : {}),
+      ...(onBatch
+        ? {
+            onBatch: (phase: 'writing' | 'done', events: readonly RecordedEvent[]) =>
+              onBatch(phase, projector.model, events),
+          }
+        : {}),
+    })
+    byModel.set(projector.model, runner)
+    return runner
+  })
   for (const runner of runners) await runner.start()
   return {
     runners,
@@ -53,7 +61,8 @@ export async function startProjections(
       return Object.fromEntries(runners.map((runner) => [runner.model, Math.max(0, head - runner.position)]))
     },
     async stop() {
-      for (const runner of runners) await runner.stop()
+      // Followers first: a follower's last batch may still wait for the model it follows.
+      for (const runner of [...runners].reverse()) await runner.stop()
     },
   }
 }

@@ -22,6 +22,11 @@ export interface Projector {
   readonly model: string
   /** The model's collections and their indexes. */
   readonly collections: Readonly<Record<string, readonly IndexSpec[]>>
+  /**
+   * Another model this one never gets ahead of: a batch is written only once that model has
+   * applied it, so whatever this model shows, that one shows too (running together, startProjections).
+   */
+  readonly follows?: string
   touches(event: RecordedEvent): DocRef[]
   apply(event: RecordedEvent, workspace: Workspace): void
 }

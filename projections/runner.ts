@@ -19,6 +19,13 @@ export interface RunnerOptions {
    * may see the batch or not.
    */
   onBatch?(phase: 'writing' | 'done', events: readonly RecordedEvent[]): void
+  /**
+   * The runner of the model this one follows (Projector.follows): each batch waits for it to apply
+   * the batch's last position, up to `followTimeoutMs`, then is written regardless, so a stalled
+   * model slows this one but never stops it.
+   */
+  follows?: ProjectionRunner
+  followTimeoutMs?: number
 }
 
 interface Waiter {
@@ -34,6 +41,8 @@ export class ProjectionRunner {
   readonly #retryDelayMs: number
   readonly #onError: (error: unknown) => void
   readonly #onBatch: (phase: 'writing' | 'done', events: readonly RecordedEvent[]) => void
+  readonly #follows: ProjectionRunner | null
+  readonly #followTimeoutMs: number
   #generation = 0
   #position = 0
   #subscription: Subscription | null = null
@@ -53,6 +62,8 @@ export class ProjectionRunner {
     this.#retryDelayMs = options.retryDelayMs ?? 1000
     this.#onError = options.onError ?? ((error) => console.error(`projection ${projector.model}:`, error))
     this.#onBatch = options.onBatch ?? (() => {})
+    this.#follows = options.follows ?? null
+    this.#followTimeoutMs = options.followTimeoutMs ?? 10_000
   }
 
   get model(): string {
@@ -84,7 +95,7 @@ export class ProjectionRunner {
 
   /** Resolves true once the model has applied everything up to `position`, false after `timeoutMs`. */
   waitForPosition(position: number, timeoutMs: number): Promise<boolean> {
-    if (this.#position >= position) return Promise.resolve(true)
+    if (this.#position >= position || this.#stopped) return Promise.resolve(this.#position >= position)
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter)
@@ -147,6 +158,7 @@ export class ProjectionRunner {
         this.#restart(0)
         return
       }
+      if (this.#follows) await this.#follows.waitForPosition(events.at(-1)!.position, this.#followTimeoutMs)
       this.#onBatch('writing', events)
       try {
         await projectBatch(this.#reads, this.#projector, this.#generation, events)

@@ -4,8 +4,9 @@
 // itself (`event: job`) and closes.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { holdForJob } from '../../app/jobs/job-events.ts'
 import { DomainError } from '../../domain/errors.ts'
-import { jobStream } from '../../domain/job/events.ts'
+import { finalStatuses, jobStream } from '../../domain/job/events.ts'
 import type { RecordedEvent } from '../../domain/ports/event-store.ts'
 import { getJob } from '../../projections/jobs/queries.ts'
 import { asApiJob } from '../job-view.ts'
@@ -25,6 +26,8 @@ const statusOf: Record<string, string> = {
 }
 const finalTypes = new Set(['JobSucceeded', 'JobFailed', 'JobCanceled', 'JobExpired', 'JobDeleted'])
 const keepAliveMs = 15_000
+/** How long the stream waits for a finished job's account to be settled before telling it anyway. */
+const settleWaitMs = 10_000
 
 /** One event of the stream, as OpenAPI 3.2 and SSE-aware tools describe an event-stream item. */
 const sseEvent = z
@@ -102,30 +105,42 @@ export const jobEventRoutes: FastifyPluginAsyncZod = async (app) => {
       })
       const keepAlive = setInterval(() => out.write(': keep-alive\n\n'), keepAliveMs)
       let sent = after
-      /** Sends the event unless the client has it; answers whether the job is final with it. */
+      /** Sends the event unless the client has it. */
       const send = (event: RecordedEvent) => {
         if (event.revision > sent && event.type in statusOf) {
           sent = event.revision
           out.write(`id: ${event.revision}\nevent: status\ndata: ${JSON.stringify(statusData(event))}\n\n`)
         }
-        return finalTypes.has(event.type)
       }
       try {
-        let final = false
+        let final: RecordedEvent | null = null
         // The whole history, so a client that already had the final change still learns the job is over.
         for (const event of await services.ctx.store.readStream(jobStream(jobId))) {
-          final = send(event) || final
-          if (final) {
-            await services.waitForPosition(event.position)
+          if (finalTypes.has(event.type)) {
+            final = event
             break
           }
+          send(event)
         }
         while (!final && !closed) {
           if (live.length === 0) await new Promise<void>((resolve) => (wake = resolve))
-          for (const event of live.splice(0)) final = send(event) || final
+          for (const event of live.splice(0)) {
+            if (finalTypes.has(event.type)) {
+              final = event
+              break
+            }
+            send(event)
+          }
         }
-        if (!closed) {
-          const job = await readJob()
+        if (final && !closed) {
+          // The final change is told once the job reads final, which is once its account has settled
+          // it (projections/jobs/projector.ts): a client reading Billing then sees any refund.
+          const job = await holdForJob(services.jobEvents, jobId, {
+            read: readJob,
+            done: (read) => read === null || finalStatuses.has(read.status),
+            waitMs: settleWaitMs,
+          })
+          send(final)
           if (job) out.write(`event: job\ndata: ${JSON.stringify(asApiJob(job))}\n\n`)
         }
       } finally {

@@ -1,8 +1,10 @@
-// One subscription to the event log per process tells every waiter about its job: `Prefer: wait`
+// One subscription to the event log per process tells every waiter about its job (its events and its
+// account's settlement of it, which is when a final state shows): `Prefer: wait`
 // requests, the SSE status stream and the MCP tools' bounded wait all listen here. A waiter holds a
 // callback in a map, nothing else: no timer of its own polling a store, no connection, no worker. A
 // job's event is passed on only once the read models show it, so a waiter that reads the job when
 // told sees at least that event's effect.
+import { jobSettledBy } from '../../domain/account/settled-job.ts'
 import type { EventStore, RecordedEvent, Subscription } from '../../domain/ports/event-store.ts'
 
 export type JobEventListener = (event: RecordedEvent) => void
@@ -58,9 +60,11 @@ export class JobEvents {
   }
 
   #dispatch(event: RecordedEvent): void {
-    if (!event.streamId.startsWith(jobStreamPrefix)) return
-    const jobId = event.streamId.slice(jobStreamPrefix.length)
-    if (!this.#listeners.has(jobId)) return
+    // A job's own events, and its account's settlement (the moment its final state shows).
+    const jobId = event.streamId.startsWith(jobStreamPrefix)
+      ? event.streamId.slice(jobStreamPrefix.length)
+      : jobSettledBy(event)
+    if (jobId === null || !this.#listeners.has(jobId)) return
     // Not awaited: the subscription goes on while the read models catch up. Read models apply
     // events in order, so one job's notifications keep their order.
     void this.#visible(event.position).then(() => {

@@ -1,6 +1,6 @@
 // Generated bench models of varied structure, from a seed so every run (and every machine) gets the
 // same files: many small meshes sharing a few materials, one mesh placed by hundreds of nodes, a
-// skinned cylinder with an animation, and a textured grid. They cover the scene shapes where
+// skinned cylinder with an animation, boxes whose file is mostly animation keys, and a textured grid. They cover the scene shapes where
 // gltfpack's merging and instancing matter, which the corpus models barely do.
 import { crc32, deflateSync } from 'node:zlib'
 import { Document, type Material, NodeIO, type Primitive } from '@gltf-transform/core'
@@ -201,6 +201,61 @@ export function skinnedCylinder(rings = 120, joints = 4): Document {
       .addChannel(
         doc.createAnimationChannel().setTargetNode(bone).setTargetPath('rotation').setSampler(sampler),
       )
+  }
+  return doc
+}
+
+/**
+ * Boxes that bounce, squash and spin, each on its own node with `keys` keys of translation, rotation
+ * and scale (linear, 30 a second): a scene whose bytes are mostly animation, where the keys'
+ * precision and count decide the file's size.
+ */
+export function animatedBoxes(count = 12, keys = 120, seed = 6): Document {
+  const doc = new Document()
+  const buffer = doc.createBuffer()
+  const next = seededRandom(seed)
+  const accessor = (type: 'SCALAR' | 'VEC3' | 'VEC4', array: Float32Array<ArrayBuffer>) =>
+    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+  const mesh = doc
+    .createMesh('box')
+    .addPrimitive(primitive(doc, sphere(2, next, 0), doc.createMaterial('paint'), false))
+  const scene = doc.createScene()
+  const animation = doc.createAnimation('bounce')
+  const times = accessor(
+    'SCALAR',
+    Float32Array.from({ length: keys }, (_, k) => k / 30),
+  )
+  for (let i = 0; i < count; i++) {
+    const node = doc.createNode(`box-${i}`).setMesh(mesh)
+    scene.addChild(node)
+    const [x, z] = [(i % 4) * 6 - 9 + next(), Math.floor(i / 4) * 6 - 6 + next()]
+    const [height, period, spin] = [2 + 4 * next(), 0.6 + next(), 1 + 3 * next()]
+    const axis = [next() - 0.5, 1, next() - 0.5]
+    const axisLength = Math.hypot(...axis)
+    const translation = new Float32Array(keys * 3)
+    const rotation = new Float32Array(keys * 4)
+    const scale = new Float32Array(keys * 3)
+    for (let k = 0; k < keys; k++) {
+      const t = k / 30
+      const phase = (t / period) % 1
+      const y = height * 4 * phase * (1 - phase)
+      // Squashed near the ground, stretched in the air; the volume roughly kept.
+      const stretch = 0.7 + 0.6 * Math.min(1, y / height + 0.2)
+      translation.set([x + 0.4 * Math.sin(t * 1.3 + i), y, z + 0.4 * Math.cos(t * 0.9 + i)], k * 3)
+      const half = (spin * t) / 2
+      rotation.set([...axis.map((v) => (v / axisLength) * Math.sin(half)), Math.cos(half)], k * 4)
+      scale.set([1 / Math.sqrt(stretch), stretch, 1 / Math.sqrt(stretch)], k * 3)
+    }
+    for (const [path, type, values] of [
+      ['translation', 'VEC3', translation],
+      ['rotation', 'VEC4', rotation],
+      ['scale', 'VEC3', scale],
+    ] as const) {
+      const sampler = doc.createAnimationSampler().setInput(times).setOutput(accessor(type, values))
+      animation
+        .addSampler(sampler)
+        .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler))
+    }
   }
   return doc
 }

@@ -22,6 +22,7 @@ import { cargo, kilnMeshPath } from '../../native/cargo.ts'
 import { coreOptions, type MeshTool } from '../../native/mesh.ts'
 import { onlyWords, optimizeOnly } from './flags.ts'
 import {
+  animatedBoxes,
   instancedMesh,
   manySmallMeshes,
   noisySphere,
@@ -95,6 +96,7 @@ async function inputs(): Promise<string[]> {
     await generate('many-small-meshes.glb', () => manySmallMeshes()),
     await generate('instanced.glb', () => instancedMesh()),
     await generate('skinned.glb', () => skinnedCylinder()),
+    await generate('animated.glb', () => animatedBoxes()),
     await generate('textured.glb', () => texturedMeshes()),
   ]
   const corpusFiles = [

@@ -26,4 +26,14 @@ export interface JobDoc extends Doc {
   startedAt: string | null
   finishedAt: string | null
   outputsExpireAt: string | null
+  /** The account has settled the job: its slot released and, for a failure, its charge refunded. */
+  settled: boolean
+  /**
+   * The job's final state while its account is not settled yet; the document shows it once it is
+   * (projector.ts). Absent on documents written before this field existed.
+   */
+  awaitingSettlement?: JobState | null
 }
+
+/** What a job document holds besides its bookkeeping and the held final state. */
+export type JobState = Omit<JobDoc, 'id' | 'position' | 'awaitingSettlement'>

@@ -1,8 +1,15 @@
-// job-{id} streams → one document per job.
-import type { JobEvent } from '../../domain/job/events.ts'
+// job-{id} streams → one document per job. A job reads final only once its account is settled
+// (the slot released, a failure refunded: the account stream's JobReleased), so a client that sees
+// its job final also sees the refund in Billing and can start its next job within its active-jobs
+// limit. Until then the document keeps showing the job running (or queued) and holds the final
+// state beside it. The jobs model never gets ahead of the accounts model (`follows`), so the
+// refund is in Billing by the time the job reads failed.
+import { jobSettledBy } from '../../domain/account/settled-job.ts'
+import { finalStatuses, type JobEvent } from '../../domain/job/events.ts'
 import type { RecordedEvent } from '../../domain/ports/event-store.ts'
+import { accountsModel } from '../accounts/account-docs.ts'
 import type { Content, Projector } from '../projector.ts'
-import { type JobDoc, jobsCollection, jobsModel } from './job-doc.ts'
+import { type JobDoc, type JobState, jobsCollection, jobsModel } from './job-doc.ts'
 
 const isJobEvent = (event: RecordedEvent): boolean => event.streamId.startsWith('job-')
 
@@ -30,14 +37,13 @@ export function createdJob(
     startedAt: null,
     finishedAt: null,
     outputsExpireAt: null,
+    settled: false,
+    awaitingSettlement: null,
   }
 }
 
-function evolve(
-  current: Content<JobDoc> | undefined,
-  event: JobEvent,
-  position: number,
-): Content<JobDoc> | undefined {
+/** The job's own state after one of its events. */
+function evolve(current: JobState | undefined, event: JobEvent, position: number): JobState | undefined {
   if (event.type === 'JobCreated') return current ? undefined : createdJob(event.data, position)
   if (!current) return undefined
   switch (event.type) {
@@ -91,8 +97,40 @@ function evolve(
   }
 }
 
+/** Without the held final state (documents written before it existed may lack the field). */
+function ownState(doc: Content<JobDoc>): JobState {
+  const { awaitingSettlement: _, ...state } = doc
+  return state
+}
+
+/** The document after a job event: a final state is held while the account is not settled. */
+function applyJobEvent(
+  current: Content<JobDoc> | undefined,
+  event: JobEvent,
+  position: number,
+): Content<JobDoc> | undefined {
+  const held = current?.awaitingSettlement
+  if (current && held) {
+    const next = evolve(held, event, position)
+    return next && { ...current, deleted: next.deleted, awaitingSettlement: next }
+  }
+  const next = evolve(current && ownState(current), event, position)
+  if (!next) return undefined
+  const finishing =
+    current !== undefined && !finalStatuses.has(current.status) && finalStatuses.has(next.status)
+  if (finishing && !current.settled) return { ...current, awaitingSettlement: next }
+  return { ...next, awaitingSettlement: null }
+}
+
+/** The document once its account settled the job: the held final state, if any, is shown. */
+function settle(current: Content<JobDoc> | undefined): Content<JobDoc> | undefined {
+  if (!current || current.settled) return undefined
+  return { ...(current.awaitingSettlement ?? ownState(current)), settled: true, awaitingSettlement: null }
+}
+
 export const jobsProjector: Projector = {
   model: jobsModel,
+  follows: accountsModel,
   collections: {
     [jobsCollection]: [
       ['accountId', 'deleted', 'seq'],
@@ -100,21 +138,27 @@ export const jobsProjector: Projector = {
       ['accountId', 'deleted', 'status', 'seq'],
     ],
   },
-  touches: (event) =>
-    isJobEvent(event)
-      ? [
-          {
-            collection: jobsCollection,
-            id: (event.data as { jobId: string }).jobId,
-            created: event.type === 'JobCreated',
-          },
-        ]
-      : [],
+  touches(event) {
+    if (isJobEvent(event))
+      return [
+        {
+          collection: jobsCollection,
+          id: (event.data as { jobId: string }).jobId,
+          created: event.type === 'JobCreated',
+        },
+      ]
+    const settled = jobSettledBy(event)
+    return settled === null ? [] : [{ collection: jobsCollection, id: settled }]
+  },
   apply(event, workspace) {
-    if (!isJobEvent(event)) return
-    const jobEvent = { type: event.type, data: event.data } as JobEvent
-    workspace.update<JobDoc>(jobsCollection, jobEvent.data.jobId, event, (current) =>
-      evolve(current, jobEvent, event.position),
-    )
+    if (isJobEvent(event)) {
+      const jobEvent = { type: event.type, data: event.data } as JobEvent
+      workspace.update<JobDoc>(jobsCollection, jobEvent.data.jobId, event, (current) =>
+        applyJobEvent(current, jobEvent, event.position),
+      )
+      return
+    }
+    const settled = jobSettledBy(event)
+    if (settled !== null) workspace.update<JobDoc>(jobsCollection, settled, event, settle)
   },
 }

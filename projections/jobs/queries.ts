@@ -27,7 +27,8 @@ export async function getJob(
 ): Promise<Readonly<JobResource> | null> {
   const doc = await (await jobs(models)).peek(jobId)
   if (!doc || doc.deleted || doc.accountId !== accountId) return null
-  if (doc.result && doc.result.files.length > 0) return renderJob(doc, render)
+  // Signed URLs, or a held final state that shows after a grace, depend on the time of the read.
+  if ((doc.result && doc.result.files.length > 0) || doc.awaitingSettlement) return renderJob(doc, render)
   const kept = rendered.get(doc)
   if (kept && kept.retentionMs === render.retentionMs) return kept.resource
   const resource = deepFreeze(renderJob(doc, render))

@@ -39,10 +39,26 @@ export interface JobResource {
 const maxUrlValidityMs = 24 * 60 * 60 * 1000
 const defaultRetentionMs = 24 * 60 * 60 * 1000
 
+/**
+ * How long a finished job waits for its account's settlement before it reads final anyway. A
+ * settlement follows its job's end within milliseconds, or within the housekeeper's next pass after
+ * a crash; one that has not come after this never will (a job recorded after its admission had lapsed
+ * and been released, then ended before it was charged).
+ */
+export const settlementGraceMs = 60_000
+
+/** The document as clients see it at `now`: a held final state shows once settled, or after the grace. */
+export function shownJob(doc: JobDoc, now: Date): JobDoc {
+  const held = doc.awaitingSettlement
+  if (!held || now.getTime() - Date.parse(held.finishedAt ?? held.createdAt) < settlementGraceMs) return doc
+  return { ...doc, ...held, awaitingSettlement: null }
+}
+
 export function renderJob(
-  doc: JobDoc,
+  stored: JobDoc,
   { now, signFileUrl, retentionMs = defaultRetentionMs }: RenderJobOptions,
 ): JobResource {
+  const doc = shownJob(stored, now)
   const outputsExpireAt =
     doc.outputsExpireAt ?? new Date(Date.parse(doc.createdAt) + retentionMs).toISOString()
   const urlsExpireAt = Math.min(now.getTime() + maxUrlValidityMs, Date.parse(outputsExpireAt))
