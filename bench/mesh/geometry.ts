@@ -17,7 +17,6 @@ async function io(): Promise<NodeIO> {
     .registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
 }
 
-/** All triangles of the default scene in world space. */
 /** a × b for column-major 4×4 matrices. */
 function multiply(a: ArrayLike<number>, b: ArrayLike<number>): number[] {
   const out = new Array<number>(16).fill(0)
@@ -26,10 +25,20 @@ function multiply(a: ArrayLike<number>, b: ArrayLike<number>): number[] {
   return out
 }
 
-export async function readTriangles(path: string): Promise<Triangles> {
+/** A GLB as a viewer sees it: EXT_mesh_gpu_instancing instances become nodes. */
+export async function readDocument(path: string): Promise<Document> {
   const doc = await (await io()).read(path)
-  // EXT_mesh_gpu_instancing instances become nodes, as a viewer draws them.
   await doc.transform(uninstance())
+  return doc
+}
+
+/** All triangles of the default scene in world space. */
+export async function readTriangles(path: string): Promise<Triangles> {
+  return trianglesOf(await readDocument(path))
+}
+
+/** All triangles of the document's nodes in world space, as their transforms stand now. */
+export function trianglesOf(doc: Document): Triangles {
   const positions: number[] = []
   const indices: number[] = []
   const transform = (m: ArrayLike<number>, v: number[]) => [

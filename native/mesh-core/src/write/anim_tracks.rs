@@ -8,8 +8,8 @@
 //!
 //! "Constant" means no key (nor, for CUBICSPLINE, a tangent's pull between keys) is further than
 //! the path's tolerance from the value kept, and every tolerance bounds how far any point of the
-//! scene can move to 1e-5 of the scene's extent, a tenth of the 16-bit position grid's step
-//! (1/16383) and far below a pixel: a translation of t moves a point by t times the parent's
+//! scene can move to 1e-5 of the scene's extent (its rest pose and every place its translation
+//! keys take a node), a sixth of the 14-bit position grid's step (1/16383) and far below a pixel: a translation of t moves a point by t times the parent's
 //! world scale; a rotation by an angle θ moves a point at distance r from the pivot by at most
 //! θ·r, and r is within the scene (θ ≤ 1e-5 rad); a relative scale change ε moves it by ε·r
 //! (ε ≤ 1e-5). Skinned vertices follow their joints, so their pose moves no further.
@@ -131,6 +131,21 @@ impl Scene {
                 mesh.primitives.iter().flat_map(|p| &p.positions).for_each(|&p| bounds.add(transform_point(&world[index], p)));
             }
             stack.extend(model.nodes[index].children.iter().map(|&c| (c, world[index])));
+        }
+        // Where the animations take the nodes belongs to the scene too: boxes that bounce across a
+        // room rest in a heap at its centre, and the rest pose alone would measure the heap.
+        for animation in &model.animations {
+            for channel in animation.channels.iter().filter(|c| c.path == "translation" && c.node < n) {
+                let Some(sampler) = animation.samplers.get(channel.sampler).filter(|s| s.components == 3) else { continue };
+                let per_key = if sampler.interpolation == "CUBICSPLINE" { 9 } else { 3 };
+                let value_at = if per_key == 9 { 3 } else { 0 };
+                for key in sampler.output.chunks_exact(per_key) {
+                    let t = [key[value_at], key[value_at + 1], key[value_at + 2]];
+                    if t.iter().all(|v| v.is_finite()) {
+                        bounds.add(transform_point(&parent_world[channel.node], t));
+                    }
+                }
+            }
         }
         let extent = bounds.extent() as f64;
         let length = parent_world
@@ -398,6 +413,21 @@ mod tests {
         let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model);
         assert_eq!(stats, TrackStats::default());
         assert_eq!(out, model.animations);
+    }
+
+    #[test]
+    fn the_scene_spans_where_translation_keys_take_a_node() {
+        // At rest the scene is 2 wide, but the joint travels 100 units: the root's 5e-4 of noise
+        // is half the tolerance of that scene (1e-3), where in the rest pose alone it was 25 times it.
+        let travel = sampler(&TIMES, vec![2.0, 0.0, 0.0, 30.0, 0.0, 0.0, 60.0, 0.0, 0.0, 100.0, 0.0, 0.0], 3, "LINEAR");
+        let animation = Animation {
+            name: None,
+            samplers: vec![travel, sampler(&TIMES, noisy(&[0.0, 0.0, 0.0], 5e-4), 3, "LINEAR")],
+            channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
+        };
+        let VisibleTracks { stats, key_steps, .. } = visible_tracks(&scene(animation));
+        assert_eq!(stats.dropped, 1);
+        assert!((key_steps[0][0] - 1e-3).abs() < 1e-4, "{key_steps:?}");
     }
 
     #[test]
