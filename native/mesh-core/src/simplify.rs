@@ -4,6 +4,7 @@
 use crate::math::Bounds;
 use crate::mesh_ops::compact;
 use crate::model::{target_of, Primitive};
+use crate::skin_poses::POSE_PREFIX;
 
 pub struct Simplified {
     pub primitive: Primitive,
@@ -31,9 +32,12 @@ pub struct Simplified {
 ///   (meshoptimizer scales positions by the mesh extent, attributes only by their weight, hence
 ///   1 / extent) so that a still vertex next to moving ones does not collapse into them and
 ///   drag the moving region outward.
+/// - a skinned mesh's pose deltas (skin_poses.rs) are shape too, in the poses its animations
+///   take; weighted as distances like morph deltas, but never locked (every skinned vertex moves).
 fn weight(semantic: &str, extent: f32) -> f32 {
     match semantic {
         s if s.starts_with("COLOR_") => 0.5,
+        s if s.starts_with(POSE_PREFIX) => 1.0 / extent,
         s if target_of(s).is_some_and(|(_, base)| base == "POSITION") => 1.0 / extent,
         _ => 0.0,
     }
@@ -48,6 +52,12 @@ pub fn target_for(faces: usize, ratio: f64) -> usize {
 
 /// meshoptimizer's limit on attribute floats per vertex.
 const MAX_ATTRIBUTE_FLOATS: usize = 32;
+
+/// Attribute floats per vertex the simplifier can still weigh beside the primitive's own.
+pub fn attribute_room(p: &Primitive) -> usize {
+    let used: usize = p.attributes.iter().filter(|a| weight(&a.semantic, 1.0) > 0.0).map(|a| a.components).sum();
+    MAX_ATTRIBUTE_FLOATS.saturating_sub(used)
+}
 
 /// Simplifies one primitive toward `target_faces`, never exceeding `max_error` (model units).
 pub fn simplify_primitive(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool) -> Simplified {

@@ -13,7 +13,8 @@ use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{weld_identical, without_degenerate};
 use crate::model::SourceFormat;
 use crate::prune::prune;
-use crate::simplify::{extent_of, simplify_primitive_with_locks, target_for};
+use crate::simplify::{attribute_room, extent_of, simplify_primitive_with_locks, target_for};
+use crate::skin_poses::{add_pose_attributes, remove_pose_attributes};
 use crate::stitch::shared_positions;
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::weld_normals::weld_near_normals;
@@ -24,6 +25,9 @@ use serde_json::{json, Value};
 /// Said when a simplified model has morph targets (see simplify.rs for why they lock vertices).
 pub const MORPH_LOCK_NOTE: &str =
     "Vertices that move in the model's morph targets were kept in place so that every pose keeps its shape; only still regions were simplified.";
+
+/// Said when skinned meshes were simplified in their animations' poses too (skin_poses.rs).
+pub const SKIN_POSES_NOTE: &str = "Skinned meshes were simplified as their animations pose them (8 moments) as well as at rest, so bends keep their shape; max_error is held at rest, and a pose may stray further.";
 
 /// Faces are counted as stored in the file: simplify keeps instancing, so a mesh used by several nodes is processed once.
 pub const COUNTS_PLACED_FACES: bool = false;
@@ -99,12 +103,16 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         merge_meshes(&mut model);
     }
     let mut worst_error = 0.0f32;
+    for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
+        *p = weld_near_normals(weld_identical(p));
+        p.indices = without_degenerate(std::mem::take(&mut p.indices));
+    }
+    // Skinned meshes are simplified in the poses their animations take too (skin_poses.rs).
+    if add_pose_attributes(&mut model, attribute_room) > 0 {
+        model.notes.push(SKIN_POSES_NOTE.into());
+    }
     for mesh in &mut model.meshes {
         let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
-        for p in &mut mesh.primitives {
-            *p = weld_near_normals(weld_identical(p));
-            p.indices = without_degenerate(std::mem::take(&mut p.indices));
-        }
         let shared = shared_positions(&mesh.primitives);
         for (p, locks) in mesh.primitives.iter_mut().zip(&shared) {
             let target = target_for(p.face_count(), ratio);
@@ -114,6 +122,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());
     }
+    remove_pose_attributes(&mut model);
     if model.morph_target_count() > 0 {
         model.notes.push(MORPH_LOCK_NOTE.into());
     }

@@ -1,0 +1,157 @@
+//! The scene posed by its animations: a sampler's value at a time (glTF's LINEAR with spherical
+//! interpolation for rotations, STEP, CUBICSPLINE), and every node's world matrix with the
+//! animated nodes at that moment. Simplification uses it to see skinned meshes as they move
+//! (skin_poses.rs).
+use crate::math::{compose, mul};
+use crate::model::{AnimationSampler, Model, Trs};
+use crate::write::decompose;
+
+/// The node's rest transform as translation, rotation and scale (None for a matrix that is not one).
+fn rest_trs(node: &crate::model::Node) -> Option<Trs> {
+    node.trs.or_else(|| decompose(&node.matrix).map(|d| Trs { translation: d.t, rotation: d.q, scale: d.s }))
+}
+
+/// The sampler's value at time `t`, clamped to its first and last keys.
+pub fn sample(s: &AnimationSampler, t: f32, rotation: bool) -> Vec<f32> {
+    let n = s.components;
+    let cubic = s.interpolation == "CUBICSPLINE";
+    let stride = if cubic { 3 * n } else { n };
+    let value = |k: usize| -> &[f32] {
+        let at = k * stride + if cubic { n } else { 0 };
+        &s.output[at..at + n]
+    };
+    let keys = s.input.len().min(s.output.len() / stride.max(1));
+    if keys == 0 {
+        return vec![0.0; n];
+    }
+    let finish = |v: Vec<f32>| if rotation { normalized(v) } else { v };
+    if t <= s.input[0] {
+        return finish(value(0).to_vec());
+    }
+    if t >= s.input[keys - 1] {
+        return finish(value(keys - 1).to_vec());
+    }
+    let k = s.input[..keys].partition_point(|&time| time <= t) - 1;
+    let dt = s.input[k + 1] - s.input[k];
+    let u = (t - s.input[k]) / dt;
+    let (a, b) = (value(k), value(k + 1));
+    match s.interpolation.as_str() {
+        "STEP" => finish(a.to_vec()),
+        "CUBICSPLINE" => {
+            let out_tangent = &s.output[k * stride + 2 * n..k * stride + 3 * n];
+            let in_tangent = &s.output[(k + 1) * stride..(k + 1) * stride + n];
+            let (u2, u3) = (u * u, u * u * u);
+            let v = (0..n)
+                .map(|i| {
+                    (2.0 * u3 - 3.0 * u2 + 1.0) * a[i]
+                        + (u3 - 2.0 * u2 + u) * dt * out_tangent[i]
+                        + (-2.0 * u3 + 3.0 * u2) * b[i]
+                        + (u3 - u2) * dt * in_tangent[i]
+                })
+                .collect();
+            finish(v)
+        }
+        _ if rotation && n == 4 => slerp(a, b, u),
+        _ => (0..n).map(|i| a[i] + (b[i] - a[i]) * u).collect(),
+    }
+}
+
+fn normalized(v: Vec<f32>) -> Vec<f32> {
+    let length = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if length > 0.0 && length.is_finite() {
+        v.iter().map(|x| x / length).collect()
+    } else {
+        v
+    }
+}
+
+fn slerp(a: &[f32], b: &[f32], u: f32) -> Vec<f32> {
+    let (a, b) = (normalized(a.to_vec()), normalized(b.to_vec()));
+    let mut dot: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+    let b: Vec<f32> = if dot < 0.0 { b.iter().map(|x| -x).collect() } else { b };
+    dot = dot.abs();
+    if dot > 0.9995 {
+        return normalized(a.iter().zip(&b).map(|(x, y)| x + (y - x) * u).collect());
+    }
+    let theta = dot.min(1.0).acos();
+    let (wa, wb) = (((1.0 - u) * theta).sin() / theta.sin(), (u * theta).sin() / theta.sin());
+    a.iter().zip(&b).map(|(x, y)| wa * x + wb * y).collect()
+}
+
+/// Every node's world matrix with animation `animation` at time `t` (None: the rest pose).
+pub fn world_matrices(model: &Model, posed: Option<(usize, f32)>) -> Vec<[f32; 16]> {
+    let n = model.nodes.len();
+    let mut local: Vec<[f32; 16]> = model.nodes.iter().map(|node| node.matrix).collect();
+    if let Some(animation) = posed.and_then(|(a, _)| model.animations.get(a)) {
+        let t = posed.map_or(0.0, |(_, t)| t);
+        let mut trs: Vec<Option<Trs>> = vec![None; n];
+        for channel in animation.channels.iter().filter(|c| c.node < n) {
+            let Some(s) = animation.samplers.get(channel.sampler) else { continue };
+            let node = &model.nodes[channel.node];
+            let Some(rest) = trs[channel.node].or_else(|| rest_trs(node)) else { continue };
+            let mut now = rest;
+            match (channel.path.as_str(), s.components) {
+                ("translation", 3) => now.translation = sample(s, t, false).try_into().unwrap_or(rest.translation),
+                ("rotation", 4) => now.rotation = sample(s, t, true).try_into().unwrap_or(rest.rotation),
+                ("scale", 3) => now.scale = sample(s, t, false).try_into().unwrap_or(rest.scale),
+                _ => continue,
+            }
+            trs[channel.node] = Some(now);
+        }
+        for (m, trs) in local.iter_mut().zip(&trs) {
+            if let Some(trs) = trs {
+                *m = compose(trs.translation, trs.rotation, trs.scale);
+            }
+        }
+    }
+    let mut world = vec![crate::model::IDENTITY; n];
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(usize, [f32; 16])> = model.roots.iter().map(|&r| (r, crate::model::IDENTITY)).collect();
+    while let Some((index, parent)) = stack.pop() {
+        if index >= n || std::mem::replace(&mut seen[index], true) {
+            continue;
+        }
+        world[index] = mul(&parent, &local[index]);
+        stack.extend(model.nodes[index].children.iter().map(|&c| (c, world[index])));
+    }
+    world
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sampler(output: Vec<f32>, components: usize, interpolation: &str) -> AnimationSampler {
+        AnimationSampler { input: vec![0.0, 1.0, 3.0], output, components, interpolation: interpolation.into() }
+    }
+
+    #[test]
+    fn linear_step_and_clamped_values() {
+        let s = sampler(vec![0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 2.0, 4.0, 0.0], 3, "LINEAR");
+        assert_eq!(sample(&s, -1.0, false), vec![0.0, 0.0, 0.0]);
+        assert_eq!(sample(&s, 0.5, false), vec![1.0, 0.0, 0.0]);
+        assert_eq!(sample(&s, 2.0, false), vec![2.0, 2.0, 0.0]);
+        assert_eq!(sample(&s, 9.0, false), vec![2.0, 4.0, 0.0]);
+        let step = AnimationSampler { interpolation: "STEP".into(), ..s };
+        assert_eq!(sample(&step, 0.9, false), vec![0.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn rotations_turn_at_a_steady_rate() {
+        // 0 to 90 degrees about y: halfway is 45 degrees, not the chord's midpoint.
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let s = sampler(vec![0.0, 0.0, 0.0, 1.0, 0.0, h, 0.0, h, 0.0, h, 0.0, h], 4, "LINEAR");
+        let q = sample(&s, 0.5, true);
+        let half = std::f32::consts::FRAC_PI_8;
+        assert!((q[1] - half.sin()).abs() < 1e-6 && (q[3] - half.cos()).abs() < 1e-6, "{q:?}");
+    }
+
+    #[test]
+    fn cubic_splines_pass_through_their_keys_and_follow_tangents() {
+        // One component, keys 0 → 1 with tangents 0: a smoothstep, 0.5 at the middle.
+        let s = AnimationSampler { input: vec![0.0, 1.0], output: vec![0.0, 0.0, 0.0, 0.0, 1.0, 0.0], components: 1, interpolation: "CUBICSPLINE".into() };
+        assert_eq!(sample(&s, 0.0, false), vec![0.0]);
+        assert!((sample(&s, 0.5, false)[0] - 0.5).abs() < 1e-6);
+        assert!((sample(&s, 0.25, false)[0] - 0.15625).abs() < 1e-6);
+    }
+}
