@@ -7,12 +7,16 @@
 //! one key (glTF allows single-key samplers; a player clamps to it at every time).
 //!
 //! "Constant" means no key (nor, for CUBICSPLINE, a tangent's pull between keys) is further than
-//! the path's tolerance from the value kept, and every tolerance bounds how far any point of the
-//! scene can move to 1e-5 of the scene's extent (its rest pose and every place its translation
-//! keys take a node), a sixth of the 14-bit position grid's step (1/16383) and far below a pixel: a translation of t moves a point by t times the parent's
-//! world scale; a rotation by an angle θ moves a point at distance r from the pivot by at most
-//! θ·r, and r is within the scene (θ ≤ 1e-5 rad); a relative scale change ε moves it by ε·r
-//! (ε ≤ 1e-5). Skinned vertices follow their joints, so their pose moves no further.
+//! the path's tolerance from the value kept. Every tolerance comes from one budget: how far any
+//! point of the scene may move, half a step of the position grid (`relative_budget`: 1/32766 of
+//! the scene's extent at the default 14 bits), the error the geometry itself is stored with, so
+//! the animation adds no error the still geometry does not already have. The scene is its rest
+//! pose and every place its translation keys take a node. A translation of t moves a point by t
+//! times the parent's world scale; a rotation by an angle θ moves a point at distance r from the
+//! pivot by at most θ·r, and a relative scale change ε by ε·r, where r is the node's reach (how far
+//! from its pivot anything it carries is; the whole scene for a node that moves a skin's joints,
+//! whose vertices may be anywhere). Constant tracks are judged as if r were the whole scene.
+//! Skinned vertices follow their joints, so their pose moves no further.
 //!
 //! An animation's duration is the latest key time of its channels (and players start it at the
 //! earliest): when no full track still spans both, one constant track is written with two keys
@@ -25,10 +29,16 @@ use super::nodes::decompose;
 use crate::math::{mul, transform_point, Bounds};
 use crate::model::{Animation, AnimationSampler, Channel, Model, IDENTITY};
 
-/// Largest visible movement allowed, as a fraction of the scene's extent (see the module comment).
-const RELATIVE: f64 = 1e-5;
-/// Largest rotation allowed, in radians.
-const ANGLE: f64 = 1e-5;
+/// Largest movement allowed, as a fraction of the scene's extent, at `position_bits` of position
+/// precision: half a step of the position grid, the error the geometry itself is stored with
+/// (see the module comment).
+pub fn relative_budget(position_bits: u8) -> f64 {
+    0.5 / super::quantize::steps(position_bits.clamp(1, 16)) as f64
+}
+/// Whatever a node's reach, its keys are never stored coarser than these (a node with next to
+/// nothing under it): a 0.1 rad turn, a tenth of its scale.
+const ANGLE_CAP: f64 = 0.1;
+const SCALE_CAP: f64 = 0.1;
 /// Largest value of the cubic Hermite basis functions that weigh the tangents (4/27).
 const TANGENT_WEIGHT: f64 = 4.0 / 27.0;
 
@@ -47,33 +57,69 @@ pub struct VisibleTracks {
     /// Per written animation, per sampler: the largest step its keys may be stored at (0: exactly).
     /// See `key_steps`.
     pub key_steps: Vec<Vec<f32>>,
+    /// Per written animation, per sampler: bits per component of its rotation keys (the codec's
+    /// QUATERNION filter). See `rotation_bits`.
+    pub rotation_bits: Vec<Vec<i32>>,
     /// What was dropped or collapsed; only the tests look (the tool reports no count of it).
     #[cfg_attr(not(test), allow(dead_code))]
     pub stats: TrackStats,
 }
 
 /// The tracks worth writing, and how finely to store their keys.
-pub fn visible_tracks(model: &Model) -> VisibleTracks {
+pub fn visible_tracks(model: &Model, position_bits: u8) -> VisibleTracks {
     // The scene's rest pose walks every vertex: not worth it for nothing to judge.
     if model.animations.is_empty() {
-        return VisibleTracks { animations: Vec::new(), key_steps: Vec::new(), stats: TrackStats::default() };
+        return VisibleTracks { animations: Vec::new(), key_steps: Vec::new(), rotation_bits: Vec::new(), stats: TrackStats::default() };
     }
-    let scene = Scene::of(model);
+    let scene = Scene::of(model, relative_budget(position_bits));
     let mut stats = TrackStats::default();
     let animations: Vec<Animation> = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
     let key_steps = animations.iter().map(|a| key_steps(&scene, a)).collect();
-    VisibleTracks { animations, key_steps, stats }
+    let rotation_bits = animations.iter().map(|a| rotation_bits(&scene, a)).collect();
+    VisibleTracks { animations, key_steps, rotation_bits, stats }
+}
+
+/// Bits the codec's QUATERNION filter spends per component: its finest, and the coarsest kept.
+const MAX_ROTATION_BITS: i32 = 16;
+const MIN_ROTATION_BITS: i32 = 8;
+
+/// The largest angle (radians) a rotation stored at `bits` per component can be off by: the three
+/// stored components are rounded to steps of 1/(√2·(2^(bits−1)−1)), the fourth is rebuilt from
+/// them, and the angle is about twice the quaternion's error; 3/(2^(bits−1)−1) bounds it with
+/// room (16 bits: 9.2e-5 rad, against 7.8e-5 measured on the bench's animated boxes).
+fn rotation_error(bits: i32) -> f64 {
+    3.0 / ((1u32 << (bits - 1)) - 1) as f64
+}
+
+/// For each sampler of `animation`, the fewest bits per component its rotation keys need so that
+/// nothing the rotating node carries moves further than the budget: a turn
+/// by θ moves a point at distance r from the pivot by θ·r, and r is the node's reach
+/// (`Scene::reach`). A sampler used by several channels takes the most bits any of them needs.
+fn rotation_bits(scene: &Scene, animation: &Animation) -> Vec<i32> {
+    (0..animation.samplers.len())
+        .map(|i| {
+            animation
+                .channels
+                .iter()
+                .filter(|c| c.sampler == i && c.path == "rotation")
+                .map(|c| {
+                    let angle = scene.allowed_angle(c.node);
+                    (MIN_ROTATION_BITS..MAX_ROTATION_BITS).find(|&b| rotation_error(b) <= angle).unwrap_or(MAX_ROTATION_BITS)
+                })
+                .max()
+                .unwrap_or(MAX_ROTATION_BITS)
+        })
+        .collect()
 }
 
 /// For each sampler of `animation`, the largest step its keys may be stored at (rounding moves a
 /// component by at most half a step) so that no key moves further than its path's tolerance:
 /// translations in steps of the node's length tolerance (a vector then moves by at most √3/2 of
-/// it), scales in steps of `RELATIVE` times their smallest magnitude. Rotations (stored as 16-bit
-/// quaternions), morph weights and CUBICSPLINE tracks (whose tangents are in other units) are
-/// stored exactly: 0. A sampler used by several channels takes the smallest of their steps.
-/// A track held to one value may have moved by up to the tolerance already, so a key ends at most
-/// about twice the tolerance from its source: 2e-5 of the scene's extent, a third of a 14-bit
-/// position grid step.
+/// it), scales in steps of the node's allowed relative change times their smallest magnitude.
+/// Rotations (their bits: `rotation_bits`), morph weights and CUBICSPLINE tracks (whose tangents
+/// are in other units) are stored exactly here: 0. A sampler used by several channels takes the
+/// smallest of their steps. A track held to one value may have moved by up to the tolerance
+/// already, so a key ends at most about twice the budget from its source: one grid step.
 fn key_steps(scene: &Scene, animation: &Animation) -> Vec<f32> {
     let smallest = |s: &AnimationSampler| s.output.iter().fold(f64::INFINITY, |m, v| m.min((*v as f64).abs()));
     animation
@@ -86,7 +132,7 @@ fn key_steps(scene: &Scene, animation: &Animation) -> Vec<f32> {
                 .map(|c| match c.path.as_str() {
                     _ if s.interpolation == "CUBICSPLINE" => 0.0,
                     "translation" => scene.tolerance(c.node).length,
-                    "scale" => RELATIVE * smallest(s),
+                    "scale" => scene.allowed_scale(c.node) * smallest(s),
                     _ => 0.0,
                 })
                 .fold(f64::INFINITY, f64::min);
@@ -104,16 +150,27 @@ fn key_steps(scene: &Scene, animation: &Animation) -> Vec<f32> {
 struct Tolerance {
     /// Translation tolerance in the node's parent space.
     length: f64,
+    /// Rotation tolerance in radians (as if the node's reach were the whole scene) and relative
+    /// scale tolerance: the budget itself.
+    relative: f64,
 }
 
 /// The rest-pose facts the tolerances need: the scene's extent and each node's parent world scale.
 struct Scene {
     /// Per node: translation tolerance in its parent's space.
     length: Vec<f64>,
+    /// The largest movement allowed anywhere: `relative` times the scene's extent.
+    allowed: f64,
+    /// The budget as a fraction of the scene's extent (`relative_budget`).
+    relative: f64,
+    /// Per node: how far from its pivot anything it moves can be, in the world (its subtree's
+    /// vertices at rest and wherever its descendants' translation keys take them); the scene's
+    /// extent for a node that moves a skin's joints, whose vertices may be anywhere.
+    reach: Vec<f64>,
 }
 
 impl Scene {
-    fn of(model: &Model) -> Scene {
+    fn of(model: &Model, relative: f64) -> Scene {
         let n = model.nodes.len();
         let mut parent_world = vec![IDENTITY; n];
         let mut world = vec![IDENTITY; n];
@@ -148,23 +205,94 @@ impl Scene {
             }
         }
         let extent = bounds.extent() as f64;
+        let reach = Self::reach(model, &parent_world, &world, extent);
         let length = parent_world
             .iter()
             .map(|m| {
                 // A unit local length is at most this long in the world (largest column norm).
                 let scale = (0..3).map(|c| (0..3).map(|r| (m[c * 4 + r] as f64).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max);
                 if scale > 0.0 && scale.is_finite() && extent.is_finite() {
-                    RELATIVE * extent / scale
+                    relative * extent / scale
                 } else {
                     0.0
                 }
             })
             .collect();
-        Scene { length }
+        Scene { length, allowed: relative * extent, relative, reach }
+    }
+
+    /// `reach` of every node (see the field): exact for a node's own vertices, and for what its
+    /// children carry, the distance to the child's pivot plus the child's reach plus how far the
+    /// child's translation keys take it (the triangle inequality: a bound, never short).
+    fn reach(model: &Model, parent_world: &[[f32; 16]], world: &[[f32; 16]], extent: f64) -> Vec<f64> {
+        let n = model.nodes.len();
+        let pivot = |i: usize| [world[i][12] as f64, world[i][13] as f64, world[i][14] as f64];
+        let distance = |a: [f64; 3], b: [f64; 3]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+        let mut reach: Vec<f64> = (0..n)
+            .map(|i| {
+                let Some(mesh) = model.nodes[i].mesh.and_then(|m| model.meshes.get(m)) else { return 0.0 };
+                mesh.primitives
+                    .iter()
+                    .flat_map(|p| &p.positions)
+                    .map(|&p| distance(transform_point(&world[i], p).map(|v| v as f64), pivot(i)))
+                    .fold(0.0, f64::max)
+            })
+            .collect();
+        let mut moves_joints = vec![false; n];
+        for skin in &model.skins {
+            skin.joints.iter().filter(|&&j| j < n).for_each(|&j| moves_joints[j] = true);
+        }
+        // How far each node's translation keys take it from its rest place, in the world: its
+        // subtree goes along, inside its parent's reach (not its own: it turns about where it is).
+        let mut travel = vec![0.0f64; n];
+        for animation in &model.animations {
+            for channel in animation.channels.iter().filter(|c| c.path == "translation" && c.node < n) {
+                let Some(sampler) = animation.samplers.get(channel.sampler).filter(|s| s.components == 3) else { continue };
+                for key in values(sampler) {
+                    let t = transform_point(&parent_world[channel.node], [key[0], key[1], key[2]]).map(|v| v as f64);
+                    travel[channel.node] = travel[channel.node].max(distance(t, pivot(channel.node)));
+                }
+            }
+        }
+        // Children before parents: a post-order walk from the roots.
+        let mut order = Vec::with_capacity(n);
+        let mut seen = vec![false; n];
+        let mut stack: Vec<(usize, bool)> = model.roots.iter().map(|&r| (r, false)).collect();
+        while let Some((i, expanded)) = stack.pop() {
+            if i >= n {
+                continue;
+            }
+            if expanded {
+                order.push(i);
+                continue;
+            }
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            stack.push((i, true));
+            stack.extend(model.nodes[i].children.iter().map(|&c| (c, false)));
+        }
+        for &i in &order {
+            for &c in model.nodes[i].children.iter().filter(|&&c| c < n) {
+                reach[i] = reach[i].max(distance(pivot(c), pivot(i)) + travel[c] + reach[c]);
+                moves_joints[i] |= moves_joints[c];
+            }
+        }
+        (0..n).map(|i| if moves_joints[i] || reach[i] <= 0.0 || !reach[i].is_finite() { extent } else { reach[i] }).collect()
+    }
+
+    /// The largest angle a rotation of `node` may be off by (radians).
+    fn allowed_angle(&self, node: usize) -> f64 {
+        self.allowed / self.reach.get(node).copied().unwrap_or(0.0).max(self.allowed / ANGLE_CAP)
+    }
+
+    /// The largest relative change a scale of `node` may be off by.
+    fn allowed_scale(&self, node: usize) -> f64 {
+        self.allowed / self.reach.get(node).copied().unwrap_or(0.0).max(self.allowed / SCALE_CAP)
     }
 
     fn tolerance(&self, node: usize) -> Tolerance {
-        Tolerance { length: self.length.get(node).copied().unwrap_or(0.0) }
+        Tolerance { length: self.length.get(node).copied().unwrap_or(0.0), relative: self.relative }
     }
 }
 
@@ -183,9 +311,9 @@ fn key_error(path: &str, tol: Tolerance, value: &[f32], reference: &[f32]) -> f6
             let (a, b) = (unit(value), unit(reference));
             let sign = if (0..4).map(|k| a[k] * b[k]).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
             let chord = (0..4).map(|k| (a[k] - sign * b[k]).powi(2)).sum::<f64>().sqrt();
-            ratio(4.0 * (chord / 2.0).min(1.0).asin(), ANGLE)
+            ratio(4.0 * (chord / 2.0).min(1.0).asin(), tol.relative)
         }
-        "scale" => (0..3).map(|k| ratio(d(k).abs(), RELATIVE * (value[k] as f64).abs().max((reference[k] as f64).abs()))).fold(0.0, f64::max),
+        "scale" => (0..3).map(|k| ratio(d(k).abs(), tol.relative * (value[k] as f64).abs().max((reference[k] as f64).abs()))).fold(0.0, f64::max),
         _ => ratio(value.iter().zip(reference).map(|(a, b)| (a - b).abs() as f64).fold(0.0, f64::max), 0.0),
     }
 }
@@ -389,7 +517,7 @@ mod tests {
                 channel(4, 0, "scale"),
             ],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), 14);
         assert_eq!(stats, TrackStats { dropped: 3, collapsed: 1 });
         let a = &out[0];
         assert_eq!(a.name.as_deref(), Some("walk"));
@@ -410,7 +538,7 @@ mod tests {
             channels: vec![channel(0, 1, "translation"), channel(1, 1, "rotation")],
         };
         let model = scene(animation);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, 14);
         assert_eq!(stats, TrackStats::default());
         assert_eq!(out, model.animations);
     }
@@ -418,16 +546,37 @@ mod tests {
     #[test]
     fn the_scene_spans_where_translation_keys_take_a_node() {
         // At rest the scene is 2 wide, but the joint travels 100 units: the root's 5e-4 of noise
-        // is half the tolerance of that scene (1e-3), where in the rest pose alone it was 25 times it.
+        // is a sixth of the tolerance of that scene (100/32766), where in the rest pose alone it
+        // was 8 times it.
         let travel = sampler(&TIMES, vec![2.0, 0.0, 0.0, 30.0, 0.0, 0.0, 60.0, 0.0, 0.0, 100.0, 0.0, 0.0], 3, "LINEAR");
         let animation = Animation {
             name: None,
             samplers: vec![travel, sampler(&TIMES, noisy(&[0.0, 0.0, 0.0], 5e-4), 3, "LINEAR")],
             channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
         };
-        let VisibleTracks { stats, key_steps, .. } = visible_tracks(&scene(animation));
+        let VisibleTracks { stats, key_steps, .. } = visible_tracks(&scene(animation), 14);
         assert_eq!(stats.dropped, 1);
-        assert!((key_steps[0][0] - 1e-3).abs() < 1e-4, "{key_steps:?}");
+        assert!((key_steps[0][0] - 100.0 / 32766.0).abs() < 1e-4, "{key_steps:?}");
+    }
+
+    #[test]
+    fn a_small_thing_turns_on_fewer_bits_than_one_that_carries_the_scene() {
+        use crate::model::{Mesh, Primitive};
+        // Node 1 carries a unit triangle; a 100-unit triangle at the root makes the scene. Both turn.
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let turn = sampler(&TIMES, [[0.0, 0.0, 0.0, 1.0], [0.0, 0.5, 0.0, 0.866], [0.0, h, 0.0, h], [0.0, 1.0, 0.0, 0.0]].concat(), 4, "LINEAR");
+        let animation = Animation { name: None, samplers: vec![turn.clone(), turn], channels: vec![channel(0, 1, "rotation"), channel(1, 0, "rotation")] };
+        let mut model = scene(animation);
+        let triangle = |size: f32| {
+            Mesh::new(None, vec![Primitive { positions: vec![[0.0; 3], [size, 0.0, 0.0], [0.0, size, 0.0]], indices: vec![0, 1, 2], ..Primitive::default() }])
+        };
+        model.meshes = vec![triangle(1.0), triangle(100.0)];
+        (model.nodes[1].mesh, model.nodes[0].mesh) = (Some(0), Some(1));
+        let bits = &visible_tracks(&model, 14).rotation_bits[0];
+        // The small one may be off by 100/32766 units at its reach of 1 (its farthest corner from
+        // its pivot): 3.05e-3 rad, 11 bits (2.9e-3 rad); the root carries the whole scene: 16 bits.
+        assert_eq!(bits, &vec![11, 16]);
+        assert!(rotation_error(11) <= 100.0 / 32766.0 && rotation_error(10) > 100.0 / 32766.0);
     }
 
     #[test]
@@ -447,11 +596,11 @@ mod tests {
         model.nodes[1].matrix = crate::math::compose([0.001, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         model.nodes.push(far);
         model.roots.push(2);
-        assert_eq!(visible_tracks(&model).stats.dropped, 0);
+        assert_eq!(visible_tracks(&model, 14).stats.dropped, 0);
         // Without the parent's scale the same noise is invisible.
         model.nodes[0].trs.as_mut().unwrap().scale = [1.0; 3];
         model.nodes[0].matrix = IDENTITY;
-        assert_eq!(visible_tracks(&model).stats.dropped, 1);
+        assert_eq!(visible_tracks(&model, 14).stats.dropped, 1);
     }
 
     #[test]
@@ -465,7 +614,7 @@ mod tests {
             channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
         };
         // One track off rest ending at 3 s: it carries the whole span [0, 3] on two keys.
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), 14);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 1 });
         assert_eq!(out[0].channels, vec![channel(0, 0, "translation")]);
         assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![0.0, 0.5, 0.0, 0.0, 0.5, 0.0], 3, "LINEAR")]);
@@ -473,7 +622,7 @@ mod tests {
         // Every track at rest: the first one stays, at its rest value over the span.
         let mut at_rest = animation;
         at_rest.samplers[1].output = vec![0.0; 6];
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), 14);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
         assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![2.0, 0.0, 0.0, 2.0, 0.0, 0.0], 3, "LINEAR")]);
@@ -486,7 +635,7 @@ mod tests {
             samplers: vec![sampler(&[0.0, 1.0], vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0], 3, "LINEAR"), sampler(&TIMES, noisy(&[1.0, 0.5, 1.0], 0.0), 3, "LINEAR")],
             channels: vec![channel(0, 0, "translation"), channel(1, 0, "scale")],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), 14);
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[1].input, vec![0.0, 2.0]);
     }
@@ -505,7 +654,7 @@ mod tests {
             samplers: vec![cubic(0.0), cubic(1.0)],
             channels: vec![channel(0, 0, "translation"), channel(1, 1, "translation")],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), 14);
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[0], sampler(&[0.0], vec![0.0, 0.5, 0.0], 3, "LINEAR"));
         assert_eq!(out[0].samplers[1], animation.samplers[1]);
@@ -513,7 +662,7 @@ mod tests {
         // Flat tangents at the rest value: dropped.
         let mut at_rest = animation;
         at_rest.samplers[0].output.chunks_exact_mut(9).for_each(|k| k[4] = 0.0);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest));
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), 14);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
     }
