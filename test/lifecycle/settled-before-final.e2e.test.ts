@@ -99,7 +99,12 @@ describe('a finished job reads final once its account is settled', () => {
       return commit.apply(this, args)
     })
     process.env.KILN_TEST_RUNNER_MODULE = misbehavingRunner
-    const failing = await startJob(bea, 'get_random_numbers', { count: behaviours.throwAfterCharge }, 'slow-1')
+    const failing = await startJob(
+      bea,
+      'get_random_numbers',
+      { count: behaviours.throwAfterCharge },
+      'slow-1',
+    )
     const failed = await pollUntil(
       () => readJob(bea, failing.id),
       (job) => job.status !== 'queued' && job.status !== 'running',
