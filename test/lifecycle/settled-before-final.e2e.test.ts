@@ -58,6 +58,22 @@ async function ledgerOf(account: TestAccount, jobId: string) {
   return billing.entries.filter((entry) => entry.job_id === jobId).map((entry) => entry.kind)
 }
 
+/** Reads the job's status stream to its end; `finalAt` is when the text first told of the failure. */
+async function followStream(account: TestAccount, jobId: string) {
+  const response = await account.request(`/v1/jobs/${jobId}/events`)
+  expect(response.status).toBe(200)
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  let finalAt = Number.POSITIVE_INFINITY
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return { text, finalAt }
+    text += decoder.decode(value, { stream: true })
+    if (finalAt === Number.POSITIVE_INFINITY && text.includes('"status":"failed"')) finalAt = Date.now()
+  }
+}
+
 async function finalEventOf(id: string) {
   return pollUntil(
     async () => (await service.services.ctx.store.readStream(jobStream(id))).at(-1)?.type,
@@ -72,15 +88,21 @@ describe('a finished job reads final once its account is settled', () => {
     const hold = holdSettlements(service.services.ctx)
     const job = await startJob(ada, 'get_random_numbers', { count: behaviours.throwAfterCharge }, 'settle-1')
     expect(await finalEventOf(job.id)).toBe('JobFailed')
-    // A client asking to wait for the end is held past the failure too.
+    // A client asking to wait for the end is held past the failure too, and so is the status stream.
     const waiting = ada.request(`/v1/jobs/${job.id}`, { headers: { prefer: 'wait=20' } })
+    const streamed = followStream(ada, job.id)
     await delay(300)
     const meanwhile = await readJob(ada, job.id)
     expect(meanwhile.status).toBe('running')
     expect(await balanceOf(ada)).toBe(19)
 
+    const releasedAt = Date.now()
     hold.release()
     const done = (await (await waiting).json()) as JobView
+    const stream = await streamed
+    expect(stream.finalAt).toBeGreaterThanOrEqual(releasedAt)
+    expect(stream.text).toMatch(/event: status\ndata: \{"status":"failed"/)
+    expect(stream.text).toMatch(/event: job\ndata: \{[^\n]*"status":"failed"/)
     expect(done).toMatchObject({ status: 'failed', credits_charged: 0, error: { code: 'internal' } })
     // Read right after, with no polling: the refund is there.
     expect(await ledgerOf(ada, job.id)).toEqual(['refund', 'charge'])
