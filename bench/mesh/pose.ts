@@ -10,10 +10,9 @@ import { readDocument, surfaceError, trianglesOf } from './geometry.ts'
 /** Poses per animation. */
 const poses = 16
 
+/** Key k's value (the middle of its in-tangent, value, out-tangent triple for CUBICSPLINE). */
 function keyValue(sampler: AnimationSampler, k: number, cubic: boolean): number[] {
-  const out = sampler.getOutput()!
-  const element = out.getElement(cubic ? k * 3 + 1 : k, [])
-  return element
+  return sampler.getOutput()!.getElement(cubic ? k * 3 + 1 : k, [])
 }
 
 function tangent(sampler: AnimationSampler, k: number, which: 0 | 2): number[] {
@@ -36,7 +35,7 @@ function normalize(q: number[]): number[] {
 }
 
 /** The sampler's value at time t, as glTF defines each interpolation (clamped outside the keys). */
-export function sampleAt(sampler: AnimationSampler, t: number, rotation: boolean): number[] {
+function sampleAt(sampler: AnimationSampler, t: number, rotation: boolean): number[] {
   const times = sampler.getInput()!.getArray()!
   const cubic = sampler.getInterpolation() === 'CUBICSPLINE'
   const last = times.length - 1

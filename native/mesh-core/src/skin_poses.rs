@@ -86,14 +86,14 @@ pub fn add_pose_attributes(model: &mut Model, room: impl Fn(&Primitive) -> usize
         };
         let rest_joints = joints_at(&rest);
         let posed_joints: Vec<Vec<[f32; 16]>> = times.iter().map(|&pose| joints_at(&world_matrices(model, Some(pose)))).collect();
-        posed_meshes += 1;
+        let mut posed = false;
         for p in &mut model.meshes[mesh].primitives {
             let poses = posed_joints.len().min(room(p) / 3);
             if poses == 0 {
                 continue;
             }
-            let at_rest = skinned(p, &rest_joints);
-            let Some(at_rest) = at_rest else { continue };
+            let Some(at_rest) = skinned(p, &rest_joints) else { continue };
+            posed = true;
             // The deltas are world-space lengths; the simplifier works in the mesh's units.
             let to_mesh = Bounds::of(&p.positions).extent() / Bounds::of(&at_rest).extent();
             let to_mesh = if to_mesh.is_finite() && to_mesh > 0.0 { to_mesh } else { 1.0 };
@@ -103,6 +103,7 @@ pub fn add_pose_attributes(model: &mut Model, room: impl Fn(&Primitive) -> usize
                 p.attributes.push(Attribute { semantic: format!("{POSE_PREFIX}{k}"), components: 3, data });
             }
         }
+        posed_meshes += usize::from(posed);
     }
     posed_meshes
 }

@@ -194,10 +194,8 @@ impl Scene {
         for animation in &model.animations {
             for channel in animation.channels.iter().filter(|c| c.path == "translation" && c.node < n) {
                 let Some(sampler) = animation.samplers.get(channel.sampler).filter(|s| s.components == 3) else { continue };
-                let per_key = if sampler.interpolation == "CUBICSPLINE" { 9 } else { 3 };
-                let value_at = if per_key == 9 { 3 } else { 0 };
-                for key in sampler.output.chunks_exact(per_key) {
-                    let t = [key[value_at], key[value_at + 1], key[value_at + 2]];
+                for key in values(sampler) {
+                    let t = [key[0], key[1], key[2]];
                     if t.iter().all(|v| v.is_finite()) {
                         bounds.add(transform_point(&parent_world[channel.node], t));
                     }
