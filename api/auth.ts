@@ -214,12 +214,23 @@ export function knownKeyPrincipal(
  * so a revocation still takes effect on the next one.
  */
 const headerKeys = new WeakMap<object, { header: string; cacheKey: string | null }>()
+/**
+ * The same, across connections, for a client (or a gateway in front of many) that opens a new one
+ * per request or sends several keys over one: bounded, and started over when full.
+ */
+const recentHeaderKeys = new Map<string, string | null>()
+const maxRecentHeaderKeys = 10_000
 
 function credentialKeyOf(socket: object, header: string): string | null {
   const known = headerKeys.get(socket)
   if (known?.header === header) return known.cacheKey
-  const token = bearerMatch.exec(header)?.[1]
-  const cacheKey = token !== undefined && secretShape.test(token) ? `credential:${hashSecret(token)}` : null
+  let cacheKey = recentHeaderKeys.get(header)
+  if (cacheKey === undefined) {
+    const token = bearerMatch.exec(header)?.[1]
+    cacheKey = token !== undefined && secretShape.test(token) ? `credential:${hashSecret(token)}` : null
+    if (recentHeaderKeys.size >= maxRecentHeaderKeys) recentHeaderKeys.clear()
+    recentHeaderKeys.set(header, cacheKey)
+  }
   headerKeys.set(socket, { header, cacheKey })
   return cacheKey
 }

@@ -201,8 +201,13 @@ function applyEvent(state: AccountState, event: AccountEvent): AccountState {
         declined: null,
       })
       state.activeJobIds.add(d.jobId)
-      state.recentAdmissions = state.recentAdmissions.filter((a) => a.at > at - dayMs)
-      state.recentAdmissions.push({ tool: d.tool, at })
+      // Admissions come in time order: those outside the window are at the front (the quota's
+      // count skips any that a clock step left further in).
+      const recent = state.recentAdmissions
+      let stale = 0
+      while (stale < recent.length && recent[stale]!.at <= at - dayMs) stale++
+      if (stale > 0) recent.splice(0, stale)
+      recent.push({ tool: d.tool, at })
       if (d.idempotencyKey !== null) {
         // Re-inserted, not overwritten in place: the map stays in admission order for pruning.
         state.idempotency.delete(d.idempotencyKey)
