@@ -25,6 +25,7 @@ pub mod simplify;
 pub mod skin_poses;
 pub mod split;
 pub mod stitch;
+pub mod surface_distance;
 pub mod texcoord_sets;
 pub mod texture;
 pub mod tools;

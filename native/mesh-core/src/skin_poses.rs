@@ -12,6 +12,9 @@ use crate::pose::world_matrices;
 
 /// The semantic prefix of the pose attributes (an application-specific name, never written).
 pub const POSE_PREFIX: &str = "_KILN_POSE_";
+/// Where each vertex is at rest, in the same space as the pose deltas, so that rest plus delta is
+/// the vertex in that pose (`pose_shapes`); not weighed by the simplifier, never written.
+pub const REST_SEMANTIC: &str = "_KILN_REST";
 /// Poses per skinned mesh, spread evenly over the animations that move its joints.
 const POSES: usize = 8;
 
@@ -97,6 +100,8 @@ pub fn add_pose_attributes(model: &mut Model, room: impl Fn(&Primitive) -> usize
             // The deltas are world-space lengths; the simplifier works in the mesh's units.
             let to_mesh = Bounds::of(&p.positions).extent() / Bounds::of(&at_rest).extent();
             let to_mesh = if to_mesh.is_finite() && to_mesh > 0.0 { to_mesh } else { 1.0 };
+            let rest = at_rest.iter().flat_map(|q| q.map(|c| c * to_mesh)).collect();
+            p.attributes.push(Attribute { semantic: REST_SEMANTIC.into(), components: 3, data: rest });
             for (k, joints) in posed_joints.iter().take(poses).enumerate() {
                 let Some(posed) = skinned(p, joints) else { continue };
                 let data = posed.iter().zip(&at_rest).flat_map(|(a, b)| [0, 1, 2].map(|c| (a[c] - b[c]) * to_mesh)).collect();
@@ -111,7 +116,28 @@ pub fn add_pose_attributes(model: &mut Model, room: impl Fn(&Primitive) -> usize
 /// Removes the pose attributes again.
 pub fn remove_pose_attributes(model: &mut Model) {
     for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
-        p.attributes.retain(|a| !a.semantic.starts_with(POSE_PREFIX));
+        p.attributes.retain(|a| !a.semantic.starts_with(POSE_PREFIX) && a.semantic != REST_SEMANTIC);
+    }
+}
+
+/// A primitive's vertices at rest and in each pose its pose attributes carry (rest plus delta), in
+/// the mesh's units.
+pub struct PoseShapes {
+    pub rest: Vec<[f32; 3]>,
+    pub poses: Vec<Vec<[f32; 3]>>,
+}
+
+impl PoseShapes {
+    /// None for a primitive without pose attributes.
+    pub fn of(p: &Primitive) -> Option<Self> {
+        let rest: Vec<[f32; 3]> = p.attribute(REST_SEMANTIC)?.data.chunks_exact(3).map(|r| [r[0], r[1], r[2]]).collect();
+        let poses: Vec<Vec<[f32; 3]>> = p
+            .attributes
+            .iter()
+            .filter(|a| a.semantic.starts_with(POSE_PREFIX) && a.components == 3)
+            .map(|delta| rest.iter().zip(delta.data.chunks_exact(3)).map(|(r, d)| [r[0] + d[0], r[1] + d[1], r[2] + d[2]]).collect())
+            .collect();
+        (!poses.is_empty()).then_some(PoseShapes { rest, poses })
     }
 }
 
@@ -286,12 +312,16 @@ mod tests {
         blind.animations = original.animations.clone();
         let seen = simplified(true);
         let (blind_error, seen_error) = (bent_error(&original, &blind), bent_error(&original, &seen));
-        // Seeing the poses: 0.080 against 0.213 blind. The bound the simplifier was given is a
-        // hundredth of the 4-unit height, 0.04: the bent pose strays to twice it, since attribute
-        // quadrics see only the linear trend of the pose deltas (as with morph deltas, simplify.rs).
+        // Seeing the poses: 0.032 against 0.213 blind. The bound the simplifier was given is a
+        // hundredth of the 4-unit height, 0.04. With the pose deltas in the collapse error alone
+        // the bent pose strayed to 0.080, twice the bound (attribute quadrics see only the deltas'
+        // linear trend); measured in the poses (simplify.rs `holds_in_poses`) it stays within it,
+        // here at the animation's end, which is not one of the eight poses measured.
         assert!(seen_error < 0.5 * blind_error, "seeing the poses: {seen_error}, blind: {blind_error}");
-        assert!(seen_error <= 0.04 * 2.5, "{seen_error}");
-        assert!(seen.meshes[0].primitives[0].attributes.iter().all(|a| !a.semantic.starts_with(POSE_PREFIX)));
+        assert!(seen_error <= 0.04, "{seen_error}");
+        // Still simplified: 190 of the 1,280 faces.
+        assert!(seen.meshes[0].primitives[0].face_count() < 1280 / 4);
+        assert!(seen.meshes[0].primitives[0].attributes.iter().all(|a| !a.semantic.starts_with("_KILN_")));
     }
 
     #[test]

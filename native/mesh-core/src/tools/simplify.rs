@@ -27,7 +27,7 @@ pub const MORPH_LOCK_NOTE: &str =
     "Vertices that move in the model's morph targets were kept in place so that every pose keeps its shape; only still regions were simplified.";
 
 /// Said when skinned meshes were simplified in their animations' poses too (skin_poses.rs).
-pub const SKIN_POSES_NOTE: &str = "Skinned meshes were simplified as their animations pose them (8 moments) as well as at rest, so bends keep their shape; max_error is held at rest, and a pose may stray further.";
+pub const SKIN_POSES_NOTE: &str = "Skinned meshes were simplified as their animations pose them (8 moments) as well as at rest, so bends keep their shape; max_error holds at rest and in those poses.";
 
 /// Faces are counted as stored in the file: simplify keeps instancing, so a mesh used by several nodes is processed once.
 pub const COUNTS_PLACED_FACES: bool = false;

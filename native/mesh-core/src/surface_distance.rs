@@ -1,0 +1,257 @@
+//! Whether points lie within a distance of a triangle surface: the check a simplified mesh passes
+//! when its source's vertices, posed, must stay within the error bound of its posed surface
+//! (simplify.rs). Triangles are binned in a uniform grid by their bounding boxes grown by the
+//! distance, so one cell holds every triangle that can be that close to a point in it.
+use crate::math::{cross, dot, sub, Bounds};
+
+/// Cells per axis at most.
+const MAX_CELLS_PER_AXIS: f32 = 128.0;
+/// A triangle that would cover more cells than this (a floor under small parts) is tested for
+/// every point instead, so a few large triangles cannot fill millions of cells.
+const MAX_CELLS_PER_TRIANGLE: i64 = 256;
+
+pub struct SurfaceGrid<'a> {
+    positions: &'a [[f32; 3]],
+    indices: &'a [u32],
+    reach: f32,
+    origin: [f32; 3],
+    cell: f32,
+    /// The occupied cells' keys, sorted, and where each one's triangles start in `triangles`.
+    keys: Vec<u64>,
+    starts: Vec<u32>,
+    triangles: Vec<u32>,
+    large: Vec<u32>,
+    /// Each triangle's bounding sphere (centroid, radius): a point farther than the radius plus
+    /// the distance asked about is rejected without measuring the triangle.
+    spheres: Vec<([f32; 3], f32)>,
+}
+
+impl<'a> SurfaceGrid<'a> {
+    /// The triangles of `indices` over `positions`, for questions about distances up to `reach`.
+    pub fn new(positions: &'a [[f32; 3]], indices: &'a [u32], reach: f32) -> Self {
+        let mut bounds = Bounds::empty();
+        let mut sizes = 0.0f32;
+        let triangles = indices.len() / 3;
+        for t in indices.chunks_exact(3) {
+            let mut b = Bounds::empty();
+            t.iter().for_each(|&v| b.add(positions[v as usize]));
+            sizes += b.extent();
+            bounds.add(b.min);
+            bounds.add(b.max);
+        }
+        let mean = if triangles > 0 { sizes / triangles as f32 } else { 0.0 };
+        let cell = (2.0 * reach).max(0.5 * mean).max(bounds.extent() / MAX_CELLS_PER_AXIS).max(f32::MIN_POSITIVE);
+        let origin = if bounds.is_empty() { [0.0; 3] } else { bounds.min };
+        let mut grid = SurfaceGrid {
+            positions,
+            indices,
+            reach,
+            origin,
+            cell,
+            keys: Vec::new(),
+            starts: Vec::new(),
+            triangles: Vec::new(),
+            large: Vec::new(),
+            spheres: Vec::with_capacity(triangles),
+        };
+        let mut binned: Vec<(u64, u32)> = Vec::with_capacity(triangles * 8);
+        for (i, t) in indices.chunks_exact(3).enumerate() {
+            let mut b = Bounds::empty();
+            t.iter().for_each(|&v| b.add(positions[v as usize]));
+            let corners = [t[0], t[1], t[2]].map(|v| positions[v as usize]);
+            let centroid = [0, 1, 2].map(|k| (corners[0][k] + corners[1][k] + corners[2][k]) / 3.0);
+            let radius = corners.iter().map(|&q| dot(sub(q, centroid), sub(q, centroid))).fold(0.0f32, f32::max).sqrt();
+            grid.spheres.push((centroid, radius));
+            let low = grid.cell_of(b.min.map(|c| c - reach));
+            let high = grid.cell_of(b.max.map(|c| c + reach));
+            let covered: i64 = (0..3).map(|k| i64::from(high[k]) - i64::from(low[k]) + 1).product();
+            if covered > MAX_CELLS_PER_TRIANGLE {
+                grid.large.push(i as u32);
+                continue;
+            }
+            for x in low[0]..=high[0] {
+                for y in low[1]..=high[1] {
+                    for z in low[2]..=high[2] {
+                        binned.push((key([x, y, z]), i as u32));
+                    }
+                }
+            }
+        }
+        binned.sort_unstable();
+        for (k, t) in binned {
+            if grid.keys.last() != Some(&k) {
+                grid.keys.push(k);
+                grid.starts.push(grid.triangles.len() as u32);
+            }
+            grid.triangles.push(t);
+        }
+        grid.starts.push(grid.triangles.len() as u32);
+        grid
+    }
+
+    fn cell_of(&self, p: [f32; 3]) -> [i32; 3] {
+        [0, 1, 2].map(|c| ((p[c] - self.origin[c]) / self.cell).floor() as i32)
+    }
+
+    /// Whether some triangle is within the grid's reach of `p`.
+    pub fn near(&self, p: [f32; 3]) -> bool {
+        self.witness(p).is_some()
+    }
+
+    /// The triangles binned in `p`'s cell.
+    fn binned(&self, p: [f32; 3]) -> &[u32] {
+        match self.keys.binary_search(&key(self.cell_of(p))) {
+            Ok(i) => &self.triangles[self.starts[i] as usize..self.starts[i + 1] as usize],
+            Err(_) => &[],
+        }
+    }
+
+    /// A triangle (its index among `indices`' triples) within the grid's reach of `p`, if any.
+    pub fn witness(&self, p: [f32; 3]) -> Option<u32> {
+        let reach2 = self.reach * self.reach;
+        self.binned(p).iter().chain(&self.large).copied().find(|&t| self.distance2_within(t, p, reach2) <= reach2)
+    }
+
+    /// The nearest triangle within the grid's reach of `p`, if any.
+    pub fn nearest(&self, p: [f32; 3]) -> Option<u32> {
+        let mut best = (self.reach * self.reach, None);
+        for &t in self.binned(p).iter().chain(&self.large) {
+            let d = self.distance2_within(t, p, best.0);
+            if d <= best.0 {
+                best = (d, Some(t));
+            }
+        }
+        best.1
+    }
+
+    /// The squared distance from `p` to triangle `t`, or a number above `limit` when the
+    /// triangle's bounding sphere alone shows it is farther.
+    fn distance2_within(&self, t: u32, p: [f32; 3], limit: f32) -> f32 {
+        let (centroid, radius) = self.spheres[t as usize];
+        let to_centroid = sub(p, centroid);
+        let gap = dot(to_centroid, to_centroid).sqrt() - radius;
+        if gap > 0.0 && gap * gap > limit {
+            return f32::INFINITY;
+        }
+        triangle_distance2(self.positions, self.indices, t, p)
+    }
+}
+
+/// A cell's key: its coordinates, 21 bits each (cells lie within 2^21 of the origin: at most
+/// MAX_CELLS_PER_AXIS across the triangles, plus the reach; a point far outside maps to some
+/// empty cell or to an edge cell, whose triangles it is then measured against, exactly).
+fn key(cell: [i32; 3]) -> u64 {
+    cell.iter().fold(0u64, |k, &c| (k << 21) | ((c.clamp(-(1 << 20), (1 << 20) - 1) + (1 << 20)) as u64))
+}
+
+/// Squared distance from `p` to triangle `t` (its index among the triples of `indices`).
+pub fn triangle_distance2(positions: &[[f32; 3]], indices: &[u32], t: u32, p: [f32; 3]) -> f32 {
+    let f = &indices[t as usize * 3..t as usize * 3 + 3];
+    let [a, b, c] = [f[0], f[1], f[2]].map(|v| positions[v as usize]);
+    distance2_to_triangle(p, a, b, c)
+}
+
+/// Squared distance from `p` to triangle `abc` (the closest point by region, after Ericson,
+/// "Real-Time Collision Detection", 5.1.5); a degenerate triangle is measured as its edges.
+pub fn distance2_to_triangle(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> f32 {
+    let (ab, ac, ap) = (sub(b, a), sub(c, a), sub(p, a));
+    let n = cross(ab, ac);
+    if dot(n, n) <= f32::MIN_POSITIVE {
+        return distance2_to_segment(p, a, b).min(distance2_to_segment(p, b, c)).min(distance2_to_segment(p, c, a));
+    }
+    let (d1, d2) = (dot(ab, ap), dot(ac, ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return dot(ap, ap);
+    }
+    let bp = sub(p, b);
+    let (d3, d4) = (dot(ab, bp), dot(ac, bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return dot(bp, bp);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return distance2_to_segment(p, a, b);
+    }
+    let cp = sub(p, c);
+    let (d5, d6) = (dot(ab, cp), dot(ac, cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return dot(cp, cp);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return distance2_to_segment(p, a, c);
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+        return distance2_to_segment(p, b, c);
+    }
+    // Inside the face: the distance to its plane.
+    let d = dot(ap, n);
+    d * d / dot(n, n)
+}
+
+fn distance2_to_segment(p: [f32; 3], a: [f32; 3], b: [f32; 3]) -> f32 {
+    let (ab, ap) = (sub(b, a), sub(p, a));
+    let len2 = dot(ab, ab);
+    let u = if len2 > 0.0 { (dot(ap, ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
+    let d = [ap[0] - ab[0] * u, ap[1] - ab[1] * u, ap[2] - ab[2] * u];
+    dot(d, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_by_region() {
+        let (a, b, c) = ([0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 2.0, 0.0]);
+        let d = |p| distance2_to_triangle(p, a, b, c).sqrt();
+        assert!((d([0.5, 0.5, 3.0]) - 3.0).abs() < 1e-6);
+        assert!((d([-1.0, -1.0, 0.0]) - 2f32.sqrt()).abs() < 1e-6);
+        assert!((d([1.0, -2.0, 0.0]) - 2.0).abs() < 1e-6);
+        assert!((d([2.0, 2.0, 0.0]) - 2f32.sqrt()).abs() < 1e-6);
+        assert!((d([3.0, 0.0, 4.0]) - 17f32.sqrt()).abs() < 1e-5);
+        // A degenerate triangle (a segment).
+        assert!((distance2_to_triangle([1.0, 1.0, 0.0], a, b, [1.0, 0.0, 0.0]).sqrt() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_grid_agrees_with_a_brute_force_search() {
+        // A wavy 12 x 12 sheet and points scattered above and around it.
+        let n = 12u32;
+        let mut positions: Vec<[f32; 3]> = (0..=n).flat_map(|y| (0..=n).map(move |x| [x as f32, y as f32, (x as f32 * 0.7).sin() * 0.5])).collect();
+        // And one large slanted triangle under it, too large to bin.
+        let floor = positions.len() as u32;
+        positions.extend([[-1.0, -1.0, -1.5], [14.0, -1.0, -0.5], [-1.0, 14.0, -1.0]]);
+        let mut indices = vec![floor, floor + 1, floor + 2];
+        for y in 0..n {
+            for x in 0..n {
+                let a = y * (n + 1) + x;
+                indices.extend([a, a + 1, a + n + 2, a, a + n + 2, a + n + 1]);
+            }
+        }
+        let reach = 0.3;
+        let grid = SurfaceGrid::new(&positions, &indices, reach);
+        assert_eq!(grid.large, [0]);
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let (mut near, mut far) = (0, 0);
+        for _ in 0..2000 {
+            let p = [next() * 14.0 - 1.0, next() * 14.0 - 1.0, next() * 3.0 - 2.0];
+            let brute = indices.chunks_exact(3).any(|t| {
+                let [a, b, c] = [t[0], t[1], t[2]].map(|v| positions[v as usize]);
+                distance2_to_triangle(p, a, b, c) <= reach * reach
+            });
+            assert_eq!(grid.near(p), brute, "{p:?}");
+            if brute {
+                near += 1
+            } else {
+                far += 1
+            }
+        }
+        assert!(near > 200 && far > 200, "{near} {far}");
+    }
+}
