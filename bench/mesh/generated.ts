@@ -260,6 +260,72 @@ export function animatedBoxes(count = 12, keys = 120, seed = 6): Document {
   return doc
 }
 
+/**
+ * A different animation-heavy scene from `animatedBoxes`: `arms` jointed arms of `segments` nested
+ * nodes each (a deep hierarchy of small parts), every joint swinging about its own axis through
+ * CUBICSPLINE rotation keys at 24 a second; no translation or scale keys. Where `animatedBoxes` is
+ * loose parts moving on their own, here each key moves everything below its joint.
+ */
+export function animatedArms(arms = 4, segments = 6, keys = 96, seed = 9): Document {
+  const doc = new Document()
+  const buffer = doc.createBuffer()
+  const next = seededRandom(seed)
+  const accessor = (type: 'SCALAR' | 'VEC4', array: Float32Array<ArrayBuffer>) =>
+    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+  const part = doc
+    .createMesh('segment')
+    .addPrimitive(primitive(doc, sphere(3, next, 0.02), doc.createMaterial('metal'), false))
+  const scene = doc.createScene()
+  const animation = doc.createAnimation('swing')
+  const rate = 24
+  const times = accessor(
+    'SCALAR',
+    Float32Array.from({ length: keys }, (_, k) => k / rate),
+  )
+  for (let a = 0; a < arms; a++) {
+    const base = doc.createNode(`arm-${a}`).setTranslation([(a % 2) * 8 - 4, 0, Math.floor(a / 2) * 8 - 4])
+    scene.addChild(base)
+    let parent = base
+    for (let j = 0; j < segments; j++) {
+      const joint = doc.createNode(`arm-${a}-joint-${j}`).setTranslation(j === 0 ? [0, 0, 0] : [0, 1.6, 0])
+      const body = doc
+        .createNode(`arm-${a}-segment-${j}`)
+        .setMesh(part)
+        .setTranslation([0, 0.8, 0])
+        .setScale([0.35 - 0.03 * j, 0.8, 0.35 - 0.03 * j])
+      joint.addChild(body)
+      parent.addChild(joint)
+      parent = joint
+      const axis = [next() - 0.5, 0.3 * (next() - 0.5), next() - 0.5]
+      const axisLength = Math.hypot(...axis)
+      const [amplitude, omega, phase] = [0.3 + 0.6 * next(), 1.5 + 3 * next(), 6 * next()]
+      // Per key: in-tangent, value, out-tangent (glTF's CUBICSPLINE layout), the tangents being the
+      // quaternion's derivative in time.
+      const output = new Float32Array(keys * 12)
+      for (let k = 0; k < keys; k++) {
+        const t = k / rate
+        const angle = amplitude * Math.sin(omega * t + phase)
+        const halfSpeed = amplitude * omega * Math.cos(omega * t + phase) * 0.5
+        const [s, c] = [Math.sin(angle / 2), Math.cos(angle / 2)]
+        const value = [...axis.map((v) => (v / axisLength) * s), c]
+        const tangent = [...axis.map((v) => (v / axisLength) * c * halfSpeed), -s * halfSpeed]
+        output.set([...tangent, ...value, ...tangent], k * 12)
+      }
+      const sampler = doc
+        .createAnimationSampler()
+        .setInput(times)
+        .setOutput(accessor('VEC4', output))
+        .setInterpolation('CUBICSPLINE')
+      animation
+        .addSampler(sampler)
+        .addChannel(
+          doc.createAnimationChannel().setTargetNode(joint).setTargetPath('rotation').setSampler(sampler),
+        )
+    }
+  }
+  return doc
+}
+
 /** A PNG of `size`² RGB pixels of seeded noise over a gradient (small: textures are not the point here). */
 function noisePng(size: number, seed: number): Uint8Array {
   const next = seededRandom(seed)

@@ -22,6 +22,7 @@ import { cargo, kilnMeshPath } from '../../native/cargo.ts'
 import { coreOptions, type MeshTool } from '../../native/mesh.ts'
 import { onlyWords, optimizeOnly } from './flags.ts'
 import {
+  animatedArms,
   animatedBoxes,
   instancedMesh,
   manySmallMeshes,
@@ -98,6 +99,7 @@ async function inputs(): Promise<string[]> {
     await generate('instanced.glb', () => instancedMesh()),
     await generate('skinned.glb', () => skinnedCylinder()),
     await generate('animated.glb', () => animatedBoxes()),
+    await generate('animated-arms.glb', () => animatedArms()),
     await generate('textured.glb', () => texturedMeshes()),
   ]
   const corpusFiles = [
