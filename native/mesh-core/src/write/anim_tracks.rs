@@ -116,26 +116,38 @@ fn rotation_bits(scene: &Scene, animation: &Animation) -> Vec<i32> {
 /// component by at most half a step) so that no key moves further than its path's tolerance:
 /// translations in steps of the node's length tolerance (a vector then moves by at most √3/2 of
 /// it), scales in steps of the node's allowed relative change times their smallest magnitude.
-/// Rotations (their bits: `rotation_bits`), morph weights and CUBICSPLINE tracks (whose tangents
-/// are in other units) are stored exactly here: 0. A sampler used by several channels takes the
-/// smallest of their steps. A track held to one value may have moved by up to the tolerance
-/// already, so a key ends at most about twice the budget from its source: one grid step.
+/// LINEAR and STEP rotations get their bits instead (`rotation_bits`): 0 here. A CUBICSPLINE
+/// rotation's keys and tangents are stored in steps of a quarter of the node's allowed angle (a
+/// quaternion whose components each move by half a step turns by about twice the chord, at most
+/// the step). A CUBICSPLINE track's tangents share its step: the Hermite basis weighs each of an
+/// interval's two tangents by at most 4/27 of the interval, so the step is divided by
+/// 1 + 2 · 4/27 · (longest interval) to keep the curve, not only its keys, within the tolerance.
+/// Morph weights are stored exactly (0). A sampler used by several channels takes the smallest of
+/// their steps. A track held to one value may have moved by up to the tolerance already, so a key
+/// ends at most about twice the budget from its source: one grid step.
 fn key_steps(scene: &Scene, animation: &Animation) -> Vec<f32> {
-    let smallest = |s: &AnimationSampler| s.output.iter().fold(f64::INFINITY, |m, v| m.min((*v as f64).abs()));
+    let smallest = |s: &AnimationSampler| values(s).flatten().fold(f64::INFINITY, |m, v| m.min((*v as f64).abs()));
     animation
         .samplers
         .iter()
         .enumerate()
         .map(|(i, s)| {
+            let cubic = s.interpolation == "CUBICSPLINE";
             let users = animation.channels.iter().filter(|c| c.sampler == i);
             let step = users
                 .map(|c| match c.path.as_str() {
-                    _ if s.interpolation == "CUBICSPLINE" => 0.0,
                     "translation" => scene.tolerance(c.node).length,
                     "scale" => scene.allowed_scale(c.node) * smallest(s),
+                    "rotation" if cubic => scene.allowed_angle(c.node) / 4.0,
                     _ => 0.0,
                 })
                 .fold(f64::INFINITY, f64::min);
+            let step = if cubic {
+                let longest = s.input.windows(2).map(|w| (w[1] - w[0]) as f64).fold(0.0, f64::max);
+                step / (1.0 + 2.0 * TANGENT_WEIGHT * longest)
+            } else {
+                step
+            };
             if step.is_finite() && step > 0.0 {
                 step as f32
             } else {

@@ -104,6 +104,8 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
 /// Compressed translation and scale keys go through the EXPONENTIAL filter (a shared exponent per
 /// component, as gltfpack stores them) with as many mantissa bits as `step` needs
 /// (write/anim_tracks.rs `key_steps`; 0 keeps the floats): CesiumMan's translations 508 → 347 bytes.
+/// CUBICSPLINE tracks (keys and tangents in one accessor, so neither 16-bit rotations nor the
+/// QUATERNION filter fit) go through the EXPONENTIAL filter too, at their step.
 fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], morph_weights: bool, step: f32, rotation_bits: i32) -> usize {
     if morph_weights {
         let slot = b.view(&float_bytes(output), Data::Keys { stride: 4, filter: None });
@@ -132,8 +134,27 @@ fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], morph_wei
             return b.accessor(slot, count, FLOAT, kind, false, None);
         }
     }
+    if s.interpolation == "CUBICSPLINE" && b.compress && step > 0.0 && output.iter().all(|v| v.is_finite()) {
+        // Keys and tangents together, as floats whose mantissas keep what `step` needs.
+        let bits = mantissa_bits(output.iter().fold(0.0f32, |m, v| m.max(v.abs())), step);
+        let encoded = match s.components {
+            3 => Some(exp_bytes::<3>(output, bits)),
+            4 => Some(exp_bytes::<4>(output, bits)),
+            _ => None,
+        };
+        if let Some(bytes) = encoded.filter(|_| bits < 24) {
+            let slot = b.view(&bytes, Data::Keys { stride: s.components * 4, filter: Some("EXPONENTIAL") });
+            return b.accessor(slot, count, FLOAT, kind, false, None);
+        }
+    }
     let slot = b.view(&float_bytes(output), Data::Keys { stride: s.components * 4, filter: None });
     b.accessor(slot, count, FLOAT, kind, false, None)
+}
+
+/// `output` through the codec's EXPONENTIAL filter, `N` components a key, `bits` of mantissa.
+fn exp_bytes<const N: usize>(output: &[f32], bits: i32) -> Vec<u8> {
+    let vectors: Vec<[f32; N]> = output.chunks_exact(N).map(|v| std::array::from_fn(|k| v[k])).collect();
+    meshopt::encode_filter_exp(&vectors, bits, EncodeExpMode::SharedComponent).iter().flatten().flat_map(|v| v.to_le_bytes()).collect()
 }
 
 /// `mesh_holder` maps each model node to the written node holding its mesh, which `weights`
@@ -394,5 +415,45 @@ mod tests {
         // Node 1 carries nothing, so its scale is held as if it carried the whole scene: to the budget.
         let scaled = out[1].output.iter().zip(&scale).map(|(a, b)| ((a - b) / b).abs()).fold(0.0, f32::max);
         assert!(scaled > 0.0 && scaled <= budget, "scale keys changed by {scaled} of themselves");
+    }
+
+    #[test]
+    fn compressed_cubic_spline_rotations_keep_keys_and_tangents_within_the_budget() {
+        use crate::model::{Animation, Channel};
+        let mut model = animated_scene(10.0);
+        let times: Vec<f32> = (0..48).map(|k| k as f32 / 24.0).collect();
+        // A swing about a tilted axis: keys on the unit sphere, tangents the quaternion's derivative.
+        let axis = [0.6f32, 0.0, 0.8];
+        let cubic: Vec<f32> = times
+            .iter()
+            .flat_map(|&t| {
+                let (angle, speed) = (0.7 * (3.1 * t).sin(), 0.7 * 3.1 * (3.1 * t).cos() * 0.5);
+                let (s, c) = ((angle / 2.0).sin(), (angle / 2.0).cos());
+                let value = [axis[0] * s, axis[1] * s, axis[2] * s, c];
+                let tangent = [axis[0] * c * speed, axis[1] * c * speed, axis[2] * c * speed, -s * speed];
+                [tangent, value, tangent].concat()
+            })
+            .collect();
+        model.animations.push(Animation {
+            name: None,
+            samplers: vec![AnimationSampler { input: times.clone(), output: cubic.clone(), components: 4, interpolation: "CUBICSPLINE".into() }],
+            channels: vec![Channel { sampler: 0, node: 1, path: "rotation".into() }],
+        });
+        let glb = write_glb(&model, &GlbOptions::quantized(true));
+        let length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        let json: Value = serde_json::from_slice(&glb[20..20 + length]).unwrap();
+        let sampler = &json["animations"][0]["samplers"][0];
+        assert_eq!(sampler["interpolation"], "CUBICSPLINE");
+        let accessor = &json["accessors"][sampler["output"].as_u64().unwrap() as usize];
+        let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+        assert_eq!(view["extensions"]["EXT_meshopt_compression"]["filter"], "EXPONENTIAL");
+        let back = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
+        let stored = &back.animations[0].samplers[0].output;
+        assert_eq!(stored.len(), cubic.len());
+        // Node 1 carries nothing, so it is held as if it carried the whole scene: its curve may turn
+        // by the budget (as an angle), a key component by a quarter of it at most.
+        let budget = super::super::anim_tracks::relative_budget(14) as f32;
+        let moved = stored.iter().zip(&cubic).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(moved > 0.0 && moved <= budget / 4.0, "components moved by {moved}, budget {budget}");
     }
 }
