@@ -205,6 +205,13 @@ export function skinnedCylinder(rings = 120, joints = 4): Document {
   return doc
 }
 
+/** Makes animation key accessors of the document, all in one buffer. */
+function keyAccessors(doc: Document) {
+  const buffer = doc.createBuffer()
+  return (type: 'SCALAR' | 'VEC3' | 'VEC4', array: Float32Array<ArrayBuffer>) =>
+    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+}
+
 /**
  * Boxes that bounce, squash and spin, each on its own node with `keys` keys of translation, rotation
  * and scale (linear, 30 a second): a scene whose bytes are mostly animation, where the keys'
@@ -212,10 +219,8 @@ export function skinnedCylinder(rings = 120, joints = 4): Document {
  */
 export function animatedBoxes(count = 12, keys = 120, seed = 6): Document {
   const doc = new Document()
-  const buffer = doc.createBuffer()
   const next = seededRandom(seed)
-  const accessor = (type: 'SCALAR' | 'VEC3' | 'VEC4', array: Float32Array<ArrayBuffer>) =>
-    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+  const accessor = keyAccessors(doc)
   const mesh = doc
     .createMesh('box')
     .addPrimitive(primitive(doc, sphere(2, next, 0), doc.createMaterial('paint'), false))
@@ -268,10 +273,8 @@ export function animatedBoxes(count = 12, keys = 120, seed = 6): Document {
  */
 export function animatedArms(arms = 4, segments = 6, keys = 96, seed = 9): Document {
   const doc = new Document()
-  const buffer = doc.createBuffer()
   const next = seededRandom(seed)
-  const accessor = (type: 'SCALAR' | 'VEC4', array: Float32Array<ArrayBuffer>) =>
-    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
+  const accessor = keyAccessors(doc)
   const part = doc
     .createMesh('segment')
     .addPrimitive(primitive(doc, sphere(3, next, 0.02), doc.createMaterial('metal'), false))

@@ -187,6 +187,7 @@ mod tests {
     use crate::model::{Animation, AnimationSampler, Channel, Mesh, Node, Skin, SourceFormat, Trs, IDENTITY};
     use crate::pose::world_matrices;
     use crate::simplify::simplify_primitive_with_locks;
+    use crate::surface_distance::distance2_to_triangle;
 
     /// A cylinder of `rings` rings along y (height 4) skinned to two joints that blend around the
     /// middle; an animation bends the upper joint 90 degrees about z, if `animated`.
@@ -259,37 +260,18 @@ mod tests {
         skinned(&model.meshes[0].primitives[0], &joints).unwrap()
     }
 
-    fn closest_on_segment(p: [f32; 3], a: [f32; 3], b: [f32; 3]) -> f32 {
-        let ab = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-        let ap = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
-        let len2 = ab.iter().map(|v| v * v).sum::<f32>();
-        let u = if len2 > 0.0 { ((0..3).map(|k| ap[k] * ab[k]).sum::<f32>() / len2).clamp(0.0, 1.0) } else { 0.0 };
-        (0..3).map(|k| (ap[k] - ab[k] * u).powi(2)).sum::<f32>().sqrt()
-    }
-
-    /// Distance from p to triangle abc: to its plane when p projects inside, else to the nearest edge.
-    fn to_triangle(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> f32 {
-        let sub = |x: [f32; 3], y: [f32; 3]| [x[0] - y[0], x[1] - y[1], x[2] - y[2]];
-        let cross = |x: [f32; 3], y: [f32; 3]| [x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]];
-        let dot = |x: [f32; 3], y: [f32; 3]| x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-        let n = cross(sub(b, a), sub(c, a));
-        let inside = [(a, b), (b, c), (c, a)].iter().all(|&(u, v)| dot(cross(sub(v, u), sub(p, u)), n) >= 0.0);
-        let edges = closest_on_segment(p, a, b).min(closest_on_segment(p, b, c)).min(closest_on_segment(p, c, a));
-        let length = dot(n, n).sqrt();
-        if inside && length > 0.0 {
-            (dot(sub(p, a), n) / length).abs()
-        } else {
-            edges
-        }
-    }
-
     /// The farthest an original vertex is from the simplified surface, both bent as at the end of
     /// the animation.
     fn bent_error(original: &Model, simplified: &Model) -> f32 {
         let (from, to) = (posed(original, 1.0), posed(simplified, 1.0));
         let faces = &simplified.meshes[0].primitives[0].indices;
         from.iter()
-            .map(|&p| faces.chunks_exact(3).map(|f| to_triangle(p, to[f[0] as usize], to[f[1] as usize], to[f[2] as usize])).fold(f32::INFINITY, f32::min))
+            .map(|&p| {
+                faces
+                    .chunks_exact(3)
+                    .map(|f| distance2_to_triangle(p, to[f[0] as usize], to[f[1] as usize], to[f[2] as usize]).sqrt())
+                    .fold(f32::INFINITY, f32::min)
+            })
             .fold(0.0, f32::max)
     }
 
