@@ -43,7 +43,12 @@ describe('SIGKILL with webhook deliveries pending', () => {
       LEASE_TTL_MS: '1500',
       WEBHOOK_TEST_CA_FILE: caFile,
       WEBHOOK_TICK_MS: '50',
-      WEBHOOK_RETRY_SCALE_PERCENT: '0',
+      // A hundredth of the real schedule: retries after 50 ms, 0.3 s, 1.2 s, 6 s, 18 s. At 0 % every
+      // retry was due at once, a delivery used its 11 attempts in about half a second and turned
+      // failed, so the five had to finish within that of each other (a loaded CI machine did not).
+      // Here each delivery has failed a few times, and is due again within seconds, when the
+      // process is killed.
+      WEBHOOK_RETRY_SCALE_PERCENT: '1',
       WEBHOOK_DISABLE_AFTER_FAILURES: '100000',
     }
     // The test's own handle on the same store: it registers the endpoint and creates the jobs.
