@@ -29,16 +29,22 @@ pub struct SurfaceGrid<'a> {
 impl<'a> SurfaceGrid<'a> {
     /// The triangles of `indices` over `positions`, for questions about distances up to `reach`.
     pub fn new(positions: &'a [[f32; 3]], indices: &'a [u32], reach: f32) -> Self {
+        let boxes: Vec<Bounds> = indices
+            .chunks_exact(3)
+            .map(|t| {
+                let mut b = Bounds::empty();
+                t.iter().for_each(|&v| b.add(positions[v as usize]));
+                b
+            })
+            .collect();
         let mut bounds = Bounds::empty();
         let mut sizes = 0.0f32;
-        let triangles = indices.len() / 3;
-        for t in indices.chunks_exact(3) {
-            let mut b = Bounds::empty();
-            t.iter().for_each(|&v| b.add(positions[v as usize]));
+        for b in &boxes {
             sizes += b.extent();
             bounds.add(b.min);
             bounds.add(b.max);
         }
+        let triangles = boxes.len();
         let mean = if triangles > 0 { sizes / triangles as f32 } else { 0.0 };
         let cell = (2.0 * reach).max(0.5 * mean).max(bounds.extent() / MAX_CELLS_PER_AXIS).max(f32::MIN_POSITIVE);
         let origin = if bounds.is_empty() { [0.0; 3] } else { bounds.min };
@@ -55,9 +61,7 @@ impl<'a> SurfaceGrid<'a> {
             spheres: Vec::with_capacity(triangles),
         };
         let mut binned: Vec<(u64, u32)> = Vec::with_capacity(triangles * 8);
-        for (i, t) in indices.chunks_exact(3).enumerate() {
-            let mut b = Bounds::empty();
-            t.iter().for_each(|&v| b.add(positions[v as usize]));
+        for (i, (t, b)) in indices.chunks_exact(3).zip(&boxes).enumerate() {
             let corners = [t[0], t[1], t[2]].map(|v| positions[v as usize]);
             let centroid = [0, 1, 2].map(|k| (corners[0][k] + corners[1][k] + corners[2][k]) / 3.0);
             let radius = corners.iter().map(|&q| dot(sub(q, centroid), sub(q, centroid))).fold(0.0f32, f32::max).sqrt();
