@@ -32,27 +32,38 @@ pub fn sample(s: &AnimationSampler, t: f32, rotation: bool) -> Vec<f32> {
         return finish(value(keys - 1).to_vec());
     }
     let k = s.input[..keys].partition_point(|&time| time <= t) - 1;
-    let dt = s.input[k + 1] - s.input[k];
-    let u = (t - s.input[k]) / dt;
-    let (a, b) = (value(k), value(k + 1));
+    segment(s, k, k + 1, t, rotation)
+}
+
+/// The value at time `t` of the curve from key `a` straight to key `b` of `s`, as if the keys
+/// between them were not there (`t` between theirs). A CUBICSPLINE segment uses `a`'s out-tangent
+/// and `b`'s in-tangent over the whole span: glTF's tangents are per second.
+pub fn segment(s: &AnimationSampler, a: usize, b: usize, t: f32, rotation: bool) -> Vec<f32> {
+    let n = s.components;
+    let cubic = s.interpolation == "CUBICSPLINE";
+    let stride = if cubic { 3 * n } else { n };
+    let at = |k: usize, part: usize| -> &[f32] { &s.output[k * stride + part * n..k * stride + (part + 1) * n] };
+    let finish = |v: Vec<f32>| if rotation { normalized(v) } else { v };
+    let dt = s.input[b] - s.input[a];
+    let u = if dt > 0.0 { ((t - s.input[a]) / dt).clamp(0.0, 1.0) } else { 0.0 };
+    let (from, to) = if cubic { (at(a, 1), at(b, 1)) } else { (at(a, 0), at(b, 0)) };
     match s.interpolation.as_str() {
-        "STEP" => finish(a.to_vec()),
+        "STEP" => finish(from.to_vec()),
         "CUBICSPLINE" => {
-            let out_tangent = &s.output[k * stride + 2 * n..k * stride + 3 * n];
-            let in_tangent = &s.output[(k + 1) * stride..(k + 1) * stride + n];
+            let (out_tangent, in_tangent) = (at(a, 2), at(b, 0));
             let (u2, u3) = (u * u, u * u * u);
             let v = (0..n)
                 .map(|i| {
-                    (2.0 * u3 - 3.0 * u2 + 1.0) * a[i]
+                    (2.0 * u3 - 3.0 * u2 + 1.0) * from[i]
                         + (u3 - 2.0 * u2 + u) * dt * out_tangent[i]
-                        + (-2.0 * u3 + 3.0 * u2) * b[i]
+                        + (-2.0 * u3 + 3.0 * u2) * to[i]
                         + (u3 - u2) * dt * in_tangent[i]
                 })
                 .collect();
             finish(v)
         }
-        _ if rotation && n == 4 => slerp(a, b, u),
-        _ => (0..n).map(|i| a[i] + (b[i] - a[i]) * u).collect(),
+        _ if rotation && n == 4 => slerp(from, to, u),
+        _ => (0..n).map(|i| from[i] + (to[i] - from[i]) * u).collect(),
     }
 }
 

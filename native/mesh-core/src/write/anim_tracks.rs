@@ -23,8 +23,15 @@
 //! at the animation's first and last times so that neither changes. If every channel of an
 //! animation goes, its first one stays that way (glTF requires at least one channel).
 //!
+//! A moving track also loses the keys its curve can do without (write/key_reduction.rs), when the
+//! geometry is quantized (its grid's error is the budget; with exact floats every key stays). The
+//! reduction may spend half of the track's tolerance (`REDUCTION_SHARE`); the kept keys are then
+//! stored within what it left (`key_steps`, `rotation_bits`), so the two errors add up to no more
+//! than the budget.
+//!
 //! Morph `weights` tracks are held to no tolerance (a weight's effect depends on its target's
 //! deltas) and are only collapsed when exactly constant; they are never dropped as "at rest".
+use super::key_reduction::reduce;
 use super::nodes::decompose;
 use crate::math::{mul, transform_point, Bounds};
 use crate::model::{Animation, AnimationSampler, Channel, Model, IDENTITY};
@@ -65,17 +72,20 @@ pub struct VisibleTracks {
     pub stats: TrackStats,
 }
 
-/// The tracks worth writing, and how finely to store their keys.
-pub fn visible_tracks(model: &Model, position_bits: u8) -> VisibleTracks {
+/// The tracks worth writing, and how finely to store their keys. `reduce_keys`: also drop the keys
+/// a track can do without (`drop_keys`); writers that keep the geometry's floats exact (no
+/// position grid, so no error to match) keep every key of a moving track.
+pub fn visible_tracks(model: &Model, position_bits: u8, reduce_keys: bool) -> VisibleTracks {
     // The scene's rest pose walks every vertex: not worth it for nothing to judge.
     if model.animations.is_empty() {
         return VisibleTracks { animations: Vec::new(), key_steps: Vec::new(), rotation_bits: Vec::new(), stats: TrackStats::default() };
     }
     let scene = Scene::of(model, relative_budget(position_bits));
     let mut stats = TrackStats::default();
-    let animations: Vec<Animation> = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
-    let key_steps = animations.iter().map(|a| key_steps(&scene, a)).collect();
-    let rotation_bits = animations.iter().map(|a| rotation_bits(&scene, a)).collect();
+    let mut animations: Vec<Animation> = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
+    let spent: Vec<Vec<f64>> = animations.iter_mut().map(|a| if reduce_keys { drop_keys(&scene, a) } else { vec![0.0; a.samplers.len()] }).collect();
+    let key_steps = animations.iter().zip(&spent).map(|(a, spent)| key_steps(&scene, a, spent)).collect();
+    let rotation_bits = animations.iter().zip(&spent).map(|(a, spent)| rotation_bits(&scene, a, spent)).collect();
     VisibleTracks { animations, key_steps, rotation_bits, stats }
 }
 
@@ -91,11 +101,51 @@ fn rotation_error(bits: i32) -> f64 {
     3.0 / ((1u32 << (bits - 1)) - 1) as f64
 }
 
+/// The share of its tolerance a sampler's key reduction may spend (write/key_reduction.rs); the
+/// storage of the keys kept gets the rest. Half and half: a key reduction's error falls with the
+/// fourth power (CUBICSPLINE) or the square (LINEAR) of the stretch, storage's by a bit per halving.
+const REDUCTION_SHARE: f64 = 0.5;
+
+/// Drops the keys each sampler of `animation` can do without (write/key_reduction.rs), judged by
+/// what the nodes it drives may be off by (`Scene::off_by`, the most demanding of its channels).
+/// Returns per sampler the share of the tolerance that took (0 where no key went): the stored
+/// keys get the rest (`key_steps`, `rotation_bits`). Morph weights and STEP tracks keep their
+/// keys. A LINEAR rotation spends no more than its finest storage (16 bits) leaves over.
+fn drop_keys(scene: &Scene, animation: &mut Animation) -> Vec<f64> {
+    let channels = &animation.channels;
+    animation
+        .samplers
+        .iter_mut()
+        .enumerate()
+        .map(|(i, s)| {
+            let users: Vec<&Channel> = channels.iter().filter(|c| c.sampler == i).collect();
+            if users.is_empty() || users.iter().any(|c| !matches!(c.path.as_str(), "translation" | "rotation" | "scale")) {
+                return 0.0;
+            }
+            let rotation = users.iter().any(|c| c.path == "rotation");
+            let mut budget = REDUCTION_SHARE;
+            if rotation && s.interpolation != "CUBICSPLINE" {
+                let angle = users.iter().map(|c| scene.allowed_angle(c.node)).fold(f64::INFINITY, f64::min);
+                budget = budget.min(1.0 - rotation_error(MAX_ROTATION_BITS) / angle);
+            }
+            let off_by = |kept: &[f32], source: &[f32]| users.iter().map(|c| scene.off_by(c.node, &c.path, kept, source)).fold(0.0, f64::max);
+            match reduce(s, rotation, budget, off_by) {
+                Some(reduced) => {
+                    *s = reduced.sampler;
+                    reduced.spent
+                }
+                None => 0.0,
+            }
+        })
+        .collect()
+}
+
 /// For each sampler of `animation`, the fewest bits per component its rotation keys need so that
-/// nothing the rotating node carries moves further than the budget: a turn
-/// by θ moves a point at distance r from the pivot by θ·r, and r is the node's reach
-/// (`Scene::reach`). A sampler used by several channels takes the most bits any of them needs.
-fn rotation_bits(scene: &Scene, animation: &Animation) -> Vec<i32> {
+/// nothing the rotating node carries moves further than the budget (less the share `spent` on
+/// dropping keys): a turn by θ moves a point at distance r from the pivot by θ·r, and r is the
+/// node's reach (`Scene::reach`). A sampler used by several channels takes the most bits any of
+/// them needs.
+fn rotation_bits(scene: &Scene, animation: &Animation, spent: &[f64]) -> Vec<i32> {
     (0..animation.samplers.len())
         .map(|i| {
             animation
@@ -103,7 +153,7 @@ fn rotation_bits(scene: &Scene, animation: &Animation) -> Vec<i32> {
                 .iter()
                 .filter(|c| c.sampler == i && c.path == "rotation")
                 .map(|c| {
-                    let angle = scene.allowed_angle(c.node);
+                    let angle = scene.allowed_angle(c.node) * (1.0 - spent[i]);
                     (MIN_ROTATION_BITS..MAX_ROTATION_BITS).find(|&b| rotation_error(b) <= angle).unwrap_or(MAX_ROTATION_BITS)
                 })
                 .max()
@@ -124,8 +174,9 @@ fn rotation_bits(scene: &Scene, animation: &Animation) -> Vec<i32> {
 /// 1 + 2 · 4/27 · (longest interval) to keep the curve, not only its keys, within the tolerance.
 /// Morph weights are stored exactly (0). A sampler used by several channels takes the smallest of
 /// their steps. A track held to one value may have moved by up to the tolerance already, so a key
-/// ends at most about twice the budget from its source: one grid step.
-fn key_steps(scene: &Scene, animation: &Animation) -> Vec<f32> {
+/// ends at most about twice the budget from its source: one grid step. A track that lost keys
+/// (`drop_keys`) has only the share of the tolerance left that it did not spend.
+fn key_steps(scene: &Scene, animation: &Animation, spent: &[f64]) -> Vec<f32> {
     let smallest = |s: &AnimationSampler| values(s).flatten().fold(f64::INFINITY, |m, v| m.min((*v as f64).abs()));
     animation
         .samplers
@@ -142,6 +193,7 @@ fn key_steps(scene: &Scene, animation: &Animation) -> Vec<f32> {
                     _ => 0.0,
                 })
                 .fold(f64::INFINITY, f64::min);
+            let step = step * (1.0 - spent[i]);
             let step = if cubic {
                 let longest = s.input.windows(2).map(|w| (w[1] - w[0]) as f64).fold(0.0, f64::max);
                 step / (1.0 + 2.0 * TANGENT_WEIGHT * longest)
@@ -301,6 +353,22 @@ impl Scene {
         self.allowed / self.reach.get(node).copied().unwrap_or(0.0).max(self.allowed / SCALE_CAP)
     }
 
+    /// How far `value` is from `reference` for `node`'s `path`, in units of what the node may be
+    /// off by: a translation's length tolerance, a rotation's allowed angle, a scale's allowed
+    /// relative change (for anything else, any difference is too much).
+    fn off_by(&self, node: usize, path: &str, value: &[f32], reference: &[f32]) -> f64 {
+        let d = |k: usize| value[k] as f64 - reference[k] as f64;
+        match path {
+            "translation" => ratio((0..3).map(|k| d(k) * d(k)).sum::<f64>().sqrt(), self.length.get(node).copied().unwrap_or(0.0)),
+            "rotation" => ratio(angle_between(value, reference), self.allowed_angle(node)),
+            "scale" => {
+                let allowed = self.allowed_scale(node);
+                (0..3).map(|k| ratio(d(k).abs(), allowed * (value[k] as f64).abs().max((reference[k] as f64).abs()))).fold(0.0, f64::max)
+            }
+            _ => ratio(value.iter().zip(reference).map(|(a, b)| (a - b).abs() as f64).fold(0.0, f64::max), 0.0),
+        }
+    }
+
     fn tolerance(&self, node: usize) -> Tolerance {
         Tolerance { length: self.length.get(node).copied().unwrap_or(0.0), relative: self.relative }
     }
@@ -311,21 +379,23 @@ fn key_error(path: &str, tol: Tolerance, value: &[f32], reference: &[f32]) -> f6
     let d = |k: usize| value[k] as f64 - reference[k] as f64;
     match path {
         "translation" => ratio((0..3).map(|k| d(k) * d(k)).sum::<f64>().sqrt(), tol.length),
-        "rotation" => {
-            // The angle between the two rotations, from the chord between the unit quaternions
-            // (q and -q are the same rotation).
-            let unit = |q: &[f32]| {
-                let n = q.iter().map(|&v| (v as f64).powi(2)).sum::<f64>().sqrt();
-                [0, 1, 2, 3].map(|k| q[k] as f64 / n)
-            };
-            let (a, b) = (unit(value), unit(reference));
-            let sign = if (0..4).map(|k| a[k] * b[k]).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
-            let chord = (0..4).map(|k| (a[k] - sign * b[k]).powi(2)).sum::<f64>().sqrt();
-            ratio(4.0 * (chord / 2.0).min(1.0).asin(), tol.relative)
-        }
+        "rotation" => ratio(angle_between(value, reference), tol.relative),
         "scale" => (0..3).map(|k| ratio(d(k).abs(), tol.relative * (value[k] as f64).abs().max((reference[k] as f64).abs()))).fold(0.0, f64::max),
         _ => ratio(value.iter().zip(reference).map(|(a, b)| (a - b).abs() as f64).fold(0.0, f64::max), 0.0),
     }
+}
+
+/// The angle (radians) between two rotations given as quaternions, from the chord between the
+/// unit quaternions (q and -q are the same rotation).
+fn angle_between(value: &[f32], reference: &[f32]) -> f64 {
+    let unit = |q: &[f32]| {
+        let n = q.iter().map(|&v| (v as f64).powi(2)).sum::<f64>().sqrt();
+        [0, 1, 2, 3].map(|k| q[k] as f64 / n)
+    };
+    let (a, b) = (unit(value), unit(reference));
+    let sign = if (0..4).map(|k| a[k] * b[k]).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
+    let chord = (0..4).map(|k| (a[k] - sign * b[k]).powi(2)).sum::<f64>().sqrt();
+    4.0 * (chord / 2.0).min(1.0).asin()
 }
 
 /// How far a CUBICSPLINE tangent can pull the curve off its keys over `dt` seconds, in units of
@@ -527,7 +597,7 @@ mod tests {
                 channel(4, 0, "scale"),
             ],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), 14);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), 14, true);
         assert_eq!(stats, TrackStats { dropped: 3, collapsed: 1 });
         let a = &out[0];
         assert_eq!(a.name.as_deref(), Some("walk"));
@@ -548,7 +618,7 @@ mod tests {
             channels: vec![channel(0, 1, "translation"), channel(1, 1, "rotation")],
         };
         let model = scene(animation);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, 14);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, 14, true);
         assert_eq!(stats, TrackStats::default());
         assert_eq!(out, model.animations);
     }
@@ -564,9 +634,39 @@ mod tests {
             samplers: vec![travel, sampler(&TIMES, noisy(&[0.0, 0.0, 0.0], 5e-4), 3, "LINEAR")],
             channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
         };
-        let VisibleTracks { stats, key_steps, .. } = visible_tracks(&scene(animation), 14);
+        let VisibleTracks { stats, key_steps, .. } = visible_tracks(&scene(animation), 14, true);
         assert_eq!(stats.dropped, 1);
         assert!((key_steps[0][0] - 100.0 / 32766.0).abs() < 1e-4, "{key_steps:?}");
+    }
+
+    #[test]
+    fn keys_a_curve_does_without_go_within_half_the_budget_and_the_rest_is_stored_finer() {
+        // Joint 1 creeps along an arc over 97 keys at 24 Hz: most of them lie on the chords.
+        let times: Vec<f32> = (0..97).map(|k| k as f32 / 24.0).collect();
+        let arc: Vec<f32> = times.iter().flat_map(|&t| [2.0 * (0.05 * t).cos(), 2.0 * (0.05 * t).sin(), 0.0]).collect();
+        let source = sampler(&times, arc, 3, "LINEAR");
+        let animation = Animation { name: None, samplers: vec![source.clone()], channels: vec![channel(0, 1, "translation")] };
+        let model = scene(animation);
+        let kept = visible_tracks(&model, 14, false);
+        assert_eq!(kept.animations[0].samplers[0], source, "exact floats keep every key");
+        let VisibleTracks { animations, key_steps, .. } = visible_tracks(&model, 14, true);
+        let reduced = &animations[0].samplers[0];
+        assert!(reduced.input.len() < 97 / 2, "{} of 97 keys kept", reduced.input.len());
+        assert_eq!((reduced.input[0], reduced.input.last()), (0.0, times.last()), "the span stays");
+        // The scene is about 2 units wide: the budget is 2/32766 units, half of it for the keys.
+        let scene = Scene::of(&model, relative_budget(14));
+        let tolerance = scene.tolerance(1).length;
+        let gap = (0..=4000)
+            .map(|i| 4.0 * i as f32 / 4000.0)
+            .map(|t| {
+                let (a, b) = (crate::pose::sample(reduced, t, false), crate::pose::sample(&source, t, false));
+                (0..3).map(|k| ((a[k] - b[k]) as f64).powi(2)).sum::<f64>().sqrt()
+            })
+            .fold(0.0, f64::max);
+        assert!(gap > 0.0 && gap <= REDUCTION_SHARE * tolerance * 1.01, "the curve moved {gap}, tolerance {tolerance}");
+        // The kept keys are stored at the share of the tolerance the reduction left.
+        let spent = gap / tolerance;
+        assert!((key_steps[0][0] as f64) <= (1.0 - spent * 0.99) * tolerance, "step {} against {tolerance}", key_steps[0][0]);
     }
 
     #[test]
@@ -582,7 +682,7 @@ mod tests {
         };
         model.meshes = vec![triangle(1.0), triangle(100.0)];
         (model.nodes[1].mesh, model.nodes[0].mesh) = (Some(0), Some(1));
-        let bits = &visible_tracks(&model, 14).rotation_bits[0];
+        let bits = &visible_tracks(&model, 14, true).rotation_bits[0];
         // The small one may be off by 100/32766 units at its reach of 1 (its farthest corner from
         // its pivot): 3.05e-3 rad, 11 bits (2.9e-3 rad); the root carries the whole scene: 16 bits.
         assert_eq!(bits, &vec![11, 16]);
@@ -606,11 +706,11 @@ mod tests {
         model.nodes[1].matrix = crate::math::compose([0.001, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         model.nodes.push(far);
         model.roots.push(2);
-        assert_eq!(visible_tracks(&model, 14).stats.dropped, 0);
+        assert_eq!(visible_tracks(&model, 14, true).stats.dropped, 0);
         // Without the parent's scale the same noise is invisible.
         model.nodes[0].trs.as_mut().unwrap().scale = [1.0; 3];
         model.nodes[0].matrix = IDENTITY;
-        assert_eq!(visible_tracks(&model, 14).stats.dropped, 1);
+        assert_eq!(visible_tracks(&model, 14, true).stats.dropped, 1);
     }
 
     #[test]
@@ -624,7 +724,7 @@ mod tests {
             channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
         };
         // One track off rest ending at 3 s: it carries the whole span [0, 3] on two keys.
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), 14);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), 14, true);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 1 });
         assert_eq!(out[0].channels, vec![channel(0, 0, "translation")]);
         assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![0.0, 0.5, 0.0, 0.0, 0.5, 0.0], 3, "LINEAR")]);
@@ -632,7 +732,7 @@ mod tests {
         // Every track at rest: the first one stays, at its rest value over the span.
         let mut at_rest = animation;
         at_rest.samplers[1].output = vec![0.0; 6];
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), 14);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), 14, true);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
         assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![2.0, 0.0, 0.0, 2.0, 0.0, 0.0], 3, "LINEAR")]);
@@ -645,7 +745,7 @@ mod tests {
             samplers: vec![sampler(&[0.0, 1.0], vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0], 3, "LINEAR"), sampler(&TIMES, noisy(&[1.0, 0.5, 1.0], 0.0), 3, "LINEAR")],
             channels: vec![channel(0, 0, "translation"), channel(1, 0, "scale")],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), 14);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), 14, true);
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[1].input, vec![0.0, 2.0]);
     }
@@ -664,7 +764,7 @@ mod tests {
             samplers: vec![cubic(0.0), cubic(1.0)],
             channels: vec![channel(0, 0, "translation"), channel(1, 1, "translation")],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), 14);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), 14, true);
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[0], sampler(&[0.0], vec![0.0, 0.5, 0.0], 3, "LINEAR"));
         assert_eq!(out[0].samplers[1], animation.samplers[1]);
@@ -672,7 +772,7 @@ mod tests {
         // Flat tangents at the rest value: dropped.
         let mut at_rest = animation;
         at_rest.samplers[0].output.chunks_exact_mut(9).for_each(|k| k[4] = 0.0);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), 14);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), 14, true);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
     }

@@ -502,7 +502,7 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
     let scene = scene_nodes(model, &grids, &skin_plan.node_skin, &instancing);
     let nodes = scene.nodes;
     let skins = write_skins(&mut b, model, &skin_plan);
-    let animations = write_animations(&mut b, model, &scene.mesh_holder, options.position_bits);
+    let animations = write_animations(&mut b, model, &scene.mesh_holder, options.position_bits, options.quantize);
     b.flush_views();
     let images: Vec<Value> = model
         .images

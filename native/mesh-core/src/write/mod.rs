@@ -3,6 +3,7 @@ mod anim_tracks;
 mod compact_json;
 mod glb;
 mod instancing;
+mod key_reduction;
 mod material_json;
 mod morph;
 mod nodes;

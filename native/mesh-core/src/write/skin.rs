@@ -135,15 +135,18 @@ fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], morph_wei
         }
     }
     if s.interpolation == "CUBICSPLINE" && b.compress && step > 0.0 && output.iter().all(|v| v.is_finite()) {
-        // Keys and tangents together, as floats whose mantissas keep what `step` needs.
+        // Keys and tangents together, as floats whose mantissas keep what `step` needs. The codec
+        // sees a key's in-tangent, value and out-tangent as one element, so each is told apart
+        // from the previous key's (not a value from a tangent), and each of the three has its own
+        // exponents (a tangent's scale is a speed, a value's a position).
         let bits = mantissa_bits(output.iter().fold(0.0f32, |m, v| m.max(v.abs())), step);
         let encoded = match s.components {
-            3 => Some(exp_bytes::<3>(output, bits)),
-            4 => Some(exp_bytes::<4>(output, bits)),
+            3 => Some(exp_bytes::<9>(output, bits)),
+            4 => Some(exp_bytes::<12>(output, bits)),
             _ => None,
         };
         if let Some(bytes) = encoded.filter(|_| bits < 24) {
-            let slot = b.view(&bytes, Data::Keys { stride: s.components * 4, filter: Some("EXPONENTIAL") });
+            let slot = b.view(&bytes, Data::Keys { stride: 3 * s.components * 4, filter: Some("EXPONENTIAL") });
             return b.accessor(slot, count, FLOAT, kind, false, None);
         }
     }
@@ -159,11 +162,12 @@ fn exp_bytes<const N: usize>(output: &[f32], bits: i32) -> Vec<u8> {
 
 /// `mesh_holder` maps each model node to the written node holding its mesh, which `weights`
 /// channels target (see write/nodes.rs).
-pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[usize], position_bits: u8) -> Vec<Value> {
+pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[usize], position_bits: u8, quantized: bool) -> Vec<Value> {
     // Samplers usually share their key times; identical times share one accessor.
     let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
     // Tracks that cannot be seen go, constant ones keep one key (write/anim_tracks.rs).
-    let tracks = visible_tracks(model, position_bits);
+    // Keys a track can do without go too when the geometry is on a grid (its error is the budget).
+    let tracks = visible_tracks(model, position_bits, quantized);
     tracks
         .animations
         .iter()
@@ -418,7 +422,7 @@ mod tests {
     }
 
     #[test]
-    fn compressed_cubic_spline_rotations_keep_keys_and_tangents_within_the_budget() {
+    fn compressed_cubic_spline_rotations_stay_within_the_budget() {
         use crate::model::{Animation, Channel};
         let mut model = animated_scene(10.0);
         let times: Vec<f32> = (0..48).map(|k| k as f32 / 24.0).collect();
@@ -448,12 +452,23 @@ mod tests {
         let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
         assert_eq!(view["extensions"]["EXT_meshopt_compression"]["filter"], "EXPONENTIAL");
         let back = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
-        let stored = &back.animations[0].samplers[0].output;
-        assert_eq!(stored.len(), cubic.len());
-        // Node 1 carries nothing, so it is held as if it carried the whole scene: its curve may turn
-        // by the budget (as an angle), a key component by a quarter of it at most.
-        let budget = super::super::anim_tracks::relative_budget(14) as f32;
-        let moved = stored.iter().zip(&cubic).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
-        assert!(moved > 0.0 && moved <= budget / 4.0, "components moved by {moved}, budget {budget}");
+        let stored = &back.animations[0].samplers[0];
+        assert!(stored.input.len() < times.len(), "keys the curve does without go: {} of {}", stored.input.len(), times.len());
+        assert_eq!(stored.output.len(), stored.input.len() * 12, "the kept keys keep their tangents");
+        // Node 1 carries nothing, so it is held as if it carried the whole scene: its curve, keys
+        // dropped and stored coarser, may turn by the budget (as an angle) and no more.
+        let budget = super::super::anim_tracks::relative_budget(14);
+        let source = AnimationSampler { input: times.clone(), output: cubic, components: 4, interpolation: "CUBICSPLINE".into() };
+        let angle = |a: &[f32], b: &[f32]| {
+            let sign = if a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() < 0.0 { -1.0 } else { 1.0 };
+            let chord = a.iter().zip(b).map(|(x, y)| (*x as f64 - sign * *y as f64).powi(2)).sum::<f64>().sqrt();
+            4.0 * (chord / 2.0).min(1.0).asin()
+        };
+        let end = *times.last().unwrap();
+        let worst = (0..=2000)
+            .map(|i| end * i as f32 / 2000.0)
+            .map(|t| angle(&crate::pose::sample(stored, t, true), &crate::pose::sample(&source, t, true)))
+            .fold(0.0, f64::max);
+        assert!(worst > 0.0 && worst <= budget, "the curve turned by {worst} rad, budget {budget}");
     }
 }

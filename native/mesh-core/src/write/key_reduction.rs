@@ -1,0 +1,230 @@
+//! The keys an animation track can do without.
+//!
+//! Exporters bake animation at a fixed rate (24, 30, 60 keys a second) whatever the motion; where
+//! the curve between two keys farther apart already passes within tolerance of the keys between
+//! them, those keys add bytes and nothing a viewer can see. A kept stretch runs from one kept key
+//! straight to the next with glTF's own interpolation (LINEAR with spherical interpolation for
+//! rotations; CUBICSPLINE with the two ends' tangents, which glTF gives per second, so they stay
+//! right over any span). It is judged against the source curve at every source key inside it and
+//! between them (the midpoint of each source interval for LINEAR, where a spherical
+//! interpolation bulges most; three points inside each for CUBICSPLINE, whose curves bend between
+//! keys), so the kept curve follows the source's, not only its keys.
+//!
+//! The search is greedy from the first key: each stretch is made as long as it can be, found by
+//! doubling its length until one fails and halving back between the last that held and the first
+//! that did not (a stretch that fails inside a longer one that holds is possible but rare; the
+//! search may then keep a key more than needed, never one too few). The first and last keys
+//! always stay, so the track's duration does not change.
+use crate::model::AnimationSampler;
+use crate::pose::segment;
+
+/// A track with fewer keys, and how much of the tolerance that cost.
+pub struct Reduced {
+    pub sampler: AnimationSampler,
+    /// The largest distance of the kept curve from the source's at the points judged, in units
+    /// of the tolerance (`off_by`'s unit).
+    pub spent: f64,
+}
+
+/// Stored bits per component a kept key typically costs after compression: a key that goes saves
+/// about this many per component, and every bit the storage must add for the tolerance the
+/// reduction spent costs one per component of every kept key.
+const BITS_PER_COMPONENT: f64 = 12.0;
+
+/// `s` without the keys its curve can do without (module comment): every point judged stays
+/// within `budget` of the source curve, as `off_by(kept, source)` measures (1: the whole
+/// tolerance). None when no key can go, when what goes is not worth the finer storage the rest
+/// then needs (`worth_it`), or when a value is not finite.
+pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, off_by: impl Fn(&[f32], &[f32]) -> f64) -> Option<Reduced> {
+    let cubic = s.interpolation == "CUBICSPLINE";
+    let stride = if cubic { 3 * s.components } else { s.components };
+    let keys = s.input.len();
+    if budget.is_nan() || budget <= 0.0 || keys < 3 || s.output.len() != keys * stride || !matches!(s.interpolation.as_str(), "LINEAR" | "CUBICSPLINE") {
+        return None;
+    }
+    if !s.input.iter().chain(&s.output).all(|v| v.is_finite()) || s.input.windows(2).any(|w| w[1] < w[0]) {
+        return None;
+    }
+    // Points judged per source interval: its start key, then the points inside it.
+    let per = if cubic { 4 } else { 2 };
+    let points: Vec<(f32, Vec<f32>)> = (0..keys - 1)
+        .flat_map(|k| (0..per).map(move |j| (k, j)))
+        .map(|(k, j)| {
+            let t = s.input[k] + (s.input[k + 1] - s.input[k]) * j as f32 / per as f32;
+            (t, segment(s, k, k + 1, t, rotation))
+        })
+        .collect();
+    // The largest error of the stretch from key a to key b over the points strictly inside it,
+    // stopping at the first one over the budget.
+    let error = |a: usize, b: usize| -> f64 {
+        let mut worst = 0.0f64;
+        for (t, source) in &points[a * per + 1..b * per] {
+            let off = off_by(&segment(s, a, b, *t, rotation), source);
+            if off.is_nan() || off > budget {
+                return f64::INFINITY;
+            }
+            worst = worst.max(off);
+        }
+        worst
+    };
+    let fits = |a: usize, b: usize| error(a, b) <= budget;
+
+    let last = keys - 1;
+    let mut kept = vec![0];
+    let mut a = 0;
+    while a < last {
+        // The longest stretch from `a`: double until one fails (or the end), then bisect.
+        let (mut held, mut failed) = (a + 1, None);
+        let mut length = 2;
+        loop {
+            let b = (a + length).min(last);
+            if fits(a, b) {
+                held = b;
+                if b == last {
+                    break;
+                }
+                length *= 2;
+            } else {
+                failed = Some(b);
+                break;
+            }
+        }
+        if let Some(mut failed) = failed {
+            while failed - held > 1 {
+                let middle = (held + failed) / 2;
+                if fits(a, middle) {
+                    held = middle;
+                } else {
+                    failed = middle;
+                }
+            }
+        }
+        kept.push(held);
+        a = held;
+    }
+    if kept.len() == keys {
+        return None;
+    }
+    let spent = kept.windows(2).map(|w| error(w[0], w[1])).fold(0.0, f64::max);
+    if !worth_it(keys, kept.len(), spent) {
+        return None;
+    }
+    let input = kept.iter().map(|&k| s.input[k]).collect();
+    let output = kept.iter().flat_map(|&k| s.output[k * stride..(k + 1) * stride].iter().copied()).collect();
+    Some(Reduced { sampler: AnimationSampler { input, output, ..s.clone() }, spent })
+}
+
+/// Whether keeping `kept` of `keys` keys saves bytes once the kept ones are stored finer by the
+/// tolerance `spent` took: log2(1 / (1 − spent)) more bits per component.
+fn worth_it(keys: usize, kept: usize, spent: f64) -> bool {
+    if spent >= 1.0 {
+        return false;
+    }
+    let extra = -(1.0 - spent).log2();
+    kept as f64 * (BITS_PER_COMPONENT + extra) < keys as f64 * BITS_PER_COMPONENT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pose::sample;
+
+    fn linear(input: Vec<f32>, output: Vec<f32>) -> AnimationSampler {
+        AnimationSampler { input, output, components: 3, interpolation: "LINEAR".into() }
+    }
+
+    fn distance(a: &[f32], b: &[f32]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| ((x - y) as f64).powi(2)).sum::<f64>().sqrt()
+    }
+
+    /// The largest distance between two curves over 1,000 times across the source's span.
+    fn largest_gap(a: &AnimationSampler, b: &AnimationSampler, rotation: bool) -> f64 {
+        let (first, last) = (b.input[0], *b.input.last().unwrap());
+        (0..=1000).map(|i| first + (last - first) * i as f32 / 1000.0).map(|t| distance(&sample(a, t, rotation), &sample(b, t, rotation))).fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn keys_on_a_straight_line_go_and_corners_stay() {
+        // Out along x for 10 keys, then back along y: only the ends and the corner are needed.
+        let input: Vec<f32> = (0..20).map(|k| k as f32 / 10.0).collect();
+        let output = (0..20).flat_map(|k| if k < 10 { [k as f32, 0.0, 0.0] } else { [9.0, (k - 9) as f32, 0.0] }).collect();
+        let s = linear(input, output);
+        let r = reduce(&s, false, 0.5, |a, b| distance(a, b) / 1e-3).unwrap();
+        assert_eq!(r.sampler.input, vec![0.0, 0.9, 1.9]);
+        assert_eq!(r.sampler.output, vec![0.0, 0.0, 0.0, 9.0, 0.0, 0.0, 9.0, 10.0, 0.0]);
+        assert!(r.spent < 1e-3, "the kept curve is the source's: {}", r.spent);
+    }
+
+    #[test]
+    fn a_curve_keeps_what_its_tolerance_needs() {
+        let input: Vec<f32> = (0..97).map(|k| k as f32 / 24.0).collect();
+        let output: Vec<f32> = input.iter().flat_map(|&t| [(2.0 * t).sin(), (3.0 * t).cos(), 0.5 * t]).collect();
+        let s = linear(input.clone(), output);
+        for tolerance in [1e-1, 2e-2] {
+            let r = reduce(&s, false, 0.5, |a, b| distance(a, b) / tolerance).unwrap();
+            assert!(r.sampler.input.len() < 97 && r.sampler.input.len() > 3, "{} keys at {tolerance}", r.sampler.input.len());
+            assert!(r.spent <= 0.5);
+            assert_eq!((r.sampler.input[0], r.sampler.input.last()), (0.0, input.last()), "the span stays");
+            let gap = largest_gap(&r.sampler, &s, false);
+            assert!(gap <= 0.5 * tolerance, "{gap} against {tolerance}");
+        }
+        let coarse = reduce(&s, false, 0.5, |a, b| distance(a, b) / 1e-1).unwrap().sampler.input.len();
+        let fine = reduce(&s, false, 0.5, |a, b| distance(a, b) / 2e-2).unwrap().sampler.input.len();
+        assert!(coarse < fine, "{coarse} keys at the coarser tolerance, {fine} at the finer");
+    }
+
+    #[test]
+    fn cubic_rotations_follow_the_source_between_keys() {
+        // A swing about a tilted axis, keys and tangents (the quaternion's derivative) at 24 Hz.
+        let input: Vec<f32> = (0..97).map(|k| k as f32 / 24.0).collect();
+        let axis = [0.6f32, 0.0, 0.8];
+        let output: Vec<f32> = input
+            .iter()
+            .flat_map(|&t| {
+                let (angle, half_speed) = (0.8 * (2.5 * t).sin(), 0.8 * 2.5 * (2.5 * t).cos() * 0.5);
+                let (s, c) = ((angle / 2.0).sin(), (angle / 2.0).cos());
+                let value = [axis[0] * s, axis[1] * s, axis[2] * s, c];
+                let tangent = [axis[0] * c * half_speed, axis[1] * c * half_speed, axis[2] * c * half_speed, -s * half_speed];
+                [tangent, value, tangent].concat()
+            })
+            .collect();
+        let s = AnimationSampler { input, output, components: 4, interpolation: "CUBICSPLINE".into() };
+        // From the chord between the unit quaternions (an arccosine of their dot product would
+        // lose small angles to f32 rounding).
+        let angle = |a: &[f32], b: &[f32]| {
+            let sign = if a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() < 0.0 { -1.0 } else { 1.0 };
+            let chord = a.iter().zip(b).map(|(x, y)| (*x as f64 - sign * *y as f64).powi(2)).sum::<f64>().sqrt();
+            4.0 * (chord / 2.0).min(1.0).asin()
+        };
+        let tolerance = 1e-4;
+        let r = reduce(&s, true, 0.5, |a, b| angle(a, b) / tolerance).unwrap();
+        assert!(r.sampler.input.len() <= 48, "{} of 97 keys", r.sampler.input.len());
+        assert_eq!(r.sampler.output.len(), r.sampler.input.len() * 12, "keys keep their tangents");
+        let (first, last) = (0.0f32, 4.0f32);
+        let worst = (0..=2000)
+            .map(|i| first + (last - first) * i as f32 / 2000.0)
+            .map(|t| angle(&sample(&r.sampler, t, true), &sample(&s, t, true)))
+            .fold(0.0, f64::max);
+        assert!(worst <= 0.55 * tolerance, "{worst} rad against {tolerance}");
+    }
+
+    #[test]
+    fn tracks_that_cannot_lose_a_key_stay_as_they_are() {
+        // A zigzag: every key is a corner.
+        let input: Vec<f32> = (0..10).map(|k| k as f32).collect();
+        let output = (0..10).flat_map(|k| [(k % 2) as f32, 0.0, 0.0]).collect();
+        assert!(reduce(&linear(input.clone(), output), false, 0.5, |a, b| distance(a, b) / 1e-3).is_none());
+        let step = AnimationSampler { interpolation: "STEP".into(), ..linear(input.clone(), vec![0.0; 30]) };
+        assert!(reduce(&step, false, 0.5, distance).is_none(), "STEP tracks are left alone");
+        let broken = linear(input, [vec![f32::NAN; 3], vec![0.0; 27]].concat());
+        assert!(reduce(&broken, false, 0.5, distance).is_none());
+    }
+
+    #[test]
+    fn a_few_keys_gone_are_not_worth_a_finer_storage() {
+        assert!(worth_it(100, 50, 0.5));
+        assert!(!worth_it(100, 98, 0.5), "two keys go, every other key gains a bit");
+        assert!(worth_it(100, 98, 0.0));
+        assert!(!worth_it(100, 10, 1.0));
+    }
+}
