@@ -1,6 +1,7 @@
 // Generated bench models of varied structure, from a seed so every run (and every machine) gets the
 // same files: many small meshes sharing a few materials, one mesh placed by hundreds of nodes, a
-// skinned cylinder with an animation, boxes whose file is mostly animation keys, and a textured grid. They cover the scene shapes where
+// skinned cylinder with an animation, boxes whose file is mostly animation keys, arms on cubic
+// splines, robots baked at 60 keys a second, and a textured grid. They cover the scene shapes where
 // gltfpack's merging and instancing matter, which the corpus models barely do.
 import { crc32, deflateSync } from 'node:zlib'
 import { Document, type Material, NodeIO, type Primitive } from '@gltf-transform/core'
@@ -324,6 +325,104 @@ export function animatedArms(arms = 4, segments = 6, keys = 96, seed = 9): Docum
         .addChannel(
           doc.createAnimationChannel().setTargetNode(joint).setTargetPath('rotation').setSampler(sampler),
         )
+    }
+  }
+  return doc
+}
+
+/**
+ * Robots baked at 60 keys a second, LINEAR, as exporters write them: each joint turns about one
+ * axis from pose to pose with eased moves and holds between them, and each base drives along a
+ * curve. The last robot's joints carry a tremor of about 2e-4 rad, as captured motion does.
+ * Not a shape kiln was tuned on: written after key reduction, to see how far its result reaches.
+ */
+export function bakedRobots(robots = 3, joints = 5, keys = 300, seed = 11): Document {
+  const doc = new Document()
+  const next = seededRandom(seed)
+  const accessor = keyAccessors(doc)
+  const link = doc
+    .createMesh('link')
+    .addPrimitive(primitive(doc, sphere(4, next, 0.02), doc.createMaterial('steel'), false))
+  const scene = doc.createScene()
+  const animation = doc.createAnimation('work')
+  const rate = 60
+  const times = accessor(
+    'SCALAR',
+    Float32Array.from({ length: keys }, (_, k) => k / rate),
+  )
+  const track = (
+    node: ReturnType<Document['createNode']>,
+    path: 'rotation' | 'translation',
+    values: number[][],
+  ) => {
+    const sampler = doc
+      .createAnimationSampler()
+      .setInput(times)
+      .setOutput(accessor(path === 'rotation' ? 'VEC4' : 'VEC3', Float32Array.from(values.flat())))
+      .setInterpolation('LINEAR')
+    animation
+      .addSampler(sampler)
+      .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler))
+  }
+  // Poses every 0.5 to 1.5 s, reached with a smoothstep ease over the first half of each interval.
+  type Pose = { at: number; value: number }
+  const eased = (poses: Pose[], t: number) => {
+    const i = Math.max(
+      0,
+      poses.findLastIndex((p) => p.at <= t),
+    )
+    const a = poses[i] as Pose
+    const b = poses[Math.min(i + 1, poses.length - 1)] as Pose
+    if (a === b) return a.value
+    const u = Math.min(1, (t - a.at) / ((b.at - a.at) / 2))
+    return a.value + (b.value - a.value) * u * u * (3 - 2 * u)
+  }
+  const poses = (range: number) => {
+    const list: Pose[] = [{ at: 0, value: 0 }]
+    for (let at = 0; at < keys / rate; ) {
+      at += 0.5 + next()
+      list.push({ at, value: range * (next() - 0.5) })
+    }
+    return list
+  }
+  for (let r = 0; r < robots; r++) {
+    const base = doc.createNode(`robot-${r}`)
+    scene.addChild(base)
+    const [radius, speed, phase] = [3 + 2 * next(), 0.2 + 0.3 * next(), 6 * next()]
+    track(
+      base,
+      'translation',
+      Array.from({ length: keys }, (_, k) => {
+        const a = phase + (speed * k) / rate
+        return [radius * Math.cos(a) + r * 8, 0, radius * Math.sin(a)]
+      }),
+    )
+    let parent = base
+    for (let j = 0; j < joints; j++) {
+      const joint = doc
+        .createNode(`robot-${r}-joint-${j}`)
+        .setTranslation(j === 0 ? [0, 0.5, 0] : [0, 1.2, 0])
+      joint.addChild(
+        doc
+          .createNode(`robot-${r}-link-${j}`)
+          .setMesh(link)
+          .setTranslation([0, 0.6, 0])
+          .setScale([0.25, 0.6, 0.25]),
+      )
+      parent.addChild(joint)
+      parent = joint
+      const axis = j % 2 === 0 ? [0, 1, 0] : [1, 0, 0]
+      const moves = poses(2)
+      const tremor = r === robots - 1 ? 2e-4 : 0
+      track(
+        joint,
+        'rotation',
+        Array.from({ length: keys }, (_, k) => {
+          const angle = eased(moves, k / rate) + tremor * (next() - 0.5) * 2
+          const [s, c] = [Math.sin(angle / 2), Math.cos(angle / 2)]
+          return [...axis.map((v) => v * s), c]
+        }),
+      )
     }
   }
   return doc

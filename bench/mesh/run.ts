@@ -24,6 +24,7 @@ import { onlyWords, optimizeOnly } from './flags.ts'
 import {
   animatedArms,
   animatedBoxes,
+  bakedRobots,
   instancedMesh,
   manySmallMeshes,
   noisySphere,
@@ -100,6 +101,7 @@ async function inputs(): Promise<string[]> {
     await generate('skinned.glb', () => skinnedCylinder()),
     await generate('animated.glb', () => animatedBoxes()),
     await generate('animated-arms.glb', () => animatedArms()),
+    await generate('baked-robots.glb', () => bakedRobots()),
     await generate('textured.glb', () => texturedMeshes()),
   ]
   const corpusFiles = [

@@ -23,11 +23,12 @@
 //! at the animation's first and last times so that neither changes. If every channel of an
 //! animation goes, its first one stays that way (glTF requires at least one channel).
 //!
-//! A moving track also loses the keys its curve can do without (write/key_reduction.rs), when the
-//! geometry is quantized (its grid's error is the budget; with exact floats every key stays). The
-//! reduction may spend half of the track's tolerance (`REDUCTION_SHARE`); the kept keys are then
-//! stored within what it left (`key_steps`, `rotation_bits`), so the two errors add up to no more
-//! than the budget.
+//! A moving track is also offered without the keys its curve can do without
+//! (write/key_reduction.rs, `shorter_tracks`) when the geometry is quantized (its grid's error is
+//! the budget; with exact floats every key stays). The reduction may spend half of the track's
+//! tolerance (`REDUCTION_SHARE`); the kept keys are then stored within what it left (`key_steps`,
+//! `rotation_bits`), so the two errors add up to no more than the budget. The writer keeps the
+//! shorter track when it stores smaller (write/skin.rs).
 //!
 //! Morph `weights` tracks are held to no tolerance (a weight's effect depends on its target's
 //! deltas) and are only collapsed when exactly constant; they are never dropped as "at rest".
@@ -67,9 +68,23 @@ pub struct VisibleTracks {
     /// Per written animation, per sampler: bits per component of its rotation keys (the codec's
     /// QUATERNION filter). See `rotation_bits`.
     pub rotation_bits: Vec<Vec<i32>>,
+    /// Per written animation, per sampler: the same track without the keys its curve can do
+    /// without, stored within the tolerance that left (`shorter_tracks`); None when no key can go
+    /// or the writer asked for every key. The writer keeps whichever of the two stores smaller.
+    pub reduced: Vec<Vec<Option<ShorterTrack>>>,
     /// What was dropped or collapsed; only the tests look (the tool reports no count of it).
     #[cfg_attr(not(test), allow(dead_code))]
     pub stats: TrackStats,
+}
+
+/// A track with fewer keys, and how finely to store them.
+#[derive(Clone, Debug)]
+pub struct ShorterTrack {
+    pub sampler: AnimationSampler,
+    /// As `VisibleTracks::key_steps`, for the keys kept.
+    pub key_step: f32,
+    /// As `VisibleTracks::rotation_bits`, for the keys kept.
+    pub rotation_bits: i32,
 }
 
 /// The tracks worth writing, and how finely to store their keys. `reduce_keys`: also drop the keys
@@ -78,15 +93,15 @@ pub struct VisibleTracks {
 pub fn visible_tracks(model: &Model, position_bits: u8, reduce_keys: bool) -> VisibleTracks {
     // The scene's rest pose walks every vertex: not worth it for nothing to judge.
     if model.animations.is_empty() {
-        return VisibleTracks { animations: Vec::new(), key_steps: Vec::new(), rotation_bits: Vec::new(), stats: TrackStats::default() };
+        return VisibleTracks { animations: Vec::new(), key_steps: Vec::new(), rotation_bits: Vec::new(), reduced: Vec::new(), stats: TrackStats::default() };
     }
     let scene = Scene::of(model, relative_budget(position_bits));
     let mut stats = TrackStats::default();
-    let mut animations: Vec<Animation> = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
-    let spent: Vec<Vec<f64>> = animations.iter_mut().map(|a| if reduce_keys { drop_keys(&scene, a) } else { vec![0.0; a.samplers.len()] }).collect();
-    let key_steps = animations.iter().zip(&spent).map(|(a, spent)| key_steps(&scene, a, spent)).collect();
-    let rotation_bits = animations.iter().zip(&spent).map(|(a, spent)| rotation_bits(&scene, a, spent)).collect();
-    VisibleTracks { animations, key_steps, rotation_bits, stats }
+    let animations: Vec<Animation> = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
+    let key_steps = animations.iter().map(|a| key_steps(&scene, a, &vec![0.0; a.samplers.len()])).collect();
+    let rotation_bits = animations.iter().map(|a| rotation_bits(&scene, a, &vec![0.0; a.samplers.len()])).collect();
+    let reduced = animations.iter().map(|a| if reduce_keys { shorter_tracks(&scene, a) } else { vec![None; a.samplers.len()] }).collect();
+    VisibleTracks { animations, key_steps, rotation_bits, reduced, stats }
 }
 
 /// Bits the codec's QUATERNION filter spends per component: its finest, and the coarsest kept.
@@ -106,19 +121,19 @@ fn rotation_error(bits: i32) -> f64 {
 /// fourth power (CUBICSPLINE) or the square (LINEAR) of the stretch, storage's by a bit per halving.
 const REDUCTION_SHARE: f64 = 0.5;
 
-/// Drops the keys each sampler of `animation` can do without (write/key_reduction.rs), judged by
-/// what the nodes it drives may be off by (`Scene::off_by`, the most demanding of its channels).
-/// Returns per sampler the share of the tolerance that took (0 where no key went): the stored
-/// keys get the rest (`key_steps`, `rotation_bits`). Morph weights and STEP tracks keep their
-/// keys. A LINEAR rotation spends no more than its finest storage (16 bits) leaves over.
-fn drop_keys(scene: &Scene, animation: &mut Animation) -> Vec<f64> {
-    let channels = &animation.channels;
-    animation
+/// For each sampler of `animation`, the track without the keys it can do without
+/// (write/key_reduction.rs), judged by what the nodes it drives may be off by (`Scene::off_by`,
+/// the most demanding of its channels), with the steps its kept keys are stored at: the share of
+/// the tolerance the reduction did not spend. Morph weights and STEP tracks keep their keys. A
+/// LINEAR rotation spends no more than its finest storage (16 bits) leaves over.
+fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTrack>> {
+    let mut shorter = animation.clone();
+    let spent: Vec<f64> = shorter
         .samplers
         .iter_mut()
         .enumerate()
         .map(|(i, s)| {
-            let users: Vec<&Channel> = channels.iter().filter(|c| c.sampler == i).collect();
+            let users: Vec<&Channel> = animation.channels.iter().filter(|c| c.sampler == i).collect();
             if users.is_empty() || users.iter().any(|c| !matches!(c.path.as_str(), "translation" | "rotation" | "scale")) {
                 return 0.0;
             }
@@ -137,12 +152,22 @@ fn drop_keys(scene: &Scene, animation: &mut Animation) -> Vec<f64> {
                 None => 0.0,
             }
         })
+        .collect();
+    let steps = key_steps(scene, &shorter, &spent);
+    let bits = rotation_bits(scene, &shorter, &spent);
+    shorter
+        .samplers
+        .into_iter()
+        .enumerate()
+        .map(|(i, sampler)| {
+            (sampler.input.len() < animation.samplers[i].input.len()).then(|| ShorterTrack { sampler, key_step: steps[i], rotation_bits: bits[i] })
+        })
         .collect()
 }
 
 /// For each sampler of `animation`, the fewest bits per component its rotation keys need so that
 /// nothing the rotating node carries moves further than the budget (less the share `spent` on
-/// dropping keys): a turn by θ moves a point at distance r from the pivot by θ·r, and r is the
+/// dropping keys, `shorter_tracks`): a turn by θ moves a point at distance r from the pivot by θ·r, and r is the
 /// node's reach (`Scene::reach`). A sampler used by several channels takes the most bits any of
 /// them needs.
 fn rotation_bits(scene: &Scene, animation: &Animation, spent: &[f64]) -> Vec<i32> {
@@ -175,7 +200,7 @@ fn rotation_bits(scene: &Scene, animation: &Animation, spent: &[f64]) -> Vec<i32
 /// Morph weights are stored exactly (0). A sampler used by several channels takes the smallest of
 /// their steps. A track held to one value may have moved by up to the tolerance already, so a key
 /// ends at most about twice the budget from its source: one grid step. A track that lost keys
-/// (`drop_keys`) has only the share of the tolerance left that it did not spend.
+/// (`shorter_tracks`) has only the share of the tolerance left that it did not spend.
 fn key_steps(scene: &Scene, animation: &Animation, spent: &[f64]) -> Vec<f32> {
     let smallest = |s: &AnimationSampler| values(s).flatten().fold(f64::INFINITY, |m, v| m.min((*v as f64).abs()));
     animation
@@ -640,7 +665,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_a_curve_does_without_go_within_half_the_budget_and_the_rest_is_stored_finer() {
+    fn a_track_is_offered_without_the_keys_its_curve_does_without_and_stored_finer() {
         // Joint 1 creeps along an arc over 97 keys at 24 Hz: most of them lie on the chords.
         let times: Vec<f32> = (0..97).map(|k| k as f32 / 24.0).collect();
         let arc: Vec<f32> = times.iter().flat_map(|&t| [2.0 * (0.05 * t).cos(), 2.0 * (0.05 * t).sin(), 0.0]).collect();
@@ -648,9 +673,11 @@ mod tests {
         let animation = Animation { name: None, samplers: vec![source.clone()], channels: vec![channel(0, 1, "translation")] };
         let model = scene(animation);
         let kept = visible_tracks(&model, 14, false);
-        assert_eq!(kept.animations[0].samplers[0], source, "exact floats keep every key");
-        let VisibleTracks { animations, key_steps, .. } = visible_tracks(&model, 14, true);
-        let reduced = &animations[0].samplers[0];
+        assert!(kept.reduced[0][0].is_none(), "exact floats keep every key");
+        let VisibleTracks { animations, reduced, .. } = visible_tracks(&model, 14, true);
+        assert_eq!(animations[0].samplers[0], source, "the full track stays on offer");
+        let shorter = reduced[0][0].as_ref().unwrap();
+        let reduced = &shorter.sampler;
         assert!(reduced.input.len() < 97 / 2, "{} of 97 keys kept", reduced.input.len());
         assert_eq!((reduced.input[0], reduced.input.last()), (0.0, times.last()), "the span stays");
         // The scene is about 2 units wide: the budget is 2/32766 units, half of it for the keys.
@@ -666,7 +693,7 @@ mod tests {
         assert!(gap > 0.0 && gap <= REDUCTION_SHARE * tolerance * 1.01, "the curve moved {gap}, tolerance {tolerance}");
         // The kept keys are stored at the share of the tolerance the reduction left.
         let spent = gap / tolerance;
-        assert!((key_steps[0][0] as f64) <= (1.0 - spent * 0.99) * tolerance, "step {} against {tolerance}", key_steps[0][0]);
+        assert!((shorter.key_step as f64) <= (1.0 - spent * 0.99) * tolerance, "step {} against {tolerance}", shorter.key_step);
     }
 
     #[test]

@@ -248,7 +248,7 @@ fn put_offset(view: &mut Value, offset: usize) {
     }
 }
 
-fn encode_vertices(bytes: &[u8], stride: usize) -> Vec<u8> {
+pub(super) fn encode_vertices(bytes: &[u8], stride: usize) -> Vec<u8> {
     let count = bytes.len() / stride;
     // SAFETY: bound and encode read `count * stride` bytes from `bytes` and write at most `bound` bytes.
     unsafe {

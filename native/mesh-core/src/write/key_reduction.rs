@@ -26,15 +26,10 @@ pub struct Reduced {
     pub spent: f64,
 }
 
-/// Stored bits per component a kept key typically costs after compression: a key that goes saves
-/// about this many per component, and every bit the storage must add for the tolerance the
-/// reduction spent costs one per component of every kept key.
-const BITS_PER_COMPONENT: f64 = 12.0;
-
 /// `s` without the keys its curve can do without (module comment): every point judged stays
 /// within `budget` of the source curve, as `off_by(kept, source)` measures (1: the whole
-/// tolerance). None when no key can go, when what goes is not worth the finer storage the rest
-/// then needs (`worth_it`), or when a value is not finite.
+/// tolerance). None when no key can go or a value is not finite. Whether the shorter track is
+/// worth its finer storage and key times of its own is the writer's call (write/skin.rs).
 pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, off_by: impl Fn(&[f32], &[f32]) -> f64) -> Option<Reduced> {
     let cubic = s.interpolation == "CUBICSPLINE";
     let stride = if cubic { 3 * s.components } else { s.components };
@@ -106,22 +101,9 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, off_by: impl Fn
         return None;
     }
     let spent = kept.windows(2).map(|w| error(w[0], w[1])).fold(0.0, f64::max);
-    if !worth_it(keys, kept.len(), spent) {
-        return None;
-    }
     let input = kept.iter().map(|&k| s.input[k]).collect();
     let output = kept.iter().flat_map(|&k| s.output[k * stride..(k + 1) * stride].iter().copied()).collect();
     Some(Reduced { sampler: AnimationSampler { input, output, ..s.clone() }, spent })
-}
-
-/// Whether keeping `kept` of `keys` keys saves bytes once the kept ones are stored finer by the
-/// tolerance `spent` took: log2(1 / (1 − spent)) more bits per component.
-fn worth_it(keys: usize, kept: usize, spent: f64) -> bool {
-    if spent >= 1.0 {
-        return false;
-    }
-    let extra = -(1.0 - spent).log2();
-    kept as f64 * (BITS_PER_COMPONENT + extra) < keys as f64 * BITS_PER_COMPONENT
 }
 
 #[cfg(test)]
@@ -218,13 +200,5 @@ mod tests {
         assert!(reduce(&step, false, 0.5, distance).is_none(), "STEP tracks are left alone");
         let broken = linear(input, [vec![f32::NAN; 3], vec![0.0; 27]].concat());
         assert!(reduce(&broken, false, 0.5, distance).is_none());
-    }
-
-    #[test]
-    fn a_few_keys_gone_are_not_worth_a_finer_storage() {
-        assert!(worth_it(100, 50, 0.5));
-        assert!(!worth_it(100, 98, 0.5), "two keys go, every other key gains a bit");
-        assert!(worth_it(100, 98, 0.0));
-        assert!(!worth_it(100, 10, 1.0));
     }
 }

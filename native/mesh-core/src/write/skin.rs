@@ -12,7 +12,7 @@
 //! channels keep targeting the same nodes and never overwrite a dequantization transform.
 use super::anim_tracks::visible_tracks;
 use super::compact_json::short_f32s;
-use super::glb::{Builder, Data, Slot};
+use super::glb::{encode_vertices, Builder, Data, Slot};
 use super::quantize::{mantissa_bits, Grid};
 use crate::model::{AnimationSampler, Model, Primitive, Skin};
 use meshopt::EncodeExpMode;
@@ -106,35 +106,44 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
 /// (write/anim_tracks.rs `key_steps`; 0 keeps the floats): CesiumMan's translations 508 → 347 bytes.
 /// CUBICSPLINE tracks (keys and tangents in one accessor, so neither 16-bit rotations nor the
 /// QUATERNION filter fit) go through the EXPONENTIAL filter too, at their step.
-fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], morph_weights: bool, step: f32, rotation_bits: i32) -> usize {
+fn stored_output(compress: bool, s: &AnimationSampler, morph_weights: bool, step: f32, rotation_bits: i32) -> Stored {
+    let output = &s.output;
+    // Morph weights are scalars, one per target per key.
+    let (kind, count) = match (morph_weights, s.components) {
+        (true, _) => ("SCALAR", output.len()),
+        (false, 4) => ("VEC4", output.len() / 4),
+        (false, _) => ("VEC3", output.len() / 3),
+    };
+    let stored = |bytes: Vec<u8>, stride: usize, filter: Option<&'static str>, component_type: u32| Stored {
+        bytes,
+        layout: Data::Keys { stride, filter },
+        component_type,
+        normalized: component_type != FLOAT,
+        kind,
+        count,
+    };
     if morph_weights {
-        let slot = b.view(&float_bytes(output), Data::Keys { stride: 4, filter: None });
-        return b.accessor(slot, output.len(), FLOAT, "SCALAR", false, None);
+        return stored(float_bytes(output), 4, None, FLOAT);
     }
-    let kind = if s.components == 4 { "VEC4" } else { "VEC3" };
-    let count = output.len() / s.components;
-    if s.components == 4 && s.interpolation != "CUBICSPLINE" && b.compress {
+    if s.components == 4 && s.interpolation != "CUBICSPLINE" && compress {
         let quaternions: Vec<[f32; 4]> = output.chunks_exact(4).map(|q| [q[0], q[1], q[2], q[3]]).collect();
         let bytes: Vec<u8> = meshopt::encode_filter_quat(&quaternions, rotation_bits).iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
-        let slot = b.view(&bytes, Data::Keys { stride: 8, filter: Some("QUATERNION") });
-        return b.accessor(slot, count, 5122, kind, true, None);
+        return stored(bytes, 8, Some("QUATERNION"), 5122);
     }
     if s.components == 4 && s.interpolation != "CUBICSPLINE" {
         let bytes: Vec<u8> = output.iter().flat_map(|v| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()).collect();
-        let slot = b.view(&bytes, Data::Keys { stride: 8, filter: None });
-        return b.accessor(slot, count, 5122, kind, true, None);
+        return stored(bytes, 8, None, 5122);
     }
-    if s.components == 3 && s.interpolation != "CUBICSPLINE" && b.compress && step > 0.0 && output.iter().all(|v| v.is_finite()) {
+    if s.components == 3 && s.interpolation != "CUBICSPLINE" && compress && step > 0.0 && output.iter().all(|v| v.is_finite()) {
         let bits = mantissa_bits(output.iter().fold(0.0f32, |m, v| m.max(v.abs())), step);
         if bits < 24 {
             let vectors: Vec<[f32; 3]> = output.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect();
             let encoded = meshopt::encode_filter_exp(&vectors, bits, EncodeExpMode::SharedComponent);
             let bytes: Vec<u8> = encoded.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
-            let slot = b.view(&bytes, Data::Keys { stride: 12, filter: Some("EXPONENTIAL") });
-            return b.accessor(slot, count, FLOAT, kind, false, None);
+            return stored(bytes, 12, Some("EXPONENTIAL"), FLOAT);
         }
     }
-    if s.interpolation == "CUBICSPLINE" && b.compress && step > 0.0 && output.iter().all(|v| v.is_finite()) {
+    if s.interpolation == "CUBICSPLINE" && compress && step > 0.0 && output.iter().all(|v| v.is_finite()) {
         // Keys and tangents together, as floats whose mantissas keep what `step` needs. The codec
         // sees a key's in-tangent, value and out-tangent as one element, so each is told apart
         // from the previous key's (not a value from a tangent), and each of the three has its own
@@ -146,18 +155,49 @@ fn write_output(b: &mut Builder, s: &AnimationSampler, output: &[f32], morph_wei
             _ => None,
         };
         if let Some(bytes) = encoded.filter(|_| bits < 24) {
-            let slot = b.view(&bytes, Data::Keys { stride: 3 * s.components * 4, filter: Some("EXPONENTIAL") });
-            return b.accessor(slot, count, FLOAT, kind, false, None);
+            return stored(bytes, 3 * s.components * 4, Some("EXPONENTIAL"), FLOAT);
         }
     }
-    let slot = b.view(&float_bytes(output), Data::Keys { stride: s.components * 4, filter: None });
-    b.accessor(slot, count, FLOAT, kind, false, None)
+    stored(float_bytes(output), s.components * 4, None, FLOAT)
+}
+
+/// A sampler's output as it is stored: its bytes before the codec, and their layout.
+struct Stored {
+    bytes: Vec<u8>,
+    layout: Data,
+    component_type: u32,
+    normalized: bool,
+    kind: &'static str,
+    count: usize,
+}
+
+impl Stored {
+    /// Bytes in the file: after the codec when compressing.
+    fn size(&self, compress: bool) -> usize {
+        match (compress, self.layout) {
+            (true, Data::Keys { stride, .. }) => encode_vertices(&self.bytes, stride).len(),
+            _ => self.bytes.len(),
+        }
+    }
+
+    fn write(self, b: &mut Builder) -> usize {
+        let slot = b.view(&self.bytes, self.layout);
+        b.accessor(slot, self.count, self.component_type, self.kind, self.normalized, None)
+    }
 }
 
 /// `output` through the codec's EXPONENTIAL filter, `N` components a key, `bits` of mantissa.
 fn exp_bytes<const N: usize>(output: &[f32], bits: i32) -> Vec<u8> {
     let vectors: Vec<[f32; N]> = output.chunks_exact(N).map(|v| std::array::from_fn(|k| v[k])).collect();
     meshopt::encode_filter_exp(&vectors, bits, EncodeExpMode::SharedComponent).iter().flatten().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Bytes of JSON an accessor of its own takes (about: `{"bufferView":7,"byteOffset":1234,...}`).
+const ACCESSOR_JSON: usize = 90;
+
+/// Key times as a map key (their exact bits).
+fn time_bits(input: &[f32]) -> Vec<u32> {
+    input.iter().map(|t| t.to_bits()).collect()
 }
 
 /// `mesh_holder` maps each model node to the written node holding its mesh, which `weights`
@@ -168,18 +208,50 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
     // Tracks that cannot be seen go, constant ones keep one key (write/anim_tracks.rs).
     // Keys a track can do without go too when the geometry is on a grid (its error is the budget).
     let tracks = visible_tracks(model, position_bits, quantized);
+    let compress = b.compress;
+    // How many samplers share each list of key times (one accessor holds it for all of them).
+    let mut sharing: HashMap<Vec<u32>, usize> = HashMap::new();
+    for s in tracks.animations.iter().flat_map(|a| &a.samplers) {
+        *sharing.entry(time_bits(&s.input)).or_default() += 1;
+    }
     tracks
         .animations
         .iter()
-        .zip(tracks.key_steps.iter().zip(&tracks.rotation_bits))
-        .map(|(animation, (steps, rotation_bits))| {
+        .zip(tracks.key_steps.iter().zip(&tracks.rotation_bits).zip(&tracks.reduced))
+        .map(|(animation, ((steps, rotation_bits), reduced))| {
             let samplers: Vec<Value> = animation
                 .samplers
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
-                    let (input_keys, output_keys) = (&s.input, &s.output);
-                    let key: Vec<u32> = input_keys.iter().map(|t| t.to_bits()).collect();
+                    let morph_weights = animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
+                    let full = stored_output(compress, s, morph_weights, steps[i], rotation_bits[i]);
+                    // A track that can lose keys is written the way that takes fewer bytes, its
+                    // key times included (the full track's are usually shared with other tracks,
+                    // the shorter track's are its own): on tracks baked at a steady rate the codec
+                    // already stores the keys of a smooth stretch in a few bits, and times of its
+                    // own can cost more than the keys that went.
+                    let times_cost = |input: &[f32]| {
+                        let key = time_bits(input);
+                        if times.contains_key(&key) {
+                            return 0;
+                        }
+                        let bytes = float_bytes(input);
+                        let stored = if compress { encode_vertices(&bytes, 4).len() } else { bytes.len() };
+                        (stored + ACCESSOR_JSON) / sharing.get(&key).copied().unwrap_or(1).max(1)
+                    };
+                    let (s, stored) = match &reduced[i] {
+                        Some(r) => {
+                            let short = stored_output(compress, &r.sampler, morph_weights, r.key_step, r.rotation_bits);
+                            match short.size(compress) + times_cost(&r.sampler.input) < full.size(compress) + times_cost(&s.input) {
+                                true => (&r.sampler, short),
+                                false => (s, full),
+                            }
+                        }
+                        None => (s, full),
+                    };
+                    let input_keys = &s.input;
+                    let key = time_bits(input_keys);
                     let input = match times.get(&key) {
                         Some(&a) => a,
                         None => {
@@ -191,8 +263,7 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                             a
                         }
                     };
-                    let morph_weights = animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
-                    let output = write_output(b, s, output_keys, morph_weights, steps[i], rotation_bits[i]);
+                    let output = stored.write(b);
                     let mut sampler = json!({ "input": input, "output": output });
                     // LINEAR is glTF's default.
                     if s.interpolation != "LINEAR" {
@@ -419,6 +490,35 @@ mod tests {
         // Node 1 carries nothing, so its scale is held as if it carried the whole scene: to the budget.
         let scaled = out[1].output.iter().zip(&scale).map(|(a, b)| ((a - b) / b).abs()).fold(0.0, f32::max);
         assert!(scaled > 0.0 && scaled <= budget, "scale keys changed by {scaled} of themselves");
+    }
+
+    #[test]
+    fn a_track_loses_keys_only_when_that_stores_smaller() {
+        use crate::model::{Animation, Channel};
+        let mut model = animated_scene(10.0);
+        model.nodes.push(model.nodes[1].clone());
+        model.nodes[0].children.push(2);
+        let times: Vec<f32> = (0..97).map(|k| k as f32 / 24.0).collect();
+        // Node 1 creeps along a line: every key but the ends can go. Node 2 zigzags, and only key
+        // 50 lies on its neighbours' line: its shorter track would need 96 key times of its own to
+        // save one key.
+        let creep: Vec<f32> = times.iter().flat_map(|&t| [0.01 * t, 0.0, 0.0]).collect();
+        let zigzag: Vec<f32> = (0..97).flat_map(|k| [0.0, if k == 50 { 1.0 } else { (k % 2) as f32 }, 0.0]).collect();
+        let sampler = |output: Vec<f32>| AnimationSampler { input: times.clone(), output, components: 3, interpolation: "LINEAR".into() };
+        model.animations.push(Animation {
+            name: None,
+            samplers: vec![sampler(creep), sampler(zigzag)],
+            channels: vec![Channel { sampler: 0, node: 1, path: "translation".into() }, Channel { sampler: 1, node: 2, path: "translation".into() }],
+        });
+        for compress in [true, false] {
+            let glb = write_glb(&model, &GlbOptions::quantized(compress));
+            let length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+            let json: Value = serde_json::from_slice(&glb[20..20 + length]).unwrap();
+            let count = |i: usize| json["accessors"][json["animations"][0]["samplers"][i]["output"].as_u64().unwrap() as usize]["count"].as_u64().unwrap();
+            assert_eq!((count(0), count(1)), (2, 97), "compressed: {compress}");
+        }
+        let exact = write_glb(&model, &GlbOptions::default());
+        assert_eq!(read_model(&exact, "glb", &ReadOptions::default()).unwrap().animations[0].samplers[0].input.len(), 97, "floats keep every key");
     }
 
     #[test]
