@@ -213,24 +213,56 @@ function keyAccessors(doc: Document) {
     doc.createAccessor().setType(type).setArray(array).setBuffer(buffer)
 }
 
+interface AnimatedScene {
+  seed: number
+  /** The one mesh the nodes share: a small sphere of `rings` rings bumped by `bump`. */
+  mesh: { name: string; material: string; rings: number; bump: number }
+  animation: string
+  keys: number
+  rate: number
+}
+
+/**
+ * What every animated scene here starts from: a document, its random source, the shared mesh, a
+ * scene, one animation, and its `keys` key times at `rate` a second.
+ */
+function animatedScene({ seed, mesh, animation, keys, rate }: AnimatedScene) {
+  const doc = new Document()
+  const next = seededRandom(seed)
+  const accessor = keyAccessors(doc)
+  const shared = doc
+    .createMesh(mesh.name)
+    .addPrimitive(
+      primitive(doc, sphere(mesh.rings, next, mesh.bump), doc.createMaterial(mesh.material), false),
+    )
+  const times = accessor(
+    'SCALAR',
+    Float32Array.from({ length: keys }, (_, k) => k / rate),
+  )
+  return {
+    doc,
+    next,
+    accessor,
+    mesh: shared,
+    scene: doc.createScene(),
+    animation: doc.createAnimation(animation),
+    times,
+  }
+}
+
 /**
  * Boxes that bounce, squash and spin, each on its own node with `keys` keys of translation, rotation
  * and scale (linear, 30 a second): a scene whose bytes are mostly animation, where the keys'
  * precision and count decide the file's size.
  */
 export function animatedBoxes(count = 12, keys = 120, seed = 6): Document {
-  const doc = new Document()
-  const next = seededRandom(seed)
-  const accessor = keyAccessors(doc)
-  const mesh = doc
-    .createMesh('box')
-    .addPrimitive(primitive(doc, sphere(2, next, 0), doc.createMaterial('paint'), false))
-  const scene = doc.createScene()
-  const animation = doc.createAnimation('bounce')
-  const times = accessor(
-    'SCALAR',
-    Float32Array.from({ length: keys }, (_, k) => k / 30),
-  )
+  const { doc, next, accessor, mesh, scene, animation, times } = animatedScene({
+    seed,
+    mesh: { name: 'box', material: 'paint', rings: 2, bump: 0 },
+    animation: 'bounce',
+    keys,
+    rate: 30,
+  })
   for (let i = 0; i < count; i++) {
     const node = doc.createNode(`box-${i}`).setMesh(mesh)
     scene.addChild(node)
@@ -273,19 +305,22 @@ export function animatedBoxes(count = 12, keys = 120, seed = 6): Document {
  * loose parts moving on their own, here each key moves everything below its joint.
  */
 export function animatedArms(arms = 4, segments = 6, keys = 96, seed = 9): Document {
-  const doc = new Document()
-  const next = seededRandom(seed)
-  const accessor = keyAccessors(doc)
-  const part = doc
-    .createMesh('segment')
-    .addPrimitive(primitive(doc, sphere(3, next, 0.02), doc.createMaterial('metal'), false))
-  const scene = doc.createScene()
-  const animation = doc.createAnimation('swing')
   const rate = 24
-  const times = accessor(
-    'SCALAR',
-    Float32Array.from({ length: keys }, (_, k) => k / rate),
-  )
+  const {
+    doc,
+    next,
+    accessor,
+    mesh: part,
+    scene,
+    animation,
+    times,
+  } = animatedScene({
+    seed,
+    mesh: { name: 'segment', material: 'metal', rings: 3, bump: 0.02 },
+    animation: 'swing',
+    keys,
+    rate,
+  })
   for (let a = 0; a < arms; a++) {
     const base = doc.createNode(`arm-${a}`).setTranslation([(a % 2) * 8 - 4, 0, Math.floor(a / 2) * 8 - 4])
     scene.addChild(base)
@@ -337,19 +372,22 @@ export function animatedArms(arms = 4, segments = 6, keys = 96, seed = 9): Docum
  * Not a shape kiln was tuned on: written after key reduction, to see how far its result reaches.
  */
 export function bakedRobots(robots = 3, joints = 5, keys = 300, seed = 11): Document {
-  const doc = new Document()
-  const next = seededRandom(seed)
-  const accessor = keyAccessors(doc)
-  const link = doc
-    .createMesh('link')
-    .addPrimitive(primitive(doc, sphere(4, next, 0.02), doc.createMaterial('steel'), false))
-  const scene = doc.createScene()
-  const animation = doc.createAnimation('work')
   const rate = 60
-  const times = accessor(
-    'SCALAR',
-    Float32Array.from({ length: keys }, (_, k) => k / rate),
-  )
+  const {
+    doc,
+    next,
+    accessor,
+    mesh: link,
+    scene,
+    animation,
+    times,
+  } = animatedScene({
+    seed,
+    mesh: { name: 'link', material: 'steel', rings: 4, bump: 0.02 },
+    animation: 'work',
+    keys,
+    rate,
+  })
   const track = (
     node: ReturnType<Document['createNode']>,
     path: 'rotation' | 'translation',
