@@ -412,7 +412,7 @@ fn key_error(path: &str, tol: Tolerance, value: &[f32], reference: &[f32]) -> f6
 
 /// The angle (radians) between two rotations given as quaternions, from the chord between the
 /// unit quaternions (q and -q are the same rotation).
-fn angle_between(value: &[f32], reference: &[f32]) -> f64 {
+pub(super) fn angle_between(value: &[f32], reference: &[f32]) -> f64 {
     let unit = |q: &[f32]| {
         let n = q.iter().map(|&v| (v as f64).powi(2)).sum::<f64>().sqrt();
         [0, 1, 2, 3].map(|k| q[k] as f64 / n)

@@ -171,13 +171,7 @@ mod tests {
             })
             .collect();
         let s = AnimationSampler { input, output, components: 4, interpolation: "CUBICSPLINE".into() };
-        // From the chord between the unit quaternions (an arccosine of their dot product would
-        // lose small angles to f32 rounding).
-        let angle = |a: &[f32], b: &[f32]| {
-            let sign = if a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() < 0.0 { -1.0 } else { 1.0 };
-            let chord = a.iter().zip(b).map(|(x, y)| (*x as f64 - sign * *y as f64).powi(2)).sum::<f64>().sqrt();
-            4.0 * (chord / 2.0).min(1.0).asin()
-        };
+        let angle = super::super::anim_tracks::angle_between;
         let tolerance = 1e-4;
         let r = reduce(&s, true, 0.5, |a, b| angle(a, b) / tolerance).unwrap();
         assert!(r.sampler.input.len() <= 48, "{} of 97 keys", r.sampler.input.len());

@@ -559,11 +559,7 @@ mod tests {
         // dropped and stored coarser, may turn by the budget (as an angle) and no more.
         let budget = super::super::anim_tracks::relative_budget(14);
         let source = AnimationSampler { input: times.clone(), output: cubic, components: 4, interpolation: "CUBICSPLINE".into() };
-        let angle = |a: &[f32], b: &[f32]| {
-            let sign = if a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() < 0.0 { -1.0 } else { 1.0 };
-            let chord = a.iter().zip(b).map(|(x, y)| (*x as f64 - sign * *y as f64).powi(2)).sum::<f64>().sqrt();
-            4.0 * (chord / 2.0).min(1.0).asin()
-        };
+        let angle = super::super::anim_tracks::angle_between;
         let end = *times.last().unwrap();
         let worst = (0..=2000)
             .map(|i| end * i as f32 / 2000.0)
