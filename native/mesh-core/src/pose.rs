@@ -39,54 +39,77 @@ pub fn sample(s: &AnimationSampler, t: f32, rotation: bool) -> Vec<f32> {
 /// between them were not there (`t` between theirs). A CUBICSPLINE segment uses `a`'s out-tangent
 /// and `b`'s in-tangent over the whole span: glTF's tangents are per second.
 pub fn segment(s: &AnimationSampler, a: usize, b: usize, t: f32, rotation: bool) -> Vec<f32> {
+    let mut value = vec![0.0; s.components];
+    segment_into(s, a, b, t, rotation, &mut value);
+    value
+}
+
+/// `segment` into `out` (`s.components` long), for callers that evaluate millions of points.
+pub fn segment_into(s: &AnimationSampler, a: usize, b: usize, t: f32, rotation: bool, out: &mut [f32]) {
     let n = s.components;
     let cubic = s.interpolation == "CUBICSPLINE";
     let stride = if cubic { 3 * n } else { n };
     let at = |k: usize, part: usize| -> &[f32] { &s.output[k * stride + part * n..k * stride + (part + 1) * n] };
-    let finish = |v: Vec<f32>| if rotation { normalized(v) } else { v };
     let dt = s.input[b] - s.input[a];
     let u = if dt > 0.0 { ((t - s.input[a]) / dt).clamp(0.0, 1.0) } else { 0.0 };
     let (from, to) = if cubic { (at(a, 1), at(b, 1)) } else { (at(a, 0), at(b, 0)) };
     match s.interpolation.as_str() {
-        "STEP" => finish(from.to_vec()),
+        "STEP" => out.copy_from_slice(from),
         "CUBICSPLINE" => {
             let (out_tangent, in_tangent) = (at(a, 2), at(b, 0));
             let (u2, u3) = (u * u, u * u * u);
-            let v = (0..n)
-                .map(|i| {
-                    (2.0 * u3 - 3.0 * u2 + 1.0) * from[i]
-                        + (u3 - 2.0 * u2 + u) * dt * out_tangent[i]
-                        + (-2.0 * u3 + 3.0 * u2) * to[i]
-                        + (u3 - u2) * dt * in_tangent[i]
-                })
-                .collect();
-            finish(v)
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = (2.0 * u3 - 3.0 * u2 + 1.0) * from[i]
+                    + (u3 - 2.0 * u2 + u) * dt * out_tangent[i]
+                    + (-2.0 * u3 + 3.0 * u2) * to[i]
+                    + (u3 - u2) * dt * in_tangent[i];
+            }
         }
-        _ if rotation && n == 4 => slerp(from, to, u),
-        _ => (0..n).map(|i| from[i] + (to[i] - from[i]) * u).collect(),
+        _ if rotation && n == 4 => return slerp_into(from, to, u, out),
+        _ => {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = from[i] + (to[i] - from[i]) * u;
+            }
+            return;
+        }
+    }
+    if rotation {
+        normalize(out);
     }
 }
 
-fn normalized(v: Vec<f32>) -> Vec<f32> {
+fn normalized(mut v: Vec<f32>) -> Vec<f32> {
+    normalize(&mut v);
+    v
+}
+
+fn normalize(v: &mut [f32]) {
     let length = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if length > 0.0 && length.is_finite() {
-        v.iter().map(|x| x / length).collect()
-    } else {
-        v
+        v.iter_mut().for_each(|x| *x /= length);
     }
 }
 
-fn slerp(a: &[f32], b: &[f32], u: f32) -> Vec<f32> {
-    let (a, b) = (normalized(a.to_vec()), normalized(b.to_vec()));
-    let mut dot: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-    let b: Vec<f32> = if dot < 0.0 { b.iter().map(|x| -x).collect() } else { b };
+fn slerp_into(a: &[f32], b: &[f32], u: f32, out: &mut [f32]) {
+    let (mut a4, mut b4) = ([a[0], a[1], a[2], a[3]], [b[0], b[1], b[2], b[3]]);
+    normalize(&mut a4);
+    normalize(&mut b4);
+    let mut dot: f32 = a4.iter().zip(&b4).map(|(x, y)| x * y).sum();
+    if dot < 0.0 {
+        b4.iter_mut().for_each(|x| *x = -*x);
+    }
     dot = dot.abs();
     if dot > 0.9995 {
-        return normalized(a.iter().zip(&b).map(|(x, y)| x + (y - x) * u).collect());
+        for i in 0..4 {
+            out[i] = a4[i] + (b4[i] - a4[i]) * u;
+        }
+        return normalize(out);
     }
     let theta = dot.min(1.0).acos();
     let (wa, wb) = (((1.0 - u) * theta).sin() / theta.sin(), (u * theta).sin() / theta.sin());
-    a.iter().zip(&b).map(|(x, y)| wa * x + wb * y).collect()
+    for i in 0..4 {
+        out[i] = wa * a4[i] + wb * b4[i];
+    }
 }
 
 /// Every node's world matrix with animation `animation` at time `t` (None: the rest pose).
