@@ -1,7 +1,7 @@
 // Generated bench models of varied structure, from a seed so every run (and every machine) gets the
 // same files: many small meshes sharing a few materials, one mesh placed by hundreds of nodes, a
 // skinned cylinder with an animation, boxes whose file is mostly animation keys, arms on cubic
-// splines, robots baked at 60 keys a second, and a textured grid. They cover the scene shapes where
+// splines, robots baked at 60 keys a second, a long take of 2 million keys, and a textured grid. They cover the scene shapes where
 // gltfpack's merging and instancing matter, which the corpus models barely do.
 import { crc32, deflateSync } from 'node:zlib'
 import { Document, type Material, NodeIO, type Primitive } from '@gltf-transform/core'
@@ -461,6 +461,54 @@ export function bakedRobots(robots = 3, joints = 5, keys = 300, seed = 11): Docu
           return [...axis.map((v) => v * s), c]
         }),
       )
+    }
+  }
+  return doc
+}
+
+/**
+ * A long take: `nodes` triangles each driven by a translation and a rotation track of `keys` LINEAR
+ * keys at 60 a second (slow sines, as a camera or a prop on a path): about 56 MB at the defaults,
+ * nearly all of it keys, to see what key reduction costs and gives on a file that size.
+ */
+export function longTake(nodes = 100, keys = 20_000): Document {
+  const doc = new Document()
+  const accessor = keyAccessors(doc)
+  const scene = doc.createScene()
+  const animation = doc.createAnimation('take')
+  const times = accessor(
+    'SCALAR',
+    Float32Array.from({ length: keys }, (_, k) => k / 60),
+  )
+  const triangle = doc
+    .createMesh('triangle')
+    .addPrimitive(
+      doc
+        .createPrimitive()
+        .setAttribute('POSITION', accessor('VEC3', new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]))),
+    )
+  for (let i = 0; i < nodes; i++) {
+    const node = doc.createNode(`prop-${i}`).setMesh(triangle)
+    scene.addChild(node)
+    const [translation, rotation] = [new Float32Array(keys * 3), new Float32Array(keys * 4)]
+    for (let k = 0; k < keys; k++) {
+      const t = k / 60
+      translation.set([Math.sin(t * 0.3 + i) * 5, Math.cos(t * 0.2) * 3, i], k * 3)
+      const angle = Math.sin(t * (0.5 + i / 100))
+      rotation.set([0, Math.sin(angle / 2), 0, Math.cos(angle / 2)], k * 4)
+    }
+    for (const [path, output] of [
+      ['translation', accessor('VEC3', translation)],
+      ['rotation', accessor('VEC4', rotation)],
+    ] as const) {
+      const sampler = doc
+        .createAnimationSampler()
+        .setInput(times)
+        .setOutput(output)
+        .setInterpolation('LINEAR')
+      animation
+        .addSampler(sampler)
+        .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler))
     }
   }
   return doc

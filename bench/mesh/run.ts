@@ -26,6 +26,7 @@ import {
   animatedBoxes,
   bakedRobots,
   instancedMesh,
+  longTake,
   manySmallMeshes,
   noisySphere,
   skinnedCylinder,
@@ -102,6 +103,9 @@ async function inputs(): Promise<string[]> {
     await generate('animated.glb', () => animatedBoxes()),
     await generate('animated-arms.glb', () => animatedArms()),
     await generate('baked-robots.glb', () => bakedRobots()),
+    await generate(quick ? 'long-take-200k.glb' : 'long-take.glb', () =>
+      longTake(100, quick ? 2_000 : 20_000),
+    ),
     await generate('textured.glb', () => texturedMeshes()),
   ]
   const corpusFiles = [

@@ -40,41 +40,86 @@ pub fn sample(s: &AnimationSampler, t: f32, rotation: bool) -> Vec<f32> {
 /// and `b`'s in-tangent over the whole span: glTF's tangents are per second.
 pub fn segment(s: &AnimationSampler, a: usize, b: usize, t: f32, rotation: bool) -> Vec<f32> {
     let mut value = vec![0.0; s.components];
-    segment_into(s, a, b, t, rotation, &mut value);
+    Segment::new(s, a, b, rotation).at(t, &mut value);
     value
 }
 
-/// `segment` into `out` (`s.components` long), for callers that evaluate millions of points.
-pub fn segment_into(s: &AnimationSampler, a: usize, b: usize, t: f32, rotation: bool, out: &mut [f32]) {
-    let n = s.components;
-    let cubic = s.interpolation == "CUBICSPLINE";
-    let stride = if cubic { 3 * n } else { n };
-    let at = |k: usize, part: usize| -> &[f32] { &s.output[k * stride + part * n..k * stride + (part + 1) * n] };
-    let dt = s.input[b] - s.input[a];
-    let u = if dt > 0.0 { ((t - s.input[a]) / dt).clamp(0.0, 1.0) } else { 0.0 };
-    let (from, to) = if cubic { (at(a, 1), at(b, 1)) } else { (at(a, 0), at(b, 0)) };
-    match s.interpolation.as_str() {
-        "STEP" => out.copy_from_slice(from),
-        "CUBICSPLINE" => {
-            let (out_tangent, in_tangent) = (at(a, 2), at(b, 0));
-            let (u2, u3) = (u * u, u * u * u);
-            for (i, o) in out.iter_mut().enumerate() {
-                *o = (2.0 * u3 - 3.0 * u2 + 1.0) * from[i]
-                    + (u3 - 2.0 * u2 + u) * dt * out_tangent[i]
-                    + (-2.0 * u3 + 3.0 * u2) * to[i]
-                    + (u3 - u2) * dt * in_tangent[i];
+/// The curve from key `a` straight to key `b` of a sampler (see `segment`), set up once for
+/// callers that evaluate it at many times: a spherical interpolation's ends and angle are worked
+/// out here, not at every point.
+pub struct Segment<'a> {
+    s: &'a AnimationSampler,
+    a: usize,
+    b: usize,
+    rotation: bool,
+    /// For a LINEAR rotation: both ends as unit quaternions on the same side, and the angle
+    /// between them (0: interpolate linearly and normalize, as for ends nearly the same).
+    slerp: Option<([f32; 4], [f32; 4], f32)>,
+}
+
+impl<'a> Segment<'a> {
+    pub fn new(s: &'a AnimationSampler, a: usize, b: usize, rotation: bool) -> Segment<'a> {
+        let n = s.components;
+        let slerp = (rotation && n == 4 && !matches!(s.interpolation.as_str(), "STEP" | "CUBICSPLINE")).then(|| {
+            let (from, to) = (&s.output[a * 4..a * 4 + 4], &s.output[b * 4..b * 4 + 4]);
+            let (mut a4, mut b4) = ([from[0], from[1], from[2], from[3]], [to[0], to[1], to[2], to[3]]);
+            normalize(&mut a4);
+            normalize(&mut b4);
+            let dot: f32 = a4.iter().zip(&b4).map(|(x, y)| x * y).sum();
+            if dot < 0.0 {
+                b4.iter_mut().for_each(|x| *x = -*x);
             }
-        }
-        _ if rotation && n == 4 => return slerp_into(from, to, u, out),
-        _ => {
-            for (i, o) in out.iter_mut().enumerate() {
-                *o = from[i] + (to[i] - from[i]) * u;
+            let theta = if dot.abs() > 0.9995 { 0.0 } else { dot.abs().min(1.0).acos() };
+            (a4, b4, theta)
+        });
+        Segment { s, a, b, rotation, slerp }
+    }
+
+    /// The value at time `t` into `out` (`components` long).
+    pub fn at(&self, t: f32, out: &mut [f32]) {
+        let Segment { s, a, b, rotation, .. } = *self;
+        let n = s.components;
+        let cubic = s.interpolation == "CUBICSPLINE";
+        let stride = if cubic { 3 * n } else { n };
+        let at = |k: usize, part: usize| -> &[f32] { &s.output[k * stride + part * n..k * stride + (part + 1) * n] };
+        let dt = s.input[b] - s.input[a];
+        let u = if dt > 0.0 { ((t - s.input[a]) / dt).clamp(0.0, 1.0) } else { 0.0 };
+        if let Some((a4, b4, theta)) = self.slerp {
+            if theta == 0.0 {
+                for i in 0..4 {
+                    out[i] = a4[i] + (b4[i] - a4[i]) * u;
+                }
+                return normalize(out);
+            }
+            let (wa, wb) = (((1.0 - u) * theta).sin() / theta.sin(), (u * theta).sin() / theta.sin());
+            for i in 0..4 {
+                out[i] = wa * a4[i] + wb * b4[i];
             }
             return;
         }
-    }
-    if rotation {
-        normalize(out);
+        let (from, to) = if cubic { (at(a, 1), at(b, 1)) } else { (at(a, 0), at(b, 0)) };
+        match s.interpolation.as_str() {
+            "STEP" => out.copy_from_slice(from),
+            "CUBICSPLINE" => {
+                let (out_tangent, in_tangent) = (at(a, 2), at(b, 0));
+                let (u2, u3) = (u * u, u * u * u);
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = (2.0 * u3 - 3.0 * u2 + 1.0) * from[i]
+                        + (u3 - 2.0 * u2 + u) * dt * out_tangent[i]
+                        + (-2.0 * u3 + 3.0 * u2) * to[i]
+                        + (u3 - u2) * dt * in_tangent[i];
+                }
+            }
+            _ => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = from[i] + (to[i] - from[i]) * u;
+                }
+                return;
+            }
+        }
+        if rotation {
+            normalize(out);
+        }
     }
 }
 
@@ -87,28 +132,6 @@ fn normalize(v: &mut [f32]) {
     let length = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if length > 0.0 && length.is_finite() {
         v.iter_mut().for_each(|x| *x /= length);
-    }
-}
-
-fn slerp_into(a: &[f32], b: &[f32], u: f32, out: &mut [f32]) {
-    let (mut a4, mut b4) = ([a[0], a[1], a[2], a[3]], [b[0], b[1], b[2], b[3]]);
-    normalize(&mut a4);
-    normalize(&mut b4);
-    let mut dot: f32 = a4.iter().zip(&b4).map(|(x, y)| x * y).sum();
-    if dot < 0.0 {
-        b4.iter_mut().for_each(|x| *x = -*x);
-    }
-    dot = dot.abs();
-    if dot > 0.9995 {
-        for i in 0..4 {
-            out[i] = a4[i] + (b4[i] - a4[i]) * u;
-        }
-        return normalize(out);
-    }
-    let theta = dot.min(1.0).acos();
-    let (wa, wb) = (((1.0 - u) * theta).sin() / theta.sin(), (u * theta).sin() / theta.sin());
-    for i in 0..4 {
-        out[i] = wa * a4[i] + wb * b4[i];
     }
 }
 

@@ -122,7 +122,7 @@ fn rotation_error(bits: i32) -> f64 {
 const REDUCTION_SHARE: f64 = 0.5;
 
 /// For each sampler of `animation`, the track without the keys it can do without
-/// (write/key_reduction.rs), judged by what the nodes it drives may be off by (`Scene::off_by`,
+/// (write/key_reduction.rs), judged by what the nodes it drives may be off by (`Scene::allowance`,
 /// the most demanding of its channels), with the steps its kept keys are stored at: the share of
 /// the tolerance the reduction did not spend. Morph weights and STEP tracks keep their keys. A
 /// LINEAR rotation spends no more than its finest storage (16 bits) leaves over.
@@ -143,7 +143,8 @@ fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTra
                 let angle = users.iter().map(|c| scene.allowed_angle(c.node)).fold(f64::INFINITY, f64::min);
                 budget = budget.min(1.0 - rotation_error(MAX_ROTATION_BITS) / angle);
             }
-            let off_by = |kept: &[f32], source: &[f32]| users.iter().map(|c| scene.off_by(c.node, &c.path, kept, source)).fold(0.0, f64::max);
+            let allowances: Vec<Allowance> = users.iter().map(|c| scene.allowance(c.node, &c.path)).collect();
+            let off_by = |kept: &[f32], source: &[f32]| allowances.iter().map(|a| a.off_by(kept, source)).fold(0.0, f64::max);
             match reduce(s, rotation, budget, off_by) {
                 Some(reduced) => {
                     *s = reduced.sampler;
@@ -232,6 +233,31 @@ fn key_steps(scene: &Scene, animation: &Animation, spent: &[f64]) -> Vec<f32> {
             }
         })
         .collect()
+}
+
+/// What one path of one node may be off by: a translation's length tolerance, a rotation's
+/// allowed angle, a scale's allowed relative change; nothing for anything else.
+#[derive(Clone, Copy)]
+enum Allowance {
+    Length(f64),
+    Angle(f64),
+    Scale(f64),
+    None,
+}
+
+impl Allowance {
+    /// How far `value` is from `reference`, in units of the allowance.
+    fn off_by(self, value: &[f32], reference: &[f32]) -> f64 {
+        let d = |k: usize| value[k] as f64 - reference[k] as f64;
+        match self {
+            Allowance::Length(length) => ratio((0..3).map(|k| d(k) * d(k)).sum::<f64>().sqrt(), length),
+            Allowance::Angle(angle) => ratio(angle_between(value, reference), angle),
+            Allowance::Scale(allowed) => {
+                (0..3).map(|k| ratio(d(k).abs(), allowed * (value[k] as f64).abs().max((reference[k] as f64).abs()))).fold(0.0, f64::max)
+            }
+            Allowance::None => ratio(value.iter().zip(reference).map(|(a, b)| (a - b).abs() as f64).fold(0.0, f64::max), 0.0),
+        }
+    }
 }
 
 /// The tolerances of one path of one node.
@@ -378,19 +404,13 @@ impl Scene {
         self.allowed / self.reach.get(node).copied().unwrap_or(0.0).max(self.allowed / SCALE_CAP)
     }
 
-    /// How far `value` is from `reference` for `node`'s `path`, in units of what the node may be
-    /// off by: a translation's length tolerance, a rotation's allowed angle, a scale's allowed
-    /// relative change (for anything else, any difference is too much).
-    fn off_by(&self, node: usize, path: &str, value: &[f32], reference: &[f32]) -> f64 {
-        let d = |k: usize| value[k] as f64 - reference[k] as f64;
+    /// What `node`'s `path` may be off by (`Allowance::off_by` measures against it).
+    fn allowance(&self, node: usize, path: &str) -> Allowance {
         match path {
-            "translation" => ratio((0..3).map(|k| d(k) * d(k)).sum::<f64>().sqrt(), self.length.get(node).copied().unwrap_or(0.0)),
-            "rotation" => ratio(angle_between(value, reference), self.allowed_angle(node)),
-            "scale" => {
-                let allowed = self.allowed_scale(node);
-                (0..3).map(|k| ratio(d(k).abs(), allowed * (value[k] as f64).abs().max((reference[k] as f64).abs()))).fold(0.0, f64::max)
-            }
-            _ => ratio(value.iter().zip(reference).map(|(a, b)| (a - b).abs() as f64).fold(0.0, f64::max), 0.0),
+            "translation" => Allowance::Length(self.length.get(node).copied().unwrap_or(0.0)),
+            "rotation" => Allowance::Angle(self.allowed_angle(node)),
+            "scale" => Allowance::Scale(self.allowed_scale(node)),
+            _ => Allowance::None,
         }
     }
 

@@ -19,7 +19,7 @@
 //! never one too few. The first and last keys always stay, so the track's duration does not
 //! change.
 use crate::model::AnimationSampler;
-use crate::pose::{segment, segment_into};
+use crate::pose::Segment;
 
 /// A track with fewer keys, and how much of the tolerance that cost.
 pub struct Reduced {
@@ -59,18 +59,23 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, off_by: impl Fn
         (false, false) => 1,
     };
     let n = s.components;
-    let times: Vec<f32> = (0..keys - 1)
-        .flat_map(|k| (0..per).map(move |j| s.input[k] + (s.input[k + 1] - s.input[k]) * j as f32 / per as f32))
-        .collect();
-    let source: Vec<f32> = times.iter().enumerate().flat_map(|(i, &t)| segment(s, i / per, i / per + 1, t, rotation)).collect();
+    let times: Vec<f32> = (0..keys - 1).flat_map(|k| (0..per).map(move |j| s.input[k] + (s.input[k + 1] - s.input[k]) * j as f32 / per as f32)).collect();
+    let mut source = vec![0.0f32; times.len() * n];
+    for (k, interval) in source.chunks_mut(per * n).enumerate() {
+        let curve = Segment::new(s, k, k + 1, rotation);
+        for (j, value) in interval.chunks_mut(n).enumerate() {
+            curve.at(times[k * per + j], value);
+        }
+    }
     // The largest error of the stretch from key a to key b over the points strictly inside it,
     // stopping at the first one over the budget.
     let kept_value = std::cell::RefCell::new(vec![0.0f32; n]);
     let error = |a: usize, b: usize| -> f64 {
         let mut worst = 0.0f64;
         let mut value = kept_value.borrow_mut();
+        let kept = Segment::new(s, a, b, rotation);
         for i in a * per + 1..b * per {
-            segment_into(s, a, b, times[i], rotation, &mut value);
+            kept.at(times[i], &mut value);
             let off = off_by(&value, &source[i * n..(i + 1) * n]);
             if off.is_nan() || off > budget {
                 return f64::INFINITY;
