@@ -191,13 +191,18 @@ describe('webhook endpoints, end to end', () => {
       },
       { timeout: 10_000, interval: 50 },
     )
-    for (const delivery of await deliveries(endpoint.id)) expect(delivery.last_status_code ?? 500).toBe(500)
+    const before = await deliveries(endpoint.id)
+    for (const delivery of before) expect(delivery.last_status_code ?? 500).toBe(500)
+    // One delivery or two: the first one's retries may fail three times before the second job
+    // ends (then its outcome already finds the endpoint disabled), or not (a loaded machine).
+    expect(before.length).toBeGreaterThanOrEqual(1)
+    expect(before.length).toBeLessThanOrEqual(2)
     // Nothing more is sent to it: later outcomes make no delivery.
     await runJob(alice)
     await new Promise((resolve) => setTimeout(resolve, 300))
     const log = await deliveries(endpoint.id)
     expect(log.filter((delivery) => delivery.status === 'pending')).toHaveLength(0)
-    expect(log).toHaveLength(2)
+    expect(log).toHaveLength(before.length)
   })
 
   it('tells once when a charge takes the balance below the price of the most used tool', async () => {
