@@ -30,9 +30,9 @@ pub struct Reduced {
 }
 
 /// The most source intervals one kept stretch spans. Judging a stretch costs a point per interval
-/// it spans, and its doubling search judges each interval about twice: without a cap a track that
-/// holds still for 100,000 keys costs that many points per try. Past 64 intervals a kept key costs
-/// under 2 % of what it replaces.
+/// it spans (or a few), and growing it by quarters judges it again at each step: without a cap a
+/// track that holds still for 100,000 keys costs that many points per try. Past 64 intervals a
+/// kept key costs under 2 % of what it replaces.
 const LONGEST_STRETCH: usize = 64;
 
 /// `s` without the keys its curve can do without (module comment): every point judged stays
