@@ -18,10 +18,21 @@ export function randomString(random: RandomSource, alphabet: string, length: num
   return out
 }
 
+const timeDigits = 9
+const timePrefix = (ms: number) =>
+  Math.max(0, Math.floor(ms)).toString(36).padStart(timeDigits, '0').slice(-timeDigits)
+
 export const jobIdPattern = /^j_[0-9a-z]{26}$/
 export const uploadIdPattern = /^up_[0-9a-z]{26}$/
 
-export const newJobId = (random: RandomSource) => `j_${randomString(random, base36, 26)}`
+/**
+ * A job id: its creation time (milliseconds, 9 base36 digits, good until the year 5138) then 17
+ * random characters (88 bits). Ids made later sort later, so job ids list in creation order and the
+ * stores' indexes over them grow at one end: a commit of many new jobs dirties one index page, not
+ * one per job.
+ */
+export const newJobId = (random: RandomSource, now: number) =>
+  `j_${timePrefix(now)}${randomString(random, base36, 26 - timeDigits)}`
 export const newUploadId = (random: RandomSource) => `up_${randomString(random, base36, 26)}`
 export const newAccountId = (random: RandomSource) => `acct_${randomString(random, base36, 20)}`
 export const newKeyId = (random: RandomSource) => `key_${randomString(random, base36, 20)}`

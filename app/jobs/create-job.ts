@@ -338,7 +338,7 @@ async function admitAndCreate(
       `${tool.id} takes files up to ${maxInputBytes(ctx.config, tool)} bytes.`,
     )
   }
-  const jobId = newJobId(ctx.random)
+  const jobId = newJobId(ctx.random, ctx.now())
   const requestHash = requestHashOf(tool.id, inputIdentity(ready), options)
   let input: JobInput
   try {

@@ -51,7 +51,7 @@ export async function quoteJob(
   requireAvailableTool(tool.id)
   const options = resolveOptions(tool, request.options)
   checkInputShape(tool, request.input)
-  const scratchId = newJobId(ctx.random)
+  const scratchId = newJobId(ctx.random, ctx.now())
   const ready = await readInput(ctx, tool, request.input, fetchPolicy)
   let measured: { units: number; extraUnits: number }
   try {

@@ -9,7 +9,7 @@
 // the figures; a run with any non-2xx answer is refused, since its numbers would measure errors.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -59,23 +59,57 @@ interface Server {
   pid: number
 }
 
-/** CPU seconds (user + system) the process has used so far, from /proc (Linux). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 a second on Linux).
+/** CPU seconds (user + system) of a /proc stat line: fields 14 and 15, in clock ticks (100 a second). */
+function statSeconds(stat: string): number {
+  const fields = stat.split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
-/** A run's result and the server's CPU time per answered request. */
+/** Node names its threads: the event loop, worker_threads (kiln's writers), V8's helpers (GC, JIT). */
+const threadKind = (comm: string) =>
+  comm === 'MainThread'
+    ? 'event loop'
+    : comm === 'WorkerThread'
+      ? 'worker threads'
+      : comm.startsWith('V8')
+        ? 'V8 helpers'
+        : 'other'
+
+/** CPU seconds the process has used so far, whole and per kind of thread, from /proc (Linux). */
+function cpuSeconds(pid: number): { total: number; threads: Map<string, number> } {
+  const threads = new Map<string, number>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const kind = threadKind(readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim())
+      const seconds = statSeconds(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'))
+      threads.set(kind, (threads.get(kind) ?? 0) + seconds)
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return { total: statSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8')), threads }
+}
+
+/** A run's result and the server's CPU time per answered request, whole and per kind of thread. */
 interface Measured {
   result: Result
   cpuUsPerRequest: number
+  threadsUsPerRequest: [kind: string, us: number][]
 }
 
 async function measure(server: Server, run: () => Promise<Result>): Promise<Measured> {
   const before = cpuSeconds(server.pid)
   const result = await run()
-  return { result, cpuUsPerRequest: ((cpuSeconds(server.pid) - before) * 1e6) / result.requests.total }
+  const after = cpuSeconds(server.pid)
+  const perRequest = (seconds: number) => (seconds * 1e6) / result.requests.total
+  return {
+    result,
+    cpuUsPerRequest: perRequest(after.total - before.total),
+    threadsUsPerRequest: [...after.threads].map(([kind, seconds]) => [
+      kind,
+      perRequest(seconds - (before.threads.get(kind) ?? 0)),
+    ]),
+  }
 }
 
 async function startKiln(port: number): Promise<Server> {
@@ -221,13 +255,17 @@ try {
   }
   const rows: string[] = []
   const medians: string[] = []
+  const threadRows: string[] = []
   // Kiln and bare back to back for each operation, so both see the same load from other processes,
   // and alternated `rounds` times: on a shared machine one pair can differ from the next by 2×.
   const compare = async (operation: string, onKiln: () => Promise<Result>, onBare: () => Promise<Result>) => {
     const ratios: number[] = []
     for (let round = 1; round <= rounds; round++) {
       const [k, b] = [await measure(kilnServer, onKiln), await measure(bareServer, onBare)]
-      rows.push(row(rounds > 1 ? `${operation} (${round})` : operation, k, b))
+      const label = rounds > 1 ? `${operation} (${round})` : operation
+      rows.push(row(label, k, b))
+      const byThread = k.threadsUsPerRequest.map(([kind, us]) => `${kind} ${Math.round(us)} µs`)
+      threadRows.push(`${label}: ${byThread.join(', ')}`)
       ratios.push(perSecond(k.result) / perSecond(b.result))
     }
     ratios.sort((x, y) => x - y)
@@ -264,6 +302,8 @@ try {
   for (const line of rows) console.log(line)
   console.log('')
   for (const line of medians) console.log(line)
+  console.log("\nKiln's CPU per request by thread (whole-tick resolution of /proc):")
+  for (const line of threadRows) console.log(line)
 } finally {
   for (const child of children) child.kill('SIGTERM')
   await Promise.all(children.map((child) => (child.exitCode === null ? once(child, 'exit') : null)))

@@ -132,8 +132,18 @@ describe('tool catalog', () => {
 
 describe('ids', () => {
   it('job and upload ids have the spec shape', () => {
-    expect(newJobId(randomBytes)).toMatch(jobIdPattern)
+    expect(newJobId(randomBytes, Date.now())).toMatch(jobIdPattern)
     expect(newUploadId(randomBytes)).toMatch(uploadIdPattern)
+  })
+
+  it('job ids sort by creation time, and ids made in the same millisecond differ', () => {
+    const times = [0, 1, 35, 36, 1_700_000_000_000, Date.parse('2026-11-27T18:00:00Z'), 36 ** 9 - 1]
+    const ids = times.map((ms) => newJobId(randomBytes, ms))
+    for (const id of ids) expect(id).toMatch(jobIdPattern)
+    expect([...ids].sort()).toEqual(ids)
+    const sameTime = Array.from({ length: 1000 }, () => newJobId(randomBytes, times[4]!))
+    expect(new Set(sameTime).size).toBe(1000)
+    expect(new Set(sameTime.map((id) => id.slice(0, 11))).size).toBe(1)
   })
 
   it('secrets carry the fixed prefix and 43 base62 characters', () => {
