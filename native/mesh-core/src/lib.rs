@@ -12,6 +12,7 @@ pub mod archive;
 pub mod bake;
 pub mod debris;
 pub mod empty_nodes;
+pub mod in_parallel;
 pub mod equal_keys;
 pub mod instancing;
 pub mod merge;

@@ -45,63 +45,81 @@ pub fn segment(s: &AnimationSampler, a: usize, b: usize, t: f32, rotation: bool)
 }
 
 /// The curve from key `a` straight to key `b` of a sampler (see `segment`), set up once for
-/// callers that evaluate it at many times: a spherical interpolation's ends and angle are worked
-/// out here, not at every point.
+/// callers that evaluate it at many times: its kind, ends and span, and a spherical
+/// interpolation's ends and angle, are worked out here, not at every point.
 pub struct Segment<'a> {
-    s: &'a AnimationSampler,
-    a: usize,
-    b: usize,
-    rotation: bool,
-    /// For a LINEAR rotation: both ends as unit quaternions on the same side, and the angle
-    /// between them (0: interpolate linearly and normalize, as for ends nearly the same).
-    slerp: Option<([f32; 4], [f32; 4], f32)>,
+    /// The start key's time and the span to the end key's.
+    t0: f32,
+    dt: f32,
+    curve: Curve<'a>,
+}
+
+enum Curve<'a> {
+    /// The start's value (a rotation normalized).
+    Step(&'a [f32], bool),
+    Linear(&'a [f32], &'a [f32]),
+    /// Values and the tangents that shape the span: the start's out-tangent, the end's in-tangent.
+    Cubic { from: &'a [f32], to: &'a [f32], out_tangent: &'a [f32], in_tangent: &'a [f32], rotation: bool },
+    /// A LINEAR rotation: both ends as unit quaternions on the same side, the angle between them
+    /// (0: interpolate linearly and normalize, as for ends nearly the same) and its sine.
+    Slerp([f32; 4], [f32; 4], f32, f32),
 }
 
 impl<'a> Segment<'a> {
     pub fn new(s: &'a AnimationSampler, a: usize, b: usize, rotation: bool) -> Segment<'a> {
         let n = s.components;
-        let slerp = (rotation && n == 4 && !matches!(s.interpolation.as_str(), "STEP" | "CUBICSPLINE")).then(|| {
-            let (from, to) = (&s.output[a * 4..a * 4 + 4], &s.output[b * 4..b * 4 + 4]);
-            let (mut a4, mut b4) = ([from[0], from[1], from[2], from[3]], [to[0], to[1], to[2], to[3]]);
-            normalize(&mut a4);
-            normalize(&mut b4);
-            let dot: f32 = a4.iter().zip(&b4).map(|(x, y)| x * y).sum();
-            if dot < 0.0 {
-                b4.iter_mut().for_each(|x| *x = -*x);
+        let cubic = s.interpolation == "CUBICSPLINE";
+        let stride = if cubic { 3 * n } else { n };
+        let at = |k: usize, part: usize| -> &'a [f32] { &s.output[k * stride + part * n..k * stride + (part + 1) * n] };
+        let curve = match s.interpolation.as_str() {
+            "STEP" => Curve::Step(at(a, 0), rotation),
+            "CUBICSPLINE" => Curve::Cubic { from: at(a, 1), to: at(b, 1), out_tangent: at(a, 2), in_tangent: at(b, 0), rotation },
+            _ if rotation && n == 4 => {
+                let (from, to) = (at(a, 0), at(b, 0));
+                let (mut a4, mut b4) = ([from[0], from[1], from[2], from[3]], [to[0], to[1], to[2], to[3]]);
+                normalize(&mut a4);
+                normalize(&mut b4);
+                let dot: f32 = a4.iter().zip(&b4).map(|(x, y)| x * y).sum();
+                if dot < 0.0 {
+                    b4.iter_mut().for_each(|x| *x = -*x);
+                }
+                let theta = if dot.abs() > 0.9995 { 0.0 } else { dot.abs().min(1.0).acos() };
+                Curve::Slerp(a4, b4, theta, theta.sin())
             }
-            let theta = if dot.abs() > 0.9995 { 0.0 } else { dot.abs().min(1.0).acos() };
-            (a4, b4, theta)
-        });
-        Segment { s, a, b, rotation, slerp }
+            _ => Curve::Linear(at(a, 0), at(b, 0)),
+        };
+        Segment { t0: s.input[a], dt: s.input[b] - s.input[a], curve }
     }
 
     /// The value at time `t` into `out` (`components` long).
     pub fn at(&self, t: f32, out: &mut [f32]) {
-        let Segment { s, a, b, rotation, .. } = *self;
-        let n = s.components;
-        let cubic = s.interpolation == "CUBICSPLINE";
-        let stride = if cubic { 3 * n } else { n };
-        let at = |k: usize, part: usize| -> &[f32] { &s.output[k * stride + part * n..k * stride + (part + 1) * n] };
-        let dt = s.input[b] - s.input[a];
-        let u = if dt > 0.0 { ((t - s.input[a]) / dt).clamp(0.0, 1.0) } else { 0.0 };
-        if let Some((a4, b4, theta)) = self.slerp {
-            if theta == 0.0 {
-                for i in 0..4 {
-                    out[i] = a4[i] + (b4[i] - a4[i]) * u;
+        let dt = self.dt;
+        let u = if dt > 0.0 { ((t - self.t0) / dt).clamp(0.0, 1.0) } else { 0.0 };
+        match self.curve {
+            Curve::Step(from, rotation) => {
+                out.copy_from_slice(from);
+                if rotation {
+                    normalize(out);
                 }
-                return normalize(out);
             }
-            let (wa, wb) = (((1.0 - u) * theta).sin() / theta.sin(), (u * theta).sin() / theta.sin());
-            for i in 0..4 {
-                out[i] = wa * a4[i] + wb * b4[i];
+            Curve::Linear(from, to) => {
+                for ((o, f), t) in out.iter_mut().zip(from).zip(to) {
+                    *o = f + (t - f) * u;
+                }
             }
-            return;
-        }
-        let (from, to) = if cubic { (at(a, 1), at(b, 1)) } else { (at(a, 0), at(b, 0)) };
-        match s.interpolation.as_str() {
-            "STEP" => out.copy_from_slice(from),
-            "CUBICSPLINE" => {
-                let (out_tangent, in_tangent) = (at(a, 2), at(b, 0));
+            Curve::Slerp(a4, b4, theta, sine) => {
+                if theta == 0.0 {
+                    for i in 0..4 {
+                        out[i] = a4[i] + (b4[i] - a4[i]) * u;
+                    }
+                    return normalize(out);
+                }
+                let (wa, wb) = (((1.0 - u) * theta).sin() / sine, (u * theta).sin() / sine);
+                for i in 0..4 {
+                    out[i] = wa * a4[i] + wb * b4[i];
+                }
+            }
+            Curve::Cubic { from, to, out_tangent, in_tangent, rotation } => {
                 let (u2, u3) = (u * u, u * u * u);
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = (2.0 * u3 - 3.0 * u2 + 1.0) * from[i]
@@ -109,16 +127,10 @@ impl<'a> Segment<'a> {
                         + (-2.0 * u3 + 3.0 * u2) * to[i]
                         + (u3 - u2) * dt * in_tangent[i];
                 }
-            }
-            _ => {
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = from[i] + (to[i] - from[i]) * u;
+                if rotation {
+                    normalize(out);
                 }
-                return;
             }
-        }
-        if rotation {
-            normalize(out);
         }
     }
 }

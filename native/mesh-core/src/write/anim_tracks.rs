@@ -32,8 +32,9 @@
 //!
 //! Morph `weights` tracks are held to no tolerance (a weight's effect depends on its target's
 //! deltas) and are only collapsed when exactly constant; they are never dropped as "at rest".
-use super::key_reduction::reduce;
+use super::key_reduction::{reduce, Gap};
 use super::nodes::decompose;
+use crate::in_parallel;
 use crate::math::{mul, transform_point, Bounds};
 use crate::model::{Animation, AnimationSampler, Channel, Model, IDENTITY};
 
@@ -127,31 +128,40 @@ const REDUCTION_SHARE: f64 = 0.5;
 /// the tolerance the reduction did not spend. Morph weights and STEP tracks keep their keys. A
 /// LINEAR rotation spends no more than its finest storage (16 bits) leaves over.
 fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTrack>> {
+    // Tracks are judged apart from each other, over the machine's cores when they are long.
+    let indices: Vec<usize> = (0..animation.samplers.len()).collect();
+    let work = animation.samplers.iter().map(|s| s.input.len()).sum();
+    let reduced = in_parallel::map(&indices, work, |&i| {
+        let s = &animation.samplers[i];
+        let users: Vec<&Channel> = animation.channels.iter().filter(|c| c.sampler == i).collect();
+        if users.is_empty() || users.iter().any(|c| !matches!(c.path.as_str(), "translation" | "rotation" | "scale")) {
+            return None;
+        }
+        let rotation = users.iter().any(|c| c.path == "rotation");
+        let mut budget = REDUCTION_SHARE;
+        if rotation && s.interpolation != "CUBICSPLINE" {
+            let angle = users.iter().map(|c| scene.allowed_angle(c.node)).fold(f64::INFINITY, f64::min);
+            budget = budget.min(1.0 - rotation_error(MAX_ROTATION_BITS) / angle);
+        }
+        let allowances: Vec<Allowance> = users.iter().map(|c| scene.allowance(c.node, &c.path)).collect();
+        // One channel (the usual case) is judged by its allowance's cheap gap; a sampler that
+        // drives several by the most demanding of them, in units.
+        match allowances[..] {
+            [allowance] => reduce(s, rotation, budget, allowance),
+            _ => reduce(s, rotation, budget, |kept: &[f32], source: &[f32]| allowances.iter().map(|a| a.off_by(kept, source)).fold(0.0, f64::max)),
+        }
+    });
     let mut shorter = animation.clone();
     let spent: Vec<f64> = shorter
         .samplers
         .iter_mut()
-        .enumerate()
-        .map(|(i, s)| {
-            let users: Vec<&Channel> = animation.channels.iter().filter(|c| c.sampler == i).collect();
-            if users.is_empty() || users.iter().any(|c| !matches!(c.path.as_str(), "translation" | "rotation" | "scale")) {
-                return 0.0;
+        .zip(reduced)
+        .map(|(s, reduced)| match reduced {
+            Some(reduced) => {
+                *s = reduced.sampler;
+                reduced.spent
             }
-            let rotation = users.iter().any(|c| c.path == "rotation");
-            let mut budget = REDUCTION_SHARE;
-            if rotation && s.interpolation != "CUBICSPLINE" {
-                let angle = users.iter().map(|c| scene.allowed_angle(c.node)).fold(f64::INFINITY, f64::min);
-                budget = budget.min(1.0 - rotation_error(MAX_ROTATION_BITS) / angle);
-            }
-            let allowances: Vec<Allowance> = users.iter().map(|c| scene.allowance(c.node, &c.path)).collect();
-            let off_by = |kept: &[f32], source: &[f32]| allowances.iter().map(|a| a.off_by(kept, source)).fold(0.0, f64::max);
-            match reduce(s, rotation, budget, off_by) {
-                Some(reduced) => {
-                    *s = reduced.sampler;
-                    reduced.spent
-                }
-                None => 0.0,
-            }
+            None => 0.0,
         })
         .collect();
     let steps = key_steps(scene, &shorter, &spent);
@@ -256,6 +266,39 @@ impl Allowance {
                 (0..3).map(|k| ratio(d(k).abs(), allowed * (value[k] as f64).abs().max((reference[k] as f64).abs()))).fold(0.0, f64::max)
             }
             Allowance::None => ratio(value.iter().zip(reference).map(|(a, b)| (a - b).abs() as f64).fold(0.0, f64::max), 0.0),
+        }
+    }
+}
+
+/// An allowance as key reduction's gap: for lengths the squared distance, for angles how far
+/// apart the two quaternions are on the unit sphere (1 − |cos|, before any square root or
+/// arcsine), so a stretch's points are judged without either.
+impl Gap for Allowance {
+    fn size(&self, kept: &[f32], source: &[f32]) -> f64 {
+        match *self {
+            Allowance::Length(_) => (0..3).map(|k| (kept[k] as f64 - source[k] as f64).powi(2)).sum(),
+            Allowance::Angle(_) => {
+                let dot = |a: &[f32], b: &[f32]| (0..4).map(|k| a[k] as f64 * b[k] as f64).sum::<f64>();
+                1.0 - dot(kept, source).abs() / (dot(kept, kept) * dot(source, source)).sqrt()
+            }
+            _ => self.off_by(kept, source),
+        }
+    }
+
+    fn units(&self, size: f64) -> f64 {
+        match *self {
+            Allowance::Length(length) => ratio(size.sqrt(), length),
+            // 1 − cos of half the rotation angle θ is 2·sin²(θ/4).
+            Allowance::Angle(angle) => ratio(4.0 * (size.max(0.0) / 2.0).sqrt().min(1.0).asin(), angle),
+            _ => size,
+        }
+    }
+
+    fn size_within(&self, units: f64) -> f64 {
+        match *self {
+            Allowance::Length(length) => (units * length).powi(2),
+            Allowance::Angle(angle) => 2.0 * (units * angle / 4.0).min(std::f64::consts::FRAC_PI_2).sin().powi(2),
+            _ => units,
         }
     }
 }
@@ -471,7 +514,14 @@ fn values(s: &AnimationSampler) -> impl Iterator<Item = &[f32]> {
 
 /// Whether the whole curve of `s` stays within tolerance of `reference`.
 fn stays_at(s: &AnimationSampler, path: &str, tol: Tolerance, reference: &[f32]) -> bool {
-    let keys = values(s).map(|v| key_error(path, tol, v, reference)).fold(0.0, f64::max);
+    // Most moving tracks leave the tolerance within a few keys: no need to measure the rest.
+    let mut keys = 0.0f64;
+    for v in values(s) {
+        keys = keys.max(key_error(path, tol, v, reference));
+        if keys > 1.0 {
+            return false;
+        }
+    }
     let pull = if s.interpolation == "CUBICSPLINE" {
         let c = s.components;
         let dt = s.input.windows(2).map(|w| (w[1] - w[0]) as f64).fold(0.0, f64::max);
@@ -822,5 +872,46 @@ mod tests {
         let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), 14, true);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
+    }
+
+    #[test]
+    fn an_allowance_judges_by_its_cheap_gap_as_it_measures() {
+        // Quaternions a small turn apart (about several axes, not unit length, on either side)
+        // and vectors apart by various lengths: the gap's units are what off_by measures, and the
+        // gap within a number of units is where off_by reaches it.
+        let turn = |angle: f32, axis: [f32; 3], scale: f32| {
+            let (s, c) = ((angle / 2.0).sin(), (angle / 2.0).cos());
+            [axis[0] * s * scale, axis[1] * s * scale, axis[2] * s * scale, c * scale]
+        };
+        let angle = Allowance::Angle(1e-3);
+        let length = Allowance::Length(2e-3);
+        for (i, theta) in [0.0f32, 1e-4, 5e-4, 1e-3, 3e-3, 0.1, 1.0, 3.0].into_iter().enumerate() {
+            let axis = [[0.0, 1.0, 0.0], [0.6, 0.0, 0.8], [0.48, 0.6, 0.64]][i % 3];
+            let base = turn(0.3, [0.0, 0.0, 1.0], 1.0);
+            let [x1, y1, z1, w1] = base;
+            let [x2, y2, z2, w2] = turn(theta, axis, 1.0);
+            // The Hamilton product base · turn: base turned further by theta about axis.
+            let other = [
+                w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+                w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+                w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+            ];
+            let flipped = other.map(|v| -2.0 * v);
+            for kept in [other, flipped] {
+                let (size, units) = (angle.size(&kept, &base), angle.off_by(&kept, &base));
+                assert!((angle.units(size) - units).abs() <= 1e-3 * units.max(1.0), "{theta}: {} against {units}", angle.units(size));
+                let within = angle.size_within(units);
+                assert!(units == 0.0 || (within - size).abs() <= 1e-3 * size.max(1e-12) + 1e-15, "{theta}: {within} against {size}");
+            }
+            let moved = [theta, -theta / 2.0, theta * 3.0];
+            let (size, units) = (length.size(&moved, &[0.0; 3]), length.off_by(&moved, &[0.0; 3]));
+            assert!((length.units(size) - units).abs() <= 1e-9 * units.max(1.0));
+            assert!((length.size_within(units) - size).abs() <= 1e-9 * size.max(1e-12));
+        }
+        // A zero-length quaternion cannot be compared: never within any budget.
+        assert!(angle.size(&[0.0; 4], &[0.0, 0.0, 0.0, 1.0]).is_nan());
+        // Nothing may move: any gap is past the budget.
+        assert!(Allowance::Length(0.0).size_within(0.5) == 0.0 && Allowance::Length(0.0).units(1e-12).is_infinite());
     }
 }

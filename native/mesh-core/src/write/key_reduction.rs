@@ -15,7 +15,8 @@
 //! to `LONGEST_STRETCH` source intervals), searched from the last stretch's length (neighbouring
 //! stretches of one motion need about the same), grown by quarters while it holds or shrunk by
 //! quarters until it does, so a stretch ends within about a quarter of the longest that would
-//! hold there. Every stretch kept is judged in full: the search may keep a key more than needed,
+//! hold there. Each stretch is judged from its middle point on, where a stretch too long for its
+//! curve usually parts from it first, so a try that fails mostly costs one point. Every stretch kept is judged in full: the search may keep a key more than needed,
 //! never one too few. The first and last keys always stay, so the track's duration does not
 //! change.
 use crate::model::AnimationSampler;
@@ -29,6 +30,32 @@ pub struct Reduced {
     pub spent: f64,
 }
 
+/// How far a kept curve's value is from the source's. Judging a stretch compares many points with
+/// a budget, so the comparison is made on a figure that is cheap to work out and grows with the
+/// error (`size`: a squared distance, say, where the error is its root); only the largest one
+/// kept is turned into units of the tolerance. Any `Fn(kept, source) -> units` is a gap whose size
+/// is its units.
+pub trait Gap {
+    /// A figure that grows with the error of `kept` against `source` (NaN: not comparable).
+    fn size(&self, kept: &[f32], source: &[f32]) -> f64;
+    /// A size in units of the tolerance.
+    fn units(&self, size: f64) -> f64;
+    /// The largest size within `units` of the tolerance.
+    fn size_within(&self, units: f64) -> f64;
+}
+
+impl<F: Fn(&[f32], &[f32]) -> f64> Gap for F {
+    fn size(&self, kept: &[f32], source: &[f32]) -> f64 {
+        self(kept, source)
+    }
+    fn units(&self, size: f64) -> f64 {
+        size
+    }
+    fn size_within(&self, units: f64) -> f64 {
+        units
+    }
+}
+
 /// The most source intervals one kept stretch spans. Judging a stretch costs a point per interval
 /// it spans (or a few), and growing it by quarters judges it again at each step: without a cap a
 /// track that holds still for 100,000 keys costs that many points per try. Past 64 intervals a
@@ -36,10 +63,10 @@ pub struct Reduced {
 const LONGEST_STRETCH: usize = 64;
 
 /// `s` without the keys its curve can do without (module comment): every point judged stays
-/// within `budget` of the source curve, as `off_by(kept, source)` measures (1: the whole
-/// tolerance). None when no key can go or a value is not finite. Whether the shorter track is
-/// worth its finer storage and key times of its own is the writer's call (write/skin.rs).
-pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, off_by: impl Fn(&[f32], &[f32]) -> f64) -> Option<Reduced> {
+/// within `budget` of the source curve, as `gap` measures it (1: the whole tolerance). None when
+/// no key can go or a value is not finite. Whether the shorter track is worth its finer storage
+/// and key times of its own is the writer's call (write/skin.rs).
+pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) -> Option<Reduced> {
     let cubic = s.interpolation == "CUBICSPLINE";
     let stride = if cubic { 3 * s.components } else { s.components };
     let keys = s.input.len();
@@ -67,20 +94,25 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, off_by: impl Fn
             curve.at(times[k * per + j], value);
         }
     }
-    // The largest error of the stretch from key a to key b over the points strictly inside it,
-    // stopping at the first one over the budget.
+    // The largest gap (its size) of the stretch from key a to key b over the points strictly
+    // inside it, stopping at the first one over the budget. The middle point goes first: a
+    // stretch too long for its curve usually parts from it most there, so most stretches that
+    // fail are told after one point.
+    let limit = gap.size_within(budget);
     let kept_value = std::cell::RefCell::new(vec![0.0f32; n]);
     let error = |a: usize, b: usize| -> f64 {
         let mut worst = 0.0f64;
         let mut value = kept_value.borrow_mut();
         let kept = Segment::new(s, a, b, rotation);
-        for i in a * per + 1..b * per {
+        let (first, end) = (a * per + 1, b * per);
+        let middle = (first < end).then_some((first + end) / 2);
+        for i in middle.into_iter().chain(first..end) {
             kept.at(times[i], &mut value);
-            let off = off_by(&value, &source[i * n..(i + 1) * n]);
-            if off.is_nan() || off > budget {
+            let size = gap.size(&value, &source[i * n..(i + 1) * n]);
+            if size.is_nan() || size > limit {
                 return f64::INFINITY;
             }
-            worst = worst.max(off);
+            worst = worst.max(size);
         }
         worst
     };
@@ -90,31 +122,35 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, off_by: impl Fn
     let (mut a, mut guess, mut spent) = (0, 2, 0.0f64);
     let quarter = |length: usize| (length / 4).max(1);
     while a < last {
-        // The longest stretch from `a`, searched near the last one's length: grown by quarters
-        // while it holds (up to the end or LONGEST_STRETCH), or shrunk by quarters until it does.
+        // The longest stretch from `a`, searched near the last one's length: a quarter longer
+        // first (neighbouring stretches of one motion need about the same, so this usually fails
+        // at its middle point, cheaply), grown on by quarters while it holds (up to the end or
+        // LONGEST_STRETCH); else the last one's length, then shorter by quarters until one holds.
         // A stretch of one interval has nothing inside to judge: it always holds.
         let span = |length: usize| (a + length).min(last) - a;
-        let mut length = span(guess.min(LONGEST_STRETCH));
+        let same = span(guess.min(LONGEST_STRETCH));
+        let mut length = span((guess + quarter(guess)).min(LONGEST_STRETCH));
         let mut held = (1, 0.0);
         let first = error(a, a + length);
-        if first <= budget {
+        if first <= limit {
             held = (length, first);
             while a + length < last && length < LONGEST_STRETCH {
                 length = span((length + quarter(length)).min(LONGEST_STRETCH));
                 let e = error(a, a + length);
-                if e > budget {
+                if e > limit {
                     break;
                 }
                 held = (length, e);
             }
         } else {
+            length = if same < length { same } else { length - quarter(length) };
             while length > 1 {
-                length -= quarter(length);
-                let e = if length > 1 { error(a, a + length) } else { 0.0 };
-                if e <= budget {
+                let e = error(a, a + length);
+                if e <= limit {
                     held = (length, e);
                     break;
                 }
+                length -= quarter(length);
             }
         }
         kept.push(a + held.0);
@@ -127,7 +163,7 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, off_by: impl Fn
     }
     let input = kept.iter().map(|&k| s.input[k]).collect();
     let output = kept.iter().flat_map(|&k| s.output[k * stride..(k + 1) * stride].iter().copied()).collect();
-    Some(Reduced { sampler: AnimationSampler { input, output, ..s.clone() }, spent })
+    Some(Reduced { sampler: AnimationSampler { input, output, ..s.clone() }, spent: gap.units(spent) })
 }
 
 #[cfg(test)]
@@ -155,7 +191,7 @@ mod tests {
         let input: Vec<f32> = (0..20).map(|k| k as f32 / 10.0).collect();
         let output = (0..20).flat_map(|k| if k < 10 { [k as f32, 0.0, 0.0] } else { [9.0, (k - 9) as f32, 0.0] }).collect();
         let s = linear(input, output);
-        let r = reduce(&s, false, 0.5, |a, b| distance(a, b) / 1e-3).unwrap();
+        let r = reduce(&s, false, 0.5, |a: &[f32], b: &[f32]| distance(a, b) / 1e-3).unwrap();
         // The ends and the corner stay; the search (by quarters of a stretch) may keep one more.
         let kept = &r.sampler.input;
         assert!(kept.len() <= 4 && kept.contains(&0.9), "{kept:?}");
@@ -171,16 +207,41 @@ mod tests {
         let output: Vec<f32> = input.iter().flat_map(|&t| [(2.0 * t).sin(), (3.0 * t).cos(), 0.5 * t]).collect();
         let s = linear(input.clone(), output);
         for tolerance in [1e-1, 2e-2] {
-            let r = reduce(&s, false, 0.5, |a, b| distance(a, b) / tolerance).unwrap();
+            let r = reduce(&s, false, 0.5, |a: &[f32], b: &[f32]| distance(a, b) / tolerance).unwrap();
             assert!(r.sampler.input.len() < 97 && r.sampler.input.len() > 3, "{} keys at {tolerance}", r.sampler.input.len());
             assert!(r.spent <= 0.5);
             assert_eq!((r.sampler.input[0], r.sampler.input.last()), (0.0, input.last()), "the span stays");
             let gap = largest_gap(&r.sampler, &s, false);
             assert!(gap <= 0.5 * tolerance, "{gap} against {tolerance}");
         }
-        let coarse = reduce(&s, false, 0.5, |a, b| distance(a, b) / 1e-1).unwrap().sampler.input.len();
-        let fine = reduce(&s, false, 0.5, |a, b| distance(a, b) / 2e-2).unwrap().sampler.input.len();
+        let coarse = reduce(&s, false, 0.5, |a: &[f32], b: &[f32]| distance(a, b) / 1e-1).unwrap().sampler.input.len();
+        let fine = reduce(&s, false, 0.5, |a: &[f32], b: &[f32]| distance(a, b) / 2e-2).unwrap().sampler.input.len();
         assert!(coarse < fine, "{coarse} keys at the coarser tolerance, {fine} at the finer");
+    }
+
+    #[test]
+    fn a_gap_judged_by_a_cheaper_size_keeps_the_same_keys_as_one_in_units() {
+        struct Squared(f64);
+        impl Gap for Squared {
+            fn size(&self, kept: &[f32], source: &[f32]) -> f64 {
+                distance(kept, source).powi(2)
+            }
+            fn units(&self, size: f64) -> f64 {
+                size.sqrt() / self.0
+            }
+            fn size_within(&self, units: f64) -> f64 {
+                (units * self.0).powi(2)
+            }
+        }
+        let input: Vec<f32> = (0..500).map(|k| k as f32 / 60.0).collect();
+        let output: Vec<f32> = input.iter().flat_map(|&t| [(1.3 * t).sin(), (0.7 * t).cos() * 2.0, t * t]).collect();
+        let s = linear(input, output);
+        for tolerance in [1e-1, 1e-2, 1e-3] {
+            let by_units = reduce(&s, false, 0.5, |a: &[f32], b: &[f32]| distance(a, b) / tolerance).unwrap();
+            let by_size = reduce(&s, false, 0.5, Squared(tolerance)).unwrap();
+            assert_eq!(by_size.sampler, by_units.sampler, "at {tolerance}");
+            assert!((by_size.spent - by_units.spent).abs() < 1e-9, "{} against {}", by_size.spent, by_units.spent);
+        }
     }
 
     #[test]
@@ -201,7 +262,7 @@ mod tests {
         let s = AnimationSampler { input, output, components: 4, interpolation: "CUBICSPLINE".into() };
         let angle = super::super::anim_tracks::angle_between;
         let tolerance = 1e-4;
-        let r = reduce(&s, true, 0.5, |a, b| angle(a, b) / tolerance).unwrap();
+        let r = reduce(&s, true, 0.5, |a: &[f32], b: &[f32]| angle(a, b) / tolerance).unwrap();
         assert!(r.sampler.input.len() <= 48, "{} of 97 keys", r.sampler.input.len());
         assert_eq!(r.sampler.output.len(), r.sampler.input.len() * 12, "keys keep their tangents");
         let (first, last) = (0.0f32, 4.0f32);
@@ -217,7 +278,7 @@ mod tests {
         // A zigzag: every key is a corner.
         let input: Vec<f32> = (0..10).map(|k| k as f32).collect();
         let output = (0..10).flat_map(|k| [(k % 2) as f32, 0.0, 0.0]).collect();
-        assert!(reduce(&linear(input.clone(), output), false, 0.5, |a, b| distance(a, b) / 1e-3).is_none());
+        assert!(reduce(&linear(input.clone(), output), false, 0.5, |a: &[f32], b: &[f32]| distance(a, b) / 1e-3).is_none());
         let step = AnimationSampler { interpolation: "STEP".into(), ..linear(input.clone(), vec![0.0; 30]) };
         assert!(reduce(&step, false, 0.5, distance).is_none(), "STEP tracks are left alone");
         let broken = linear(input, [vec![f32::NAN; 3], vec![0.0; 27]].concat());

@@ -14,6 +14,7 @@ use super::anim_tracks::visible_tracks;
 use super::compact_json::short_f32s;
 use super::glb::{encode_vertices, Builder, Data, Slot};
 use super::quantize::{mantissa_bits, Grid};
+use crate::in_parallel;
 use crate::model::{AnimationSampler, Model, Primitive, Skin};
 use meshopt::EncodeExpMode;
 use serde_json::{json, Value};
@@ -219,13 +220,27 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
         .iter()
         .zip(tracks.key_steps.iter().zip(&tracks.rotation_bits).zip(&tracks.reduced))
         .map(|(animation, ((steps, rotation_bits), reduced))| {
+            // Each track stored both ways where it could lose keys, with what each takes (the
+            // codec's work), over the machine's cores when the tracks are long.
+            let indices: Vec<usize> = (0..animation.samplers.len()).collect();
+            let work = animation.samplers.iter().map(|s| s.output.len()).sum();
+            let mut forms = in_parallel::map(&indices, work, |&i| {
+                let morph_weights = animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
+                let full = stored_output(compress, &animation.samplers[i], morph_weights, steps[i], rotation_bits[i]);
+                let short = reduced[i].as_ref().map(|r| {
+                    let short = stored_output(compress, &r.sampler, morph_weights, r.key_step, r.rotation_bits);
+                    let size = short.size(compress);
+                    (short, size)
+                });
+                let size = if short.is_some() { full.size(compress) } else { 0 };
+                Some(((full, size), short))
+            });
             let samplers: Vec<Value> = animation
                 .samplers
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
-                    let morph_weights = animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
-                    let full = stored_output(compress, s, morph_weights, steps[i], rotation_bits[i]);
+                    let ((full, full_size), short) = forms[i].take().expect("each track is written once");
                     // A track that can lose keys is written the way that takes fewer bytes, its
                     // key times included (the full track's are usually shared with other tracks,
                     // the shorter track's are its own): on tracks baked at a steady rate the codec
@@ -240,15 +255,12 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                         let stored = if compress { encode_vertices(&bytes, 4).len() } else { bytes.len() };
                         (stored + ACCESSOR_JSON) / sharing.get(&key).copied().unwrap_or(1).max(1)
                     };
-                    let (s, stored) = match &reduced[i] {
-                        Some(r) => {
-                            let short = stored_output(compress, &r.sampler, morph_weights, r.key_step, r.rotation_bits);
-                            match short.size(compress) + times_cost(&r.sampler.input) < full.size(compress) + times_cost(&s.input) {
-                                true => (&r.sampler, short),
-                                false => (s, full),
-                            }
-                        }
-                        None => (s, full),
+                    let (s, stored) = match (&reduced[i], short) {
+                        (Some(r), Some((short, short_size))) => match short_size + times_cost(&r.sampler.input) < full_size + times_cost(&s.input) {
+                            true => (&r.sampler, short),
+                            false => (s, full),
+                        },
+                        _ => (s, full),
                     };
                     let input_keys = &s.input;
                     let key = time_bits(input_keys);
