@@ -1,6 +1,6 @@
 //! Independent items worked on over the machine's cores, their results in the items' order, so
-//! what comes out does not depend on how many threads there were: one core (or a WASM build
-//! whose runtime starts no threads) works through them in turn and gets the same result.
+//! what comes out does not depend on how many threads there were: one core (or the WASM build)
+//! works through them in turn and gets the same result.
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -11,7 +11,9 @@ pub const WORTH_THREADS: usize = 200_000;
 /// `f` of every item, in order: over threads when `work` reaches `WORTH_THREADS`, each thread
 /// taking the next item not yet taken (items of very different sizes share out evenly).
 pub fn map<T: Sync, R: Send>(items: &[T], work: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The WASM fallback works through them in turn: its threads are the host's workers, started
+    // on demand, which would cost more than these items take.
+    let cores = if cfg!(target_family = "wasm") { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get()) };
     let threads = cores.min(items.len());
     if threads < 2 || work < WORTH_THREADS {
         return items.iter().map(f).collect();

@@ -59,7 +59,13 @@ enum Curve<'a> {
     Step(&'a [f32], bool),
     Linear(&'a [f32], &'a [f32]),
     /// Values and the tangents that shape the span: the start's out-tangent, the end's in-tangent.
-    Cubic { from: &'a [f32], to: &'a [f32], out_tangent: &'a [f32], in_tangent: &'a [f32], rotation: bool },
+    Cubic {
+        from: &'a [f32],
+        to: &'a [f32],
+        out_tangent: &'a [f32],
+        in_tangent: &'a [f32],
+        rotation: bool,
+    },
     /// A LINEAR rotation: both ends as unit quaternions on the same side, the angle between them
     /// (0: interpolate linearly and normalize, as for ends nearly the same) and its sine.
     Slerp([f32; 4], [f32; 4], f32, f32),

@@ -21,6 +21,7 @@
 //! change.
 use crate::model::AnimationSampler;
 use crate::pose::Segment;
+use std::borrow::Cow;
 
 /// A track with fewer keys, and how much of the tolerance that cost.
 pub struct Reduced {
@@ -85,15 +86,21 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
         (false, true) => 2,
         (false, false) => 1,
     };
+    // With one point per interval (its start key) they are the track's own keys and values.
     let n = s.components;
-    let times: Vec<f32> = (0..keys - 1).flat_map(|k| (0..per).map(move |j| s.input[k] + (s.input[k + 1] - s.input[k]) * j as f32 / per as f32)).collect();
-    let mut source = vec![0.0f32; times.len() * n];
-    for (k, interval) in source.chunks_mut(per * n).enumerate() {
-        let curve = Segment::new(s, k, k + 1, rotation);
-        for (j, value) in interval.chunks_mut(n).enumerate() {
-            curve.at(times[k * per + j], value);
+    let (times, source): (Cow<[f32]>, Cow<[f32]>) = if per == 1 {
+        (Cow::Borrowed(&s.input[..keys - 1]), Cow::Borrowed(&s.output[..(keys - 1) * n]))
+    } else {
+        let times: Vec<f32> = (0..keys - 1).flat_map(|k| (0..per).map(move |j| s.input[k] + (s.input[k + 1] - s.input[k]) * j as f32 / per as f32)).collect();
+        let mut source = vec![0.0f32; times.len() * n];
+        for (k, interval) in source.chunks_mut(per * n).enumerate() {
+            let curve = Segment::new(s, k, k + 1, rotation);
+            for (j, value) in interval.chunks_mut(n).enumerate() {
+                curve.at(times[k * per + j], value);
+            }
         }
-    }
+        (Cow::Owned(times), Cow::Owned(source))
+    };
     // The largest gap (its size) of the stretch from key a to key b over the points strictly
     // inside it, stopping at the first one over the budget. The middle point goes first: a
     // stretch too long for its curve usually parts from it most there, so most stretches that
