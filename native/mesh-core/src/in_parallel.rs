@@ -4,18 +4,22 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Below this much work (in the caller's units, say keys) threads are not started: starting and
-/// joining them costs more than they save.
-pub const WORTH_THREADS: usize = 200_000;
+/// How many threads to work on: the machine's cores when the caller judges the work worth them
+/// (`threaded`: starting and joining a thread costs tens of microseconds), else one. The WASM
+/// fallback always works on one: its threads are the host's workers, started on demand, which
+/// would cost more than these items take.
+pub fn threads(threaded: bool) -> usize {
+    if !threaded || cfg!(target_family = "wasm") {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
 
-/// `f` of every item, in order: over threads when `work` reaches `WORTH_THREADS`, each thread
-/// taking the next item not yet taken (items of very different sizes share out evenly).
-pub fn map<T: Sync, R: Send>(items: &[T], work: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    // The WASM fallback works through them in turn: its threads are the host's workers, started
-    // on demand, which would cost more than these items take.
-    let cores = if cfg!(target_family = "wasm") { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get()) };
-    let threads = cores.min(items.len());
-    if threads < 2 || work < WORTH_THREADS {
+/// `f` of every item, in order: over `threads(threaded)` threads, each taking the next item not
+/// yet taken (items of very different sizes share out evenly).
+pub fn map<T: Sync, R: Send>(items: &[T], threaded: bool, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads(threaded).min(items.len());
+    if threads < 2 {
         return items.iter().map(f).collect();
     }
     let next = AtomicUsize::new(0);
@@ -45,17 +49,17 @@ mod tests {
     fn results_keep_the_items_order_with_or_without_threads() {
         let items: Vec<u64> = (0..1000).collect();
         let slow = |&n: &u64| (0..(n % 7) * 1000).fold(n, |h, k| h.wrapping_mul(31).wrapping_add(k));
-        let alone = map(&items, 0, slow);
-        let threaded = map(&items, WORTH_THREADS, slow);
+        let alone = map(&items, false, slow);
+        let threaded = map(&items, true, slow);
         assert_eq!(alone, threaded);
         assert_eq!(alone[3], slow(&3));
-        assert!(map(&Vec::<u64>::new(), WORTH_THREADS, slow).is_empty());
+        assert!(map(&Vec::<u64>::new(), true, slow).is_empty());
     }
 
     #[test]
     fn a_panic_in_an_item_reaches_the_caller() {
         let items: Vec<u32> = (0..64).collect();
-        let outcome = std::panic::catch_unwind(|| map(&items, WORTH_THREADS, |&n| if n == 40 { panic!("item 40") } else { n }));
+        let outcome = std::panic::catch_unwind(|| map(&items, true, |&n| if n == 40 { panic!("item 40") } else { n }));
         assert!(outcome.is_err());
     }
 }

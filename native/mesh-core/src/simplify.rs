@@ -1,11 +1,13 @@
 //! Simplification with meshoptimizer's quadric edge collapser (`meshopt_simplifyWithAttributes`,
 //! after Garland & Heckbert 1997 with attribute quadrics per Hoppe 1999): edges collapse in order
 //! of least added error, UV and normal seams and (optionally) open borders stay in place.
+use crate::in_parallel;
 use crate::math::Bounds;
 use crate::mesh_ops::compact;
 use crate::model::{target_of, Primitive};
 use crate::skin_poses::{PoseShapes, POSE_PREFIX};
 use crate::surface_distance::{triangle_distance2, SurfaceGrid};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 pub struct Simplified {
     pub primitive: Primitive,
@@ -176,19 +178,39 @@ fn holds_in_poses(shapes: &PoseShapes, source: &[u32], simplified: &[u32], bound
     let at_rest = SurfaceGrid::new(&shapes.rest, simplified, bound);
     // A triangle within the bound at rest, the first found; the nearest one, looked for only
     // where the first is not within the bound in some pose.
-    let mut witnesses: Vec<(usize, Option<u32>, Option<Option<u32>>)> =
+    let witnesses: Vec<(usize, Option<u32>, Option<Option<u32>>)> =
         checked.iter().enumerate().filter(|(_, &c)| c).map(|(v, _)| (v, at_rest.witness(shapes.rest[v]), None)).collect();
     let bound2 = bound * bound;
     let within = |posed: &[[f32; 3]], v: usize, t: Option<u32>| t.is_some_and(|t| triangle_distance2(posed, simplified, t, posed[v]) <= bound2);
-    shapes.poses.iter().all(|posed| {
-        let mut searched: Option<SurfaceGrid> = None;
-        witnesses.iter_mut().all(|(v, first, nearest)| {
-            within(posed, *v, *first)
-                || within(posed, *v, *nearest.get_or_insert_with(|| at_rest.nearest(shapes.rest[*v])))
-                || searched.get_or_insert_with(|| SurfaceGrid::new(posed, simplified, bound)).near(posed[*v])
+    // The poses are checked in groups, one a thread where the checks are worth it (thousands of
+    // vertices); each group keeps its own nearest triangles, and a group that finds a stray
+    // vertex stops the others at their next pose. The answer is the same however they are grouped.
+    let threads = in_parallel::threads(witnesses.len() * shapes.poses.len() >= CHECKS_WORTH_THREADS);
+    let groups: Vec<&[Vec<[f32; 3]>]> = shapes.poses.chunks(shapes.poses.len().div_ceil(threads).max(1)).collect();
+    let strayed = AtomicBool::new(false);
+    let held = in_parallel::map(&groups, groups.len() > 1, |poses| {
+        let mut witnesses = witnesses.clone();
+        poses.iter().all(|posed| {
+            if strayed.load(Ordering::Relaxed) {
+                return false;
+            }
+            let mut searched: Option<SurfaceGrid> = None;
+            let held = witnesses.iter_mut().all(|(v, first, nearest)| {
+                within(posed, *v, *first)
+                    || within(posed, *v, *nearest.get_or_insert_with(|| at_rest.nearest(shapes.rest[*v])))
+                    || searched.get_or_insert_with(|| SurfaceGrid::new(posed, simplified, bound)).near(posed[*v])
+            });
+            if !held {
+                strayed.store(true, Ordering::Relaxed);
+            }
+            held
         })
-    })
+    });
+    held.into_iter().all(|h| h)
 }
+
+/// Vertex-in-pose checks from which a pose check is spread over threads (about a millisecond).
+const CHECKS_WORTH_THREADS: usize = 10_000;
 
 /// Largest side of the bounding box of all the given primitives.
 pub fn extent_of<'a>(primitives: impl Iterator<Item = &'a Primitive>) -> f32 {

@@ -117,6 +117,10 @@ fn rotation_error(bits: i32) -> f64 {
     3.0 / ((1u32 << (bits - 1)) - 1) as f64
 }
 
+/// Keys (or key values) from which tracks are judged or stored over several threads: about
+/// 10 ms of work, against tens of microseconds to start and join a thread.
+pub(super) const KEYS_WORTH_THREADS: usize = 200_000;
+
 /// The share of its tolerance a sampler's key reduction may spend (write/key_reduction.rs); the
 /// storage of the keys kept gets the rest. Half and half: a key reduction's error falls with the
 /// fourth power (CUBICSPLINE) or the square (LINEAR) of the stretch, storage's by a bit per halving.
@@ -130,8 +134,8 @@ const REDUCTION_SHARE: f64 = 0.5;
 fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTrack>> {
     // Tracks are judged apart from each other, over the machine's cores when they are long.
     let indices: Vec<usize> = (0..animation.samplers.len()).collect();
-    let work = animation.samplers.iter().map(|s| s.input.len()).sum();
-    let reduced = in_parallel::map(&indices, work, |&i| {
+    let keys: usize = animation.samplers.iter().map(|s| s.input.len()).sum();
+    let reduced = in_parallel::map(&indices, keys >= KEYS_WORTH_THREADS, |&i| {
         let s = &animation.samplers[i];
         let users: Vec<&Channel> = animation.channels.iter().filter(|c| c.sampler == i).collect();
         if users.is_empty() || users.iter().any(|c| !matches!(c.path.as_str(), "translation" | "rotation" | "scale")) {

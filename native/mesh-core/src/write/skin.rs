@@ -10,7 +10,7 @@
 //! source skin keeps its index for its first pair and further pairs are appended as copies.
 //! Joint and animated nodes are written untouched (TRS, as the source gave them), so animation
 //! channels keep targeting the same nodes and never overwrite a dequantization transform.
-use super::anim_tracks::visible_tracks;
+use super::anim_tracks::{visible_tracks, KEYS_WORTH_THREADS};
 use super::compact_json::short_f32s;
 use super::glb::{encode_vertices, Builder, Data, Slot};
 use super::quantize::{mantissa_bits, Grid};
@@ -223,8 +223,8 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
             // Each track stored both ways where it could lose keys, with what each takes (the
             // codec's work), over the machine's cores when the tracks are long.
             let indices: Vec<usize> = (0..animation.samplers.len()).collect();
-            let work = animation.samplers.iter().map(|s| s.output.len()).sum();
-            let mut forms = in_parallel::map(&indices, work, |&i| {
+            let values: usize = animation.samplers.iter().map(|s| s.output.len()).sum();
+            let mut forms = in_parallel::map(&indices, values >= KEYS_WORTH_THREADS, |&i| {
                 let morph_weights = animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
                 let full = stored_output(compress, &animation.samplers[i], morph_weights, steps[i], rotation_bits[i]);
                 let short = reduced[i].as_ref().map(|r| {
