@@ -16,9 +16,9 @@
 //! stretches of one motion need about the same), grown by quarters while it holds or shrunk by
 //! quarters until it does, so a stretch ends within about a quarter of the longest that would
 //! hold there. Each stretch is judged from its middle point on, where a stretch too long for its
-//! curve usually parts from it first, so a try that fails mostly costs one point. Every stretch kept is judged in full: the search may keep a key more than needed,
-//! never one too few. The first and last keys always stay, so the track's duration does not
-//! change.
+//! curve usually parts from it first, so a try that fails mostly costs one point. Every stretch
+//! kept is judged in full: the search may keep a key more than needed, never one too few. The
+//! first and last keys always stay, so the track's duration does not change.
 use crate::model::AnimationSampler;
 use crate::pose::Segment;
 use std::borrow::Cow;

@@ -224,7 +224,7 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
             // codec's work), over the machine's cores when the tracks are long.
             let indices: Vec<usize> = (0..animation.samplers.len()).collect();
             let values: usize = animation.samplers.iter().map(|s| s.output.len()).sum();
-            let mut forms = in_parallel::map(&indices, values >= KEYS_WORTH_THREADS, |&i| {
+            let forms = in_parallel::map(&indices, values >= KEYS_WORTH_THREADS, |&i| {
                 let morph_weights = animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
                 let full = stored_output(compress, &animation.samplers[i], morph_weights, steps[i], rotation_bits[i]);
                 let short = reduced[i].as_ref().map(|r| {
@@ -233,14 +233,14 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                     (short, size)
                 });
                 let size = if short.is_some() { full.size(compress) } else { 0 };
-                Some(((full, size), short))
+                ((full, size), short)
             });
             let samplers: Vec<Value> = animation
                 .samplers
                 .iter()
+                .zip(forms)
                 .enumerate()
-                .map(|(i, s)| {
-                    let ((full, full_size), short) = forms[i].take().expect("each track is written once");
+                .map(|(i, (s, ((full, full_size), short)))| {
                     // A track that can lose keys is written the way that takes fewer bytes, its
                     // key times included (the full track's are usually shared with other tracks,
                     // the shorter track's are its own): on tracks baked at a steady rate the codec
@@ -511,9 +511,9 @@ mod tests {
         model.nodes.push(model.nodes[1].clone());
         model.nodes[0].children.push(2);
         let times: Vec<f32> = (0..97).map(|k| k as f32 / 24.0).collect();
-        // Node 1 creeps along a line: every key but the ends (and the longest stretch's) can go. Node 2 zigzags, and only key
-        // 50 lies on its neighbours' line: its shorter track would need 96 key times of its own to
-        // save one key.
+        // Node 1 creeps along a line: every key but the ends (and the longest stretch's) can go.
+        // Node 2 zigzags, and only key 50 lies on its neighbours' line: its shorter track would
+        // need 96 key times of its own to save one key.
         let creep: Vec<f32> = times.iter().flat_map(|&t| [0.01 * t, 0.0, 0.0]).collect();
         let zigzag: Vec<f32> = (0..97).flat_map(|k| [0.0, if k == 50 { 1.0 } else { (k % 2) as f32 }, 0.0]).collect();
         let sampler = |output: Vec<f32>| AnimationSampler { input: times.clone(), output, components: 3, interpolation: "LINEAR".into() };
