@@ -3,6 +3,8 @@
 // the same JSON, in the same run.
 //   node bench/api/run.ts [--duration 5] [--connections 10] [--creations 1000] [--warm-creations 300]
 //                         [--rounds 3] [--only read,me,create]
+// KILN_BENCH_PROFILE=dir writes CPU profiles of the server; KILN_BENCH_IMPORT=module preloads a
+// module into it (`node --import`), e.g. one that times its postMessage calls.
 // The server runs as `npm start` does, in its own process, with the rate, active-job and queue
 // limits lifted and no workers: creation measures the API path (auth, validation, the account and
 // job deciders, the event append, projection and read-back), not the tool. Nothing is asserted on
@@ -95,15 +97,20 @@ interface Measured {
   result: Result
   cpuUsPerRequest: number
   threadsUsPerRequest: [kind: string, us: number][]
+  /** This process's CPU per request: autocannon's, the load generator sharing the machine. */
+  clientUsPerRequest: number
 }
 
 async function measure(server: Server, run: () => Promise<Result>): Promise<Measured> {
   const before = cpuSeconds(server.pid)
+  const clientBefore = process.cpuUsage()
   const result = await run()
+  const client = process.cpuUsage(clientBefore)
   const after = cpuSeconds(server.pid)
   const perRequest = (seconds: number) => (seconds * 1e6) / result.requests.total
   return {
     result,
+    clientUsPerRequest: (client.user + client.system) / result.requests.total,
     cpuUsPerRequest: perRequest(after.total - before.total),
     threadsUsPerRequest: [...after.threads].map(([kind, seconds]) => [
       kind,
@@ -130,10 +137,18 @@ async function startKiln(port: number): Promise<Server> {
   const profile = process.env.KILN_BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.KILN_BENCH_PROFILE}`]
     : []
-  const child = spawn(process.execPath, [...profile, 'api/main.ts'], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      ...profile,
+      ...(process.env.KILN_BENCH_IMPORT ? ['--import', process.env.KILN_BENCH_IMPORT] : []),
+      'api/main.ts',
+    ],
+    {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  )
   children.push(child)
   const base = `http://127.0.0.1:${port}`
   for (let attempt = 0; attempt < 100; attempt++) {
@@ -265,7 +280,7 @@ try {
       const label = rounds > 1 ? `${operation} (${round})` : operation
       rows.push(row(label, k, b))
       const byThread = k.threadsUsPerRequest.map(([kind, us]) => `${kind} ${Math.round(us)} µs`)
-      threadRows.push(`${label}: ${byThread.join(', ')}`)
+      threadRows.push(`${label}: ${byThread.join(', ')}; client ${Math.round(k.clientUsPerRequest)} µs`)
       ratios.push(perSecond(k.result) / perSecond(b.result))
     }
     ratios.sort((x, y) => x - y)
@@ -302,7 +317,9 @@ try {
   for (const line of rows) console.log(line)
   console.log('')
   for (const line of medians) console.log(line)
-  console.log("\nKiln's CPU per request by thread (whole-tick resolution of /proc):")
+  console.log(
+    "\nKiln's CPU per request by thread (whole-tick resolution of /proc), and the client's (autocannon, this process):",
+  )
   for (const line of threadRows) console.log(line)
 } finally {
   for (const child of children) child.kill('SIGTERM')

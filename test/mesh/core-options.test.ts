@@ -28,6 +28,7 @@ describe('mesh core options', () => {
       compress: true,
       quantize: true,
       position_bits: 14,
+      animation_error: null,
       simplify_ratio: 1,
       remove_debris: 0,
       textures: 'keep',
@@ -62,6 +63,16 @@ describe('mesh core options', () => {
       /optimize options: invalid type: floating point `14.5`, expected u8/,
     ],
     ['optimize', { position_bits: 9 }, /optimize options: position_bits is 9, outside 10..=16/],
+    [
+      'optimize',
+      { animation_error: '0.001' },
+      /optimize options: invalid type: string "0.001", expected f64/,
+    ],
+    [
+      'optimize',
+      { animation_error: 0.5 },
+      /optimize options: animation_error is 0.5, outside 0.000001..=0.01/,
+    ],
     ['simplify', { max_error: '0.1' }, /simplify options: invalid type: string "0.1"/],
     ['inspect', { max_faces: 'many' }, /inspect options: invalid type: string "many"/],
   ] as const)('the core itself refuses %s with %j', async (tool, bad, message) => {

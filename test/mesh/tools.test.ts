@@ -12,6 +12,7 @@ import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
 import { runner as split } from '../../workers/tools/split_3d_model.ts'
 import {
   context,
+  corpusDir,
   corpusModels,
   gltfJson,
   hasCorpus,
@@ -150,6 +151,19 @@ describe.runIf(hasCorpus)('mesh tools on the corpus', () => {
     const parts = await context()
     const split3d = await split.run(input, splitOptions.parse({}), parts)
     expect((split3d.summary.notes as string[]).join(' ')).toMatch(/not carried into the parts/)
+  })
+
+  test('animation_error trades animation precision for bytes; the file stays valid and animated', async () => {
+    const input = await inputFile('glb/CesiumMan.glb')
+    const sizes: number[] = []
+    for (const animation_error of [null, 0.001]) {
+      const ctx = await context()
+      const { summary } = await optimize.run(input, optimizeOptions.parse({ animation_error }), ctx)
+      await expectValidGlbs(ctx.outDir)
+      await expectSameRigging(join(corpusDir, 'glb/CesiumMan.glb'), ctx.outDir)
+      sizes.push(summary.output_bytes as number)
+    }
+    expect(sizes[1]).toBeLessThan(sizes[0]!)
   })
 
   test('split honours max_parts, format and the face floor', async () => {

@@ -128,7 +128,7 @@ fn readable_mutants_never_panic_a_tool() {
                     .err(),
                     tools::optimize::run(
                         &input,
-                        &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "position_bits": 14, "simplify_ratio": 0.7, "remove_debris": 0.01, "textures": "keep", "max_texture_size": null, "keep_nodes": false, "instancing": false }),
+                        &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 0.7, "remove_debris": 0.01, "textures": "keep", "max_texture_size": null, "keep_nodes": false, "instancing": false }),
                     )
                     .err(),
                     tools::split::run(

@@ -105,7 +105,7 @@ fn wrongly_typed_unknown_or_missing_options_are_refused() {
         ("inspect", json!({ "max_faces": "200000" })),
         (
             "optimize",
-            json!({ "max_faces": 10, "compress": 1, "quantize": true, "position_bits": 14, "simplify_ratio": 1, "remove_debris": 0, "textures": "keep", "max_texture_size": null, "keep_nodes": false, "instancing": false }),
+            json!({ "max_faces": 10, "compress": 1, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 1, "remove_debris": 0, "textures": "keep", "max_texture_size": null, "keep_nodes": false, "instancing": false }),
         ),
         ("simplify", json!({ "max_faces": 10, "target_ratio": "half", "max_error": 0.01, "lock_border": false, "format": "same" })),
     ] {

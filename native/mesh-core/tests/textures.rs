@@ -95,7 +95,7 @@ fn textured_glb() -> Vec<u8> {
 
 fn optimize(glb: &[u8], textures: &str, max_texture_size: Option<u32>) -> (Value, Vec<u8>) {
     let input = Input { data: glb, name: "textured.glb", extension: "glb", read: ReadOptions::default() };
-    let options = json!({ "max_faces": 1000, "compress": true, "quantize": true, "position_bits": 14, "simplify_ratio": 1.0, "remove_debris": 0.0, "textures": textures, "max_texture_size": max_texture_size, "keep_nodes": false, "instancing": false });
+    let options = json!({ "max_faces": 1000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 1.0, "remove_debris": 0.0, "textures": textures, "max_texture_size": max_texture_size, "keep_nodes": false, "instancing": false });
     let result = optimize::run(&input, &options).unwrap();
     (result.summary, result.files.into_iter().next().unwrap().data)
 }

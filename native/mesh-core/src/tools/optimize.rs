@@ -28,6 +28,9 @@ const SIMPLIFY_ERROR: f32 = 0.01;
 /// position_bits the catalog accepts: gltfpack's -vp allows 1..=16, but under 10 bits a
 /// vertex moves by a visible share of the model.
 const POSITION_BITS: (u8, u8) = (10, 16);
+/// animation_error the catalog accepts, as a fraction of the scene's extent: from finer than
+/// 16-bit positions' half step (7.6e-6) to a hundredth of the scene.
+const ANIMATION_ERROR: (f64, f64) = (1e-6, 0.01);
 /// Largest max_texture_size the catalog accepts (domain/tools/options/optimize_3d_model.ts).
 const MAX_TEXTURE_SIZE: u32 = 8192;
 
@@ -41,6 +44,10 @@ pub struct OptimizeOptions {
     /// With quantize: positions on 2^position_bits − 1 steps across the box of every mesh as stored
     /// (write/quantize.rs), as gltfpack's -vp.
     pub position_bits: u8,
+    /// With quantize: how far animated geometry may drift from its source motion, as a fraction of
+    /// the scene's extent; null holds it to half a step of the position grid (write/anim_tracks.rs).
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub animation_error: Option<f64>,
     /// Fraction of triangles to keep; 1 = no simplification.
     pub simplify_ratio: f64,
     /// Loose pieces below this fraction of their mesh's area are dropped; 0 = off.
@@ -63,13 +70,22 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     check_range("optimize", "simplify_ratio", options.simplify_ratio, f64::MIN_POSITIVE, 1.0)?;
     check_range("optimize", "remove_debris", options.remove_debris, 0.0, 1.0)?;
     check_range("optimize", "position_bits", f64::from(options.position_bits), f64::from(POSITION_BITS.0), f64::from(POSITION_BITS.1))?;
+    if let Some(error) = options.animation_error {
+        check_range("optimize", "animation_error", error, ANIMATION_ERROR.0, ANIMATION_ERROR.1)?;
+    }
     if let Some(size) = options.max_texture_size {
         check_range("optimize", "max_texture_size", f64::from(size), 1.0, f64::from(MAX_TEXTURE_SIZE))?;
     }
     let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     model.release_source_json();
     let read_s = seconds(started);
-    let glb = GlbOptions { quantize: options.quantize, compress: options.compress, position_bits: options.position_bits, triangle_order: TriangleOrder::Strip };
+    let glb = GlbOptions {
+        quantize: options.quantize,
+        compress: options.compress,
+        position_bits: options.position_bits,
+        animation_error: options.animation_error,
+        triangle_order: TriangleOrder::Strip,
+    };
     let ratio = options.simplify_ratio;
     let debris_fraction = options.remove_debris;
     let before = json!({

@@ -88,15 +88,17 @@ pub struct ShorterTrack {
     pub rotation_bits: i32,
 }
 
-/// The tracks worth writing, and how finely to store their keys. `reduce_keys`: also drop the keys
+/// The tracks worth writing, and how finely to store their keys, within `budget`: how far the
+/// geometry may drift from its source motion, as a fraction of the scene's extent (by default
+/// `relative_budget`, the optimize tool's `animation_error` when given). `reduce_keys`: also drop the keys
 /// a track can do without (`drop_keys`); writers that keep the geometry's floats exact (no
 /// position grid, so no error to match) keep every key of a moving track.
-pub fn visible_tracks(model: &Model, position_bits: u8, reduce_keys: bool) -> VisibleTracks {
+pub fn visible_tracks(model: &Model, budget: f64, reduce_keys: bool) -> VisibleTracks {
     // The scene's rest pose walks every vertex: not worth it for nothing to judge.
     if model.animations.is_empty() {
         return VisibleTracks { animations: Vec::new(), key_steps: Vec::new(), rotation_bits: Vec::new(), reduced: Vec::new(), stats: TrackStats::default() };
     }
-    let scene = Scene::of(model, relative_budget(position_bits));
+    let scene = Scene::of(model, budget);
     let mut stats = TrackStats::default();
     let animations: Vec<Animation> = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
     let key_steps = animations.iter().map(|a| key_steps(&scene, a, &vec![0.0; a.samplers.len()])).collect();
@@ -696,7 +698,7 @@ mod tests {
                 channel(4, 0, "scale"),
             ],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), 14, true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), relative_budget(14), true);
         assert_eq!(stats, TrackStats { dropped: 3, collapsed: 1 });
         let a = &out[0];
         assert_eq!(a.name.as_deref(), Some("walk"));
@@ -717,7 +719,7 @@ mod tests {
             channels: vec![channel(0, 1, "translation"), channel(1, 1, "rotation")],
         };
         let model = scene(animation);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, 14, true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
         assert_eq!(stats, TrackStats::default());
         assert_eq!(out, model.animations);
     }
@@ -733,7 +735,7 @@ mod tests {
             samplers: vec![travel, sampler(&TIMES, noisy(&[0.0, 0.0, 0.0], 5e-4), 3, "LINEAR")],
             channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
         };
-        let VisibleTracks { stats, key_steps, .. } = visible_tracks(&scene(animation), 14, true);
+        let VisibleTracks { stats, key_steps, .. } = visible_tracks(&scene(animation), relative_budget(14), true);
         assert_eq!(stats.dropped, 1);
         assert!((key_steps[0][0] - 100.0 / 32766.0).abs() < 1e-4, "{key_steps:?}");
     }
@@ -746,9 +748,9 @@ mod tests {
         let source = sampler(&times, arc, 3, "LINEAR");
         let animation = Animation { name: None, samplers: vec![source.clone()], channels: vec![channel(0, 1, "translation")] };
         let model = scene(animation);
-        let kept = visible_tracks(&model, 14, false);
+        let kept = visible_tracks(&model, relative_budget(14), false);
         assert!(kept.reduced[0][0].is_none(), "exact floats keep every key");
-        let VisibleTracks { animations, reduced, .. } = visible_tracks(&model, 14, true);
+        let VisibleTracks { animations, reduced, .. } = visible_tracks(&model, relative_budget(14), true);
         assert_eq!(animations[0].samplers[0], source, "the full track stays on offer");
         let shorter = reduced[0][0].as_ref().unwrap();
         let reduced = &shorter.sampler;
@@ -783,7 +785,7 @@ mod tests {
         };
         model.meshes = vec![triangle(1.0), triangle(100.0)];
         (model.nodes[1].mesh, model.nodes[0].mesh) = (Some(0), Some(1));
-        let bits = &visible_tracks(&model, 14, true).rotation_bits[0];
+        let bits = &visible_tracks(&model, relative_budget(14), true).rotation_bits[0];
         // The small one may be off by 100/32766 units at its reach of 1 (its farthest corner from
         // its pivot): 3.05e-3 rad, 11 bits (2.9e-3 rad); the root carries the whole scene: 16 bits.
         assert_eq!(bits, &vec![11, 16]);
@@ -807,11 +809,11 @@ mod tests {
         model.nodes[1].matrix = crate::math::compose([0.001, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         model.nodes.push(far);
         model.roots.push(2);
-        assert_eq!(visible_tracks(&model, 14, true).stats.dropped, 0);
+        assert_eq!(visible_tracks(&model, relative_budget(14), true).stats.dropped, 0);
         // Without the parent's scale the same noise is invisible.
         model.nodes[0].trs.as_mut().unwrap().scale = [1.0; 3];
         model.nodes[0].matrix = IDENTITY;
-        assert_eq!(visible_tracks(&model, 14, true).stats.dropped, 1);
+        assert_eq!(visible_tracks(&model, relative_budget(14), true).stats.dropped, 1);
     }
 
     #[test]
@@ -825,7 +827,7 @@ mod tests {
             channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
         };
         // One track off rest ending at 3 s: it carries the whole span [0, 3] on two keys.
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), 14, true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), relative_budget(14), true);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 1 });
         assert_eq!(out[0].channels, vec![channel(0, 0, "translation")]);
         assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![0.0, 0.5, 0.0, 0.0, 0.5, 0.0], 3, "LINEAR")]);
@@ -833,7 +835,7 @@ mod tests {
         // Every track at rest: the first one stays, at its rest value over the span.
         let mut at_rest = animation;
         at_rest.samplers[1].output = vec![0.0; 6];
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), 14, true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), relative_budget(14), true);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
         assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![2.0, 0.0, 0.0, 2.0, 0.0, 0.0], 3, "LINEAR")]);
@@ -846,7 +848,7 @@ mod tests {
             samplers: vec![sampler(&[0.0, 1.0], vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0], 3, "LINEAR"), sampler(&TIMES, noisy(&[1.0, 0.5, 1.0], 0.0), 3, "LINEAR")],
             channels: vec![channel(0, 0, "translation"), channel(1, 0, "scale")],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), 14, true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), relative_budget(14), true);
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[1].input, vec![0.0, 2.0]);
     }
@@ -865,7 +867,7 @@ mod tests {
             samplers: vec![cubic(0.0), cubic(1.0)],
             channels: vec![channel(0, 0, "translation"), channel(1, 1, "translation")],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), 14, true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), relative_budget(14), true);
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[0], sampler(&[0.0], vec![0.0, 0.5, 0.0], 3, "LINEAR"));
         assert_eq!(out[0].samplers[1], animation.samplers[1]);
@@ -873,7 +875,7 @@ mod tests {
         // Flat tangents at the rest value: dropped.
         let mut at_rest = animation;
         at_rest.samplers[0].output.chunks_exact_mut(9).for_each(|k| k[4] = 0.0);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), 14, true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), relative_budget(14), true);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
     }

@@ -11,6 +11,7 @@
 //! (weld_quantized.rs). Skins, JOINTS/WEIGHTS and animations are written by write/skin.rs.
 //! Morph targets (write/morph.rs) are columns like any attribute: they are welded, quantized and
 //! compressed along with the base vertex, then written as the primitive's `targets`.
+use super::anim_tracks::relative_budget;
 use super::compact_json::short_f32;
 use super::instancing::{instancing_extensions, GPU_INSTANCING};
 use super::material_json::{material_without_defaults, sampler_without_defaults};
@@ -33,12 +34,16 @@ const NORMAL_BITS: i32 = 8;
 const ARRAY_BUFFER: u32 = 34962;
 const ELEMENT_ARRAY_BUFFER: u32 = 34963;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GlbOptions {
     pub quantize: bool,
     pub compress: bool,
     /// Position precision when quantizing: 2^bits − 1 steps across the stored box (quantize.rs).
     pub position_bits: u8,
+    /// When quantizing: how far animated geometry may drift from its source motion, as a fraction
+    /// of the scene's extent (write/anim_tracks.rs); None holds it to half a step of the position
+    /// grid (`relative_budget`).
+    pub animation_error: Option<f64>,
     /// Who orders triangles for the vertex cache: the tool (`Kept`), or the writer around its
     /// weld at output precision (`Strip`, optimize's order; write/weld_quantized.rs).
     pub triangle_order: TriangleOrder,
@@ -47,14 +52,14 @@ pub struct GlbOptions {
 impl Default for GlbOptions {
     /// Plain floats, uncompressed; gltfpack's position precision should quantization be turned on.
     fn default() -> Self {
-        GlbOptions { quantize: false, compress: false, position_bits: DEFAULT_POSITION_BITS, triangle_order: TriangleOrder::Kept }
+        GlbOptions { quantize: false, compress: false, position_bits: DEFAULT_POSITION_BITS, animation_error: None, triangle_order: TriangleOrder::Kept }
     }
 }
 
 impl GlbOptions {
     /// Quantized at gltfpack's default position precision, compressed or not.
     pub fn quantized(compress: bool) -> Self {
-        GlbOptions { quantize: true, compress, position_bits: DEFAULT_POSITION_BITS, triangle_order: TriangleOrder::Kept }
+        GlbOptions { quantize: true, compress, position_bits: DEFAULT_POSITION_BITS, animation_error: None, triangle_order: TriangleOrder::Kept }
     }
 }
 
@@ -502,7 +507,8 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
     let scene = scene_nodes(model, &grids, &skin_plan.node_skin, &instancing);
     let nodes = scene.nodes;
     let skins = write_skins(&mut b, model, &skin_plan);
-    let animations = write_animations(&mut b, model, &scene.mesh_holder, options.position_bits, options.quantize);
+    let animation_budget = options.animation_error.unwrap_or_else(|| relative_budget(options.position_bits));
+    let animations = write_animations(&mut b, model, &scene.mesh_holder, animation_budget, options.quantize);
     b.flush_views();
     let images: Vec<Value> = model
         .images

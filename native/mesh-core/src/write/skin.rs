@@ -203,12 +203,12 @@ fn time_bits(input: &[f32]) -> Vec<u32> {
 
 /// `mesh_holder` maps each model node to the written node holding its mesh, which `weights`
 /// channels target (see write/nodes.rs).
-pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[usize], position_bits: u8, quantized: bool) -> Vec<Value> {
+pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[usize], budget: f64, quantized: bool) -> Vec<Value> {
     // Samplers usually share their key times; identical times share one accessor.
     let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
     // Tracks that cannot be seen go, constant ones keep one key (write/anim_tracks.rs).
     // Keys a track can do without go too when the geometry is on a grid (its error is the budget).
-    let tracks = visible_tracks(model, position_bits, quantized);
+    let tracks = visible_tracks(model, budget, quantized);
     let compress = b.compress;
     // How many samplers share each list of key times (one accessor holds it for all of them).
     let mut sharing: HashMap<Vec<u32>, usize> = HashMap::new();
@@ -534,8 +534,9 @@ mod tests {
         assert_eq!(read_model(&exact, "glb", &ReadOptions::default()).unwrap().animations[0].samplers[0].input.len(), 97, "floats keep every key");
     }
 
-    #[test]
-    fn compressed_cubic_spline_rotations_stay_within_the_budget() {
+    /// A 10-unit scene whose node 1 swings about a tilted axis, 48 CUBICSPLINE keys at 24 Hz: keys on
+    /// the unit sphere, tangents the quaternion's derivative. The model, key times and source track.
+    fn cubic_swing() -> (Model, Vec<f32>, Vec<f32>) {
         use crate::model::{Animation, Channel};
         let mut model = animated_scene(10.0);
         let times: Vec<f32> = (0..48).map(|k| k as f32 / 24.0).collect();
@@ -556,6 +557,23 @@ mod tests {
             samplers: vec![AnimationSampler { input: times.clone(), output: cubic.clone(), components: 4, interpolation: "CUBICSPLINE".into() }],
             channels: vec![Channel { sampler: 0, node: 1, path: "rotation".into() }],
         });
+        (model, times, cubic)
+    }
+
+    /// The largest angle (radians) between the swing's source curve and a stored one, over 2,000 times.
+    fn largest_turn(stored: &AnimationSampler, times: &[f32], cubic: &[f32]) -> f64 {
+        let source = AnimationSampler { input: times.to_vec(), output: cubic.to_vec(), components: 4, interpolation: "CUBICSPLINE".into() };
+        let angle = super::super::anim_tracks::angle_between;
+        let end = *times.last().unwrap();
+        (0..=2000)
+            .map(|i| end * i as f32 / 2000.0)
+            .map(|t| angle(&crate::pose::sample(stored, t, true), &crate::pose::sample(&source, t, true)))
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn compressed_cubic_spline_rotations_stay_within_the_budget() {
+        let (model, times, cubic) = cubic_swing();
         let glb = write_glb(&model, &GlbOptions::quantized(true));
         let length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
         let json: Value = serde_json::from_slice(&glb[20..20 + length]).unwrap();
@@ -571,13 +589,24 @@ mod tests {
         // Node 1 carries nothing, so it is held as if it carried the whole scene: its curve, keys
         // dropped and stored coarser, may turn by the budget (as an angle) and no more.
         let budget = super::super::anim_tracks::relative_budget(14);
-        let source = AnimationSampler { input: times.clone(), output: cubic, components: 4, interpolation: "CUBICSPLINE".into() };
-        let angle = super::super::anim_tracks::angle_between;
-        let end = *times.last().unwrap();
-        let worst = (0..=2000)
-            .map(|i| end * i as f32 / 2000.0)
-            .map(|t| angle(&crate::pose::sample(stored, t, true), &crate::pose::sample(&source, t, true)))
-            .fold(0.0, f64::max);
+        let worst = largest_turn(stored, &times, &cubic);
         assert!(worst > 0.0 && worst <= budget, "the curve turned by {worst} rad, budget {budget}");
+    }
+
+    #[test]
+    fn a_looser_animation_error_stores_fewer_bytes_and_stays_within_it() {
+        // optimize's animation_error: the same swing held to a thousandth of the scene rather than
+        // half a 14-bit step (3.1e-5) keeps fewer keys, stored coarser, and turns by no more.
+        let (model, times, cubic) = cubic_swing();
+        let stored = |animation_error: Option<f64>| {
+            let glb = write_glb(&model, &GlbOptions { animation_error, ..GlbOptions::quantized(true) });
+            let back = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
+            (glb.len(), back.animations[0].samplers[0].clone())
+        };
+        let ((fine_bytes, fine), (loose_bytes, loose)) = (stored(None), stored(Some(1e-3)));
+        assert!(loose.input.len() < fine.input.len(), "keys: {} against {}", loose.input.len(), fine.input.len());
+        assert!(loose_bytes < fine_bytes, "bytes: {loose_bytes} against {fine_bytes}");
+        let worst = largest_turn(&loose, &times, &cubic);
+        assert!(worst > largest_turn(&fine, &times, &cubic) && worst <= 1e-3, "the curve turned by {worst} rad, allowed 1e-3");
     }
 }
