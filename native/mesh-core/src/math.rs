@@ -93,6 +93,14 @@ impl Bounds {
         }
     }
 
+    /// Grown to hold `other` as well (an empty `other` changes nothing).
+    pub fn merge(&mut self, other: &Bounds) {
+        for k in 0..3 {
+            self.min[k] = self.min[k].min(other.min[k]);
+            self.max[k] = self.max[k].max(other.max[k]);
+        }
+    }
+
     pub fn of(points: &[[f32; 3]]) -> Self {
         let mut b = Bounds::empty();
         points.iter().for_each(|&p| b.add(p));

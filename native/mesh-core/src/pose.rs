@@ -97,6 +97,22 @@ impl<'a> Segment<'a> {
         Segment { t0: s.input[a], dt: s.input[b] - s.input[a], curve }
     }
 
+    /// The value at the start key's time into `out`: what `at` gives there (the start key, a
+    /// rotation normalized), without a spherical interpolation's sines.
+    pub fn start(&self, out: &mut [f32]) {
+        match self.curve {
+            Curve::Slerp(a4, _, theta, _) => {
+                // At u = 0 the weights are sin θ / sin θ = 1 and sin 0 = 0 exactly: the start itself,
+                // normalized once more where `at` interpolates linearly and normalizes.
+                out.copy_from_slice(&a4);
+                if theta == 0.0 {
+                    normalize(out);
+                }
+            }
+            _ => self.at(self.t0, out),
+        }
+    }
+
     /// The value at time `t` into `out` (`components` long).
     pub fn at(&self, t: f32, out: &mut [f32]) {
         let dt = self.dt;
@@ -198,6 +214,35 @@ mod tests {
 
     fn sampler(output: Vec<f32>, components: usize, interpolation: &str) -> AnimationSampler {
         AnimationSampler { input: vec![0.0, 1.0, 3.0], output, components, interpolation: interpolation.into() }
+    }
+
+    #[test]
+    fn a_segment_starts_exactly_where_its_curve_does() {
+        // Rotations far apart (sines), nearly the same (linear, then normalized), not unit length,
+        // on opposite sides; a translation; a cubic spline; a step.
+        let rotations = [
+            vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.70710677, 0.0, 0.70710677, 0.0, 0.0, 0.0, 1.0],
+            vec![0.1, 0.2, 0.3, 0.9, 0.1001, 0.2, 0.3, 0.9, 0.1, 0.2, 0.3, 0.9],
+            vec![0.3, 0.1, 0.2, -0.9, -0.31, -0.1, -0.2, 0.9, 0.0, 0.0, 0.0, 1.0],
+        ];
+        let mut samplers: Vec<(AnimationSampler, bool)> = rotations.into_iter().map(|r| (sampler(r, 4, "LINEAR"), true)).collect();
+        samplers.push((sampler(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 3, "LINEAR"), false));
+        samplers.push((sampler((0..27).map(|v| v as f32 * 0.3).collect(), 3, "CUBICSPLINE"), false));
+        samplers.push((sampler(vec![0.5, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], 4, "STEP"), true));
+        for (s, rotation) in &samplers {
+            for (a, b) in [(0, 1), (0, 2), (1, 2)] {
+                let segment = Segment::new(s, a, b, *rotation);
+                let (mut start, mut at) = (vec![0.0f32; s.components], vec![0.0f32; s.components]);
+                segment.start(&mut start);
+                segment.at(s.input[a], &mut at);
+                assert_eq!(
+                    start.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    at.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    "{} {a}..{b}",
+                    s.interpolation
+                );
+            }
+        }
     }
 
     #[test]

@@ -355,19 +355,10 @@ impl Scene {
         }
         // Where the animations take the nodes belongs to the scene too: boxes that bounce across a
         // room rest in a heap at its centre, and the rest pose alone would measure the heap.
-        for animation in &model.animations {
-            for channel in animation.channels.iter().filter(|c| c.path == "translation" && c.node < n) {
-                let Some(sampler) = animation.samplers.get(channel.sampler).filter(|s| s.components == 3) else { continue };
-                for key in values(sampler) {
-                    let t = [key[0], key[1], key[2]];
-                    if t.iter().all(|v| v.is_finite()) {
-                        bounds.add(transform_point(&parent_world[channel.node], t));
-                    }
-                }
-            }
-        }
+        let (moved, travel) = Self::travel(model, &parent_world, &world);
+        bounds.merge(&moved);
         let extent = bounds.extent() as f64;
-        let reach = Self::reach(model, &parent_world, &world, extent);
+        let reach = Self::reach(model, &world, &travel, extent);
         let length = parent_world
             .iter()
             .map(|m| {
@@ -383,13 +374,51 @@ impl Scene {
         Scene { length, allowed: relative * extent, relative, reach }
     }
 
+    /// Where the translation keys take the nodes, in the world: the box of every such place (keys
+    /// with a value that is not finite left out), and for each node how far its keys take it from
+    /// its rest place (its subtree goes along: `reach`). Channels are walked over the machine's
+    /// cores when their keys are many; boxes and distances combine by minimum and maximum, so the
+    /// result does not depend on the order.
+    fn travel(model: &Model, parent_world: &[[f32; 16]], world: &[[f32; 16]]) -> (Bounds, Vec<f64>) {
+        let n = model.nodes.len();
+        let channels: Vec<(usize, &AnimationSampler)> = model
+            .animations
+            .iter()
+            .flat_map(|a| {
+                a.channels
+                    .iter()
+                    .filter(|c| c.path == "translation" && c.node < n)
+                    .filter_map(|c| Some((c.node, a.samplers.get(c.sampler).filter(|s| s.components == 3)?)))
+            })
+            .collect();
+        let keys: usize = channels.iter().map(|(_, s)| s.input.len()).sum();
+        let moves = in_parallel::map(&channels, keys >= KEYS_WORTH_THREADS, |&(node, sampler)| {
+            let (mut places, mut farthest) = (Bounds::empty(), 0.0f64);
+            for key in values(sampler) {
+                let local = [key[0], key[1], key[2]];
+                let place = transform_point(&parent_world[node], local);
+                if local.iter().all(|v| v.is_finite()) {
+                    places.add(place);
+                }
+                farthest = farthest.max(distance(place.map(|v| v as f64), pivot(world, node)));
+            }
+            (places, farthest)
+        });
+        let mut travel = vec![0.0f64; n];
+        let mut places = Bounds::empty();
+        for (&(node, _), (moved, farthest)) in channels.iter().zip(moves) {
+            places.merge(&moved);
+            travel[node] = travel[node].max(farthest);
+        }
+        (places, travel)
+    }
+
     /// `reach` of every node (see the field): exact for a node's own vertices, and for what its
     /// children carry, the distance to the child's pivot plus the child's reach plus how far the
     /// child's translation keys take it (the triangle inequality: a bound, never short).
-    fn reach(model: &Model, parent_world: &[[f32; 16]], world: &[[f32; 16]], extent: f64) -> Vec<f64> {
+    fn reach(model: &Model, world: &[[f32; 16]], travel: &[f64], extent: f64) -> Vec<f64> {
         let n = model.nodes.len();
-        let pivot = |i: usize| [world[i][12] as f64, world[i][13] as f64, world[i][14] as f64];
-        let distance = |a: [f64; 3], b: [f64; 3]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+        let pivot = |i: usize| pivot(world, i);
         let mut reach: Vec<f64> = (0..n)
             .map(|i| {
                 let Some(mesh) = model.nodes[i].mesh.and_then(|m| model.meshes.get(m)) else { return 0.0 };
@@ -403,18 +432,6 @@ impl Scene {
         let mut moves_joints = vec![false; n];
         for skin in &model.skins {
             skin.joints.iter().filter(|&&j| j < n).for_each(|&j| moves_joints[j] = true);
-        }
-        // How far each node's translation keys take it from its rest place, in the world: its
-        // subtree goes along, inside its parent's reach (not its own: it turns about where it is).
-        let mut travel = vec![0.0f64; n];
-        for animation in &model.animations {
-            for channel in animation.channels.iter().filter(|c| c.path == "translation" && c.node < n) {
-                let Some(sampler) = animation.samplers.get(channel.sampler).filter(|s| s.components == 3) else { continue };
-                for key in values(sampler) {
-                    let t = transform_point(&parent_world[channel.node], [key[0], key[1], key[2]]).map(|v| v as f64);
-                    travel[channel.node] = travel[channel.node].max(distance(t, pivot(channel.node)));
-                }
-            }
         }
         // Children before parents: a post-order walk from the roots.
         let mut order = Vec::with_capacity(n);
@@ -512,6 +529,15 @@ fn ratio(error: f64, tolerance: f64) -> f64 {
 
 /// The key values of a sampler (the middle of each in-tangent, value, out-tangent triple for
 /// CUBICSPLINE).
+/// Node `i`'s place in the world: the translation of its world matrix.
+fn pivot(world: &[[f32; 16]], i: usize) -> [f64; 3] {
+    [world[i][12] as f64, world[i][13] as f64, world[i][14] as f64]
+}
+
+fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
 fn values(s: &AnimationSampler) -> impl Iterator<Item = &[f32]> {
     let c = s.components;
     let cubic = s.interpolation == "CUBICSPLINE";

@@ -96,7 +96,11 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
         for (k, interval) in source.chunks_mut(per * n).enumerate() {
             let curve = Segment::new(s, k, k + 1, rotation);
             for (j, value) in interval.chunks_mut(n).enumerate() {
-                curve.at(times[k * per + j], value);
+                // The interval's first point is its start key (times[k * per] is that key's time).
+                match j {
+                    0 => curve.start(value),
+                    _ => curve.at(times[k * per + j], value),
+                }
             }
         }
         (Cow::Owned(times), Cow::Owned(source))

@@ -212,6 +212,8 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
     let compress = b.compress;
     // How many samplers share each list of key times (one accessor holds it for all of them).
     let mut sharing: HashMap<Vec<u32>, usize> = HashMap::new();
+    // The bytes each list of key times takes stored, once worked out.
+    let mut stored_times: HashMap<Vec<u32>, usize> = HashMap::new();
     for s in tracks.animations.iter().flat_map(|a| &a.samplers) {
         *sharing.entry(time_bits(&s.input)).or_default() += 1;
     }
@@ -246,14 +248,22 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                     // the shorter track's are its own): on tracks baked at a steady rate the codec
                     // already stores the keys of a smooth stretch in a few bits, and times of its
                     // own can cost more than the keys that went.
-                    let times_cost = |input: &[f32]| {
+                    let mut times_cost = |input: &[f32]| {
                         let key = time_bits(input);
                         if times.contains_key(&key) {
                             return 0;
                         }
-                        let bytes = float_bytes(input);
-                        let stored = if compress { encode_vertices(&bytes, 4).len() } else { bytes.len() };
-                        (stored + ACCESSOR_JSON) / sharing.get(&key).copied().unwrap_or(1).max(1)
+                        let share = sharing.get(&key).copied().unwrap_or(1).max(1);
+                        // What a list stores as is worked out once: many tracks may weigh the same.
+                        let stored = *stored_times.entry(key).or_insert_with(|| {
+                            let bytes = float_bytes(input);
+                            if compress {
+                                encode_vertices(&bytes, 4).len()
+                            } else {
+                                bytes.len()
+                            }
+                        });
+                        (stored + ACCESSOR_JSON) / share
                     };
                     let (s, stored) = match (&reduced[i], short) {
                         (Some(r), Some((short, short_size))) => match short_size + times_cost(&r.sampler.input) < full_size + times_cost(&s.input) {
