@@ -74,6 +74,8 @@ describe('mesh core options', () => {
       /optimize options: animation_error is 0.5, outside 0.000001..=0.01/,
     ],
     ['simplify', { max_error: '0.1' }, /simplify options: invalid type: string "0.1"/],
+    ['simplify', { animation_error: 'fine' }, /simplify options: invalid type: string "fine", expected f64/],
+    ['simplify', { animation_error: 0 }, /simplify options: animation_error is 0, outside 0.000001..=0.01/],
     ['inspect', { max_faces: 'many' }, /inspect options: invalid type: string "many"/],
   ] as const)('the core itself refuses %s with %j', async (tool, bad, message) => {
     const options = { ...coreOptions(tool, {}), ...bad }

@@ -166,6 +166,24 @@ describe.runIf(hasCorpus)('mesh tools on the corpus', () => {
     expect(sizes[1]).toBeLessThan(sizes[0]!)
   })
 
+  test('simplify drops animation keys only when given an animation_error', async () => {
+    const input = await inputFile('glb/CesiumMan.glb')
+    const keyCounts: number[] = []
+    for (const animation_error of [null, 0.001]) {
+      const ctx = await context()
+      await simplify.run(input, simplifyOptions.parse({ format: 'glb', animation_error }), ctx)
+      await expectValidGlbs(ctx.outDir)
+      await expectSameRigging(join(corpusDir, 'glb/CesiumMan.glb'), ctx.outDir)
+      const [file] = await listFiles(ctx.outDir)
+      const output = (await gltfJson(join(ctx.outDir, file ?? ''))) as {
+        animations: { samplers: { input: number }[] }[]
+        accessors: { count: number }[]
+      }
+      keyCounts.push(output.animations[0]!.samplers.reduce((n, s) => n + output.accessors[s.input]!.count, 0))
+    }
+    expect(keyCounts[1]).toBeLessThan(keyCounts[0]!)
+  })
+
   test('split honours max_parts, format and the face floor', async () => {
     const ctx = await context()
     const { summary } = await split.run(

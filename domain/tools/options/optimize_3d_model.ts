@@ -1,10 +1,8 @@
 import { z } from 'zod'
+import { animationError } from './animation-error.ts'
 
 /** Largest texture side accepted (and re-encoded): 8192 x 8192 is the core's per-image pixel budget. */
 export const maxTextureSize = 8192
-
-/** animation_error's range, a fraction of the scene: finer than 16-bit positions' half step, up to a hundredth. */
-export const animationErrorRange = { min: 1e-6, max: 0.01 }
 
 export const optimizeOptions = z.strictObject({
   compress: z.boolean().default(true).describe('Apply EXT_meshopt_compression to vertex and index data.'),
@@ -23,15 +21,9 @@ export const optimizeOptions = z.strictObject({
     .describe(
       "Position precision when quantize is true: 2^position_bits - 1 steps across the largest side of the box holding every mesh as stored (merged meshes in world space, shared, skinned and animated ones in their own), so each vertex moves by at most half a step per axis. 14 (the default, gltfpack's -vp 14) is 1/16383 of the model, below a pixel at full-screen size; 16 is 4x finer and larger, 12 is 4x coarser and smaller. A mesh always keeps at least 1023 steps across itself.",
     ),
-  animation_error: z
-    .number()
-    .min(animationErrorRange.min)
-    .max(animationErrorRange.max)
-    .nullable()
-    .default(null)
-    .describe(
-      "Animation precision when quantize is true: how far animated geometry may drift from its source motion, as a fraction of the scene's extent (the largest side of the box it moves through). Keys the motion can do without go and the kept keys are stored coarser, within it. null (the default) holds animation to half a step of the position grid, the error the geometry itself is stored with (1/32766 of the scene at position_bits 14). Larger values make animation-heavy files smaller: 0.001 keeps every animated point within about a pixel of its path when the scene fills a 1000-pixel view.",
-    ),
+  animation_error: animationError(
+    'With quantize, the kept keys are also stored coarser within it. null (the default) holds animation to half a step of the position grid, the error the geometry itself is stored with (1/32766 of the scene at position_bits 14); larger values make animation-heavy files smaller.',
+  ),
   simplify_ratio: z
     .number()
     .gt(0)

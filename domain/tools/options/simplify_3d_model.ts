@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { animationError } from './animation-error.ts'
 
 /** The share of faces kept when neither target_ratio nor target_faces is given. */
 export const defaultTargetRatio = 0.5
@@ -40,6 +41,9 @@ export const simplifyOptions = z
       .describe(
         'Keep the node tree, node names, every mesh and every material as they are. By default (false), materials identical but for their names become one, and meshes of nodes that never move (not animated, skinned or placed more than once) are merged into one world-space mesh with one part per material and vertex layout, as gltfpack does: fewer draw calls and a smaller file that looks the same. Set it when an application finds or moves parts by node name.',
       ),
+    animation_error: animationError(
+      'null (the default) keeps every animation key as it is, in exact floats; a number lets GLB output drop the keys the motion can do without.',
+    ),
   })
   .refine((o) => !(o.target_ratio !== undefined && o.target_faces !== undefined), {
     message: 'give target_ratio or target_faces, not both',

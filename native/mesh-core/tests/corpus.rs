@@ -76,7 +76,7 @@ fn written_files_read_back_with_the_same_faces() {
         let model = read(&dir, rel);
         let instanced: usize = model.instances().iter().map(|i| model.meshes[i.mesh].primitives.iter().map(|p| p.face_count()).sum::<usize>()).sum();
         for format in [OutputFormat::Glb, OutputFormat::Obj, OutputFormat::Ply] {
-            let bytes = write(&model, format);
+            let bytes = write(&model, format, None);
             let back = read_model(&bytes, format.extension(), &ReadOptions::default()).unwrap_or_else(|e| panic!("{rel} as {format:?}: {e}"));
             let expected = if format == OutputFormat::Glb { model.face_count() } else { instanced };
             assert_eq!(back.face_count(), expected, "{rel} as {format:?}");
@@ -91,7 +91,7 @@ fn written_files_read_back_with_the_same_faces() {
         assert!(written.faces <= model.face_count() && written.faces * 100 >= exact * 99, "{rel} packed: {} of {exact} faces", written.faces);
         if let Ok(out) = std::env::var("MESH_CORE_WRITE_DIR") {
             let stem = rel.replace('/', "_");
-            std::fs::write(Path::new(&out).join(format!("{stem}.plain.glb")), write(&model, OutputFormat::Glb)).unwrap();
+            std::fs::write(Path::new(&out).join(format!("{stem}.plain.glb")), write(&model, OutputFormat::Glb, None)).unwrap();
             std::fs::write(Path::new(&out).join(format!("{stem}.packed.glb")), &packed).unwrap();
         }
     }

@@ -123,7 +123,7 @@ fn readable_mutants_never_panic_a_tool() {
                     tools::inspect::run(&input, &json!({ "max_faces": 200_000 })).err(),
                     tools::simplify::run(
                         &input,
-                        &json!({ "max_faces": 1_000_000, "target_ratio": 0.5, "max_error": 0.01, "lock_border": false, "format": "glb", "keep_nodes": false }),
+                        &json!({ "max_faces": 1_000_000, "target_ratio": 0.5, "max_error": 0.01, "lock_border": false, "format": "glb", "keep_nodes": false, "animation_error": null }),
                     )
                     .err(),
                     tools::optimize::run(

@@ -21,9 +21,14 @@ fn corpus_file(rel: &str) -> Option<Vec<u8>> {
 /// Runs simplify with `options` over the catalog's defaults (the core takes complete options).
 fn simplify_glb(data: &[u8], options: Value) -> (Value, Model) {
     let mut options = options;
-    for (key, value) in
-        [("max_faces", json!(1_000_000)), ("max_error", json!(0.01)), ("lock_border", json!(false)), ("format", json!("same")), ("keep_nodes", json!(false))]
-    {
+    for (key, value) in [
+        ("max_faces", json!(1_000_000)),
+        ("max_error", json!(0.01)),
+        ("lock_border", json!(false)),
+        ("format", json!("same")),
+        ("keep_nodes", json!(false)),
+        ("animation_error", json!(null)),
+    ] {
         options.as_object_mut().unwrap().entry(key).or_insert(value);
     }
     let input = Input { data, name: "model.glb", extension: "glb", read: ReadOptions::default() };

@@ -5,7 +5,7 @@
 //! drop unused materials, textures and duplicate images, optionally re-encode and scale the images
 //! (texture/mod.rs), and write GLB with
 //! KHR_mesh_quantization and EXT_meshopt_compression.
-use super::options::{check_range, parse};
+use super::options::{check_range, parse, ANIMATION_ERROR};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::debris::{remove_debris, DebrisRemoved};
 use crate::error::Result;
@@ -28,9 +28,6 @@ const SIMPLIFY_ERROR: f32 = 0.01;
 /// position_bits the catalog accepts: gltfpack's -vp allows 1..=16, but under 10 bits a
 /// vertex moves by a visible share of the model.
 const POSITION_BITS: (u8, u8) = (10, 16);
-/// animation_error the catalog accepts, as a fraction of the scene's extent: from finer than
-/// 16-bit positions' half step (7.6e-6) to a hundredth of the scene.
-const ANIMATION_ERROR: (f64, f64) = (1e-6, 0.01);
 /// Largest max_texture_size the catalog accepts (domain/tools/options/optimize_3d_model.ts).
 const MAX_TEXTURE_SIZE: u32 = 8192;
 

@@ -5,7 +5,7 @@
 //! (e.g. the seam column of a UV sphere without UVs) would otherwise look like an attribute seam
 //! to the simplifier and pin its edges in place, and would be written twice; so would copies whose
 //! normals differ only by noise (weld_normals.rs).
-use super::options::{check_range, parse};
+use super::options::{check_range, parse, ANIMATION_ERROR};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::error::{MeshError, Result};
 use crate::merge::merge_meshes;
@@ -49,6 +49,10 @@ pub struct SimplifyOptions {
     pub format: String,
     /// Keep every node and mesh as they are; otherwise static meshes merge first (merge.rs).
     pub keep_nodes: bool,
+    /// How far animated geometry may drift from its source motion (a fraction of the scene's
+    /// extent); null keeps every key as it is.
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub animation_error: Option<f64>,
 }
 
 pub fn output_format(requested: &str, source: SourceFormat) -> Result<(OutputFormat, Option<String>)> {
@@ -68,6 +72,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let started = std::time::Instant::now();
     let options: SimplifyOptions = parse("simplify", options)?;
     check_range("simplify", "max_error", options.max_error, 0.0, 1.0)?;
+    if let Some(error) = options.animation_error {
+        check_range("simplify", "animation_error", error, ANIMATION_ERROR.0, ANIMATION_ERROR.1)?;
+    }
     let mut model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
     model.release_source_json();
     let faces_in = model.face_count();
@@ -138,7 +145,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     if format != OutputFormat::Glb {
         notes.extend(model.static_output_note(&format!("{} output", format.extension().to_uppercase())));
     }
-    let data = write(&model, format);
+    let data = write(&model, format, options.animation_error);
     let name = format!("{}_simplified.{}", input.stem(), format.extension());
     let summary = json!({
         "schema_version": 1,

@@ -253,7 +253,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
             entry["mass_g"] = json!(volume * cm3_per_unit3 * d);
         }
         manifest.push(entry);
-        files.push(OutputFile { name: file, data: write(&part_model, s.format) });
+        files.push(OutputFile { name: file, data: write(&part_model, s.format, None) });
     }
     let exported: usize = parts.iter().map(|p| p.faces.len()).sum();
     let mut notes = model.notes.clone();

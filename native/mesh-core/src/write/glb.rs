@@ -40,9 +40,10 @@ pub struct GlbOptions {
     pub compress: bool,
     /// Position precision when quantizing: 2^bits − 1 steps across the stored box (quantize.rs).
     pub position_bits: u8,
-    /// When quantizing: how far animated geometry may drift from its source motion, as a fraction
-    /// of the scene's extent (write/anim_tracks.rs); None holds it to half a step of the position
-    /// grid (`relative_budget`).
+    /// How far animated geometry may drift from its source motion, as a fraction of the scene's
+    /// extent (write/anim_tracks.rs). None: half a step of the position grid (`relative_budget`)
+    /// when quantizing, and every key kept as it is otherwise; given, keys the motion can do
+    /// without go even from exact floats.
     pub animation_error: Option<f64>,
     /// Who orders triangles for the vertex cache: the tool (`Kept`), or the writer around its
     /// weld at output precision (`Strip`, optimize's order; write/weld_quantized.rs).
@@ -508,7 +509,9 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
     let nodes = scene.nodes;
     let skins = write_skins(&mut b, model, &skin_plan);
     let animation_budget = options.animation_error.unwrap_or_else(|| relative_budget(options.position_bits));
-    let animations = write_animations(&mut b, model, &scene.mesh_holder, animation_budget, options.quantize);
+    // Keys go where the geometry is on a grid (its error is the budget) or where the caller gave one.
+    let reduce_keys = options.quantize || options.animation_error.is_some();
+    let animations = write_animations(&mut b, model, &scene.mesh_holder, animation_budget, reduce_keys);
     b.flush_views();
     let images: Vec<Value> = model
         .images

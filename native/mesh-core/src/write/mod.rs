@@ -54,9 +54,10 @@ impl OutputFormat {
     }
 }
 
-pub fn write(model: &Model, format: OutputFormat) -> Vec<u8> {
+/// `model` in `format`; a GLB's animation within `animation_error` when given (`GlbOptions`).
+pub fn write(model: &Model, format: OutputFormat, animation_error: Option<f64>) -> Vec<u8> {
     match format {
-        OutputFormat::Glb => write_glb(model, &GlbOptions::default()),
+        OutputFormat::Glb => write_glb(model, &GlbOptions { animation_error, ..GlbOptions::default() }),
         OutputFormat::Obj => write_obj(model),
         OutputFormat::Ply => write_ply(model),
         OutputFormat::Stl => write_stl(model),

@@ -203,12 +203,12 @@ fn time_bits(input: &[f32]) -> Vec<u32> {
 
 /// `mesh_holder` maps each model node to the written node holding its mesh, which `weights`
 /// channels target (see write/nodes.rs).
-pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[usize], budget: f64, quantized: bool) -> Vec<Value> {
+pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[usize], budget: f64, reduce_keys: bool) -> Vec<Value> {
     // Samplers usually share their key times; identical times share one accessor.
     let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
     // Tracks that cannot be seen go, constant ones keep one key (write/anim_tracks.rs).
     // Keys a track can do without go too when the geometry is on a grid (its error is the budget).
-    let tracks = visible_tracks(model, budget, quantized);
+    let tracks = visible_tracks(model, budget, reduce_keys);
     let compress = b.compress;
     // How many samplers share each list of key times (one accessor holds it for all of them).
     let mut sharing: HashMap<Vec<u32>, usize> = HashMap::new();
@@ -618,5 +618,20 @@ mod tests {
         assert!(loose_bytes < fine_bytes, "bytes: {loose_bytes} against {fine_bytes}");
         let worst = largest_turn(&loose, &times, &cubic);
         assert!(worst > largest_turn(&fine, &times, &cubic) && worst <= 1e-3, "the curve turned by {worst} rad, allowed 1e-3");
+    }
+
+    #[test]
+    fn exact_floats_lose_keys_only_when_an_animation_error_is_given() {
+        // simplify's writer keeps floats exact: every key stays, unless the caller allows an error.
+        let (model, times, cubic) = cubic_swing();
+        let stored = |animation_error: Option<f64>| {
+            let glb = write_glb(&model, &GlbOptions { animation_error, ..GlbOptions::default() });
+            read_model(&glb, "glb", &ReadOptions::default()).unwrap().animations[0].samplers[0].clone()
+        };
+        let (exact, loose) = (stored(None), stored(Some(1e-3)));
+        assert_eq!((exact.input, exact.output), (times.clone(), cubic.clone()));
+        assert!(loose.input.len() < times.len(), "keys: {} of {}", loose.input.len(), times.len());
+        let worst = largest_turn(&loose, &times, &cubic);
+        assert!(worst <= 1e-3, "the curve turned by {worst} rad, allowed 1e-3");
     }
 }
