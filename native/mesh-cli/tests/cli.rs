@@ -31,7 +31,7 @@ fn cube(dir: &Path) -> PathBuf {
 }
 
 /// Complete options, as the service's catalog sends them.
-const OPTIMIZE_OPTIONS: &str = r#"{"max_faces":2000000,"compress":true,"quantize":true,"position_bits":14,"simplify_ratio":1,"remove_debris":0,"textures":"keep","max_texture_size":null,"keep_nodes":false,"instancing":false}"#;
+const OPTIMIZE_OPTIONS: &str = r#"{"max_faces":2000000,"compress":true,"quantize":true,"position_bits":14,"animation_error":null,"simplify_ratio":1,"remove_debris":0,"textures":"keep","max_texture_size":null,"keep_nodes":false,"instancing":false}"#;
 
 #[test]
 fn optimize_writes_a_glb_and_prints_the_summary() {
@@ -123,11 +123,11 @@ fn options_of_the_wrong_type_or_unknown_are_refused() {
     let model = cube(&dir);
     for (options, words) in [
         (
-            r#"{"max_faces":2000000,"compress":"yes","quantize":true,"position_bits":14,"simplify_ratio":1,"remove_debris":0,"textures":"keep","max_texture_size":null,"keep_nodes":false,"instancing":false}"#,
+            r#"{"max_faces":2000000,"compress":"yes","quantize":true,"position_bits":14,"animation_error":null,"simplify_ratio":1,"remove_debris":0,"textures":"keep","max_texture_size":null,"keep_nodes":false,"instancing":false}"#,
             "invalid type",
         ),
         (
-            r#"{"max_faces":2000000,"compress":true,"quantize":true,"position_bits":14,"simplify_ratio":1,"remove_debris":0,"textures":"keep","max_texture_size":null,"keep_nodes":false,"instancing":false,"colour":1}"#,
+            r#"{"max_faces":2000000,"compress":true,"quantize":true,"position_bits":14,"animation_error":null,"simplify_ratio":1,"remove_debris":0,"textures":"keep","max_texture_size":null,"keep_nodes":false,"instancing":false,"colour":1}"#,
             "unknown field `colour`",
         ),
         (r#"{"compress":true}"#, "missing field"),
