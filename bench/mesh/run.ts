@@ -172,8 +172,8 @@ async function measure(model: string, task: string, tool: string, ms: number, ou
 
 const SIMPLIFY_LIMIT = 1_000_000
 const simplifyTenth = { target_ratio: 0.1, max_error: 0.01, format: 'glb' }
-/** kiln's animation budget at the default 14 position bits: half a grid step of the scene. */
-const defaultAnimationError = 0.5 / (2 ** 14 - 1)
+/** kiln's animation budget at the default position bits: half a grid step of the scene (write/anim_tracks.rs `relative_budget`). */
+const defaultAnimationError = 0.5 / (2 ** (coreOptions('optimize', {}).position_bits as number) - 1)
 
 const selected = (await inputs()).filter((f) => !only || only.some((word) => basename(f).includes(word)))
 for (const input of selected) {

@@ -41,8 +41,9 @@ pub struct OptimizeOptions {
     /// With quantize: positions on 2^position_bits − 1 steps across the box of every mesh as stored
     /// (write/quantize.rs), as gltfpack's -vp.
     pub position_bits: u8,
-    /// With quantize: how far animated geometry may drift from its source motion, as a fraction of
-    /// the scene's extent; null holds it to half a step of the position grid (write/anim_tracks.rs).
+    /// How far animated geometry may drift from its source motion, as a fraction of the scene's
+    /// extent; null holds it to half a step of the position grid with quantize, and keeps every
+    /// key without (write/anim_tracks.rs).
     #[serde(deserialize_with = "Option::deserialize")]
     pub animation_error: Option<f64>,
     /// Fraction of triangles to keep; 1 = no simplification.

@@ -12,12 +12,12 @@ pub fn parse<T: DeserializeOwned>(tool: &str, options: &Value) -> Result<T> {
     T::deserialize(options).map_err(|e| MeshError::options(format!("{tool} options: {e}")))
 }
 
-/// Refuses a number outside the range the catalog allows (the catalog checks first; this keeps
-/// the core's own invariants when it is called directly).
 /// animation_error the catalog accepts (optimize and simplify), as a fraction of the scene's
 /// extent: from finer than 16-bit positions' half step (7.6e-6) to a hundredth of the scene.
 pub const ANIMATION_ERROR: (f64, f64) = (1e-6, 0.01);
 
+/// Refuses a number outside the range the catalog allows (the catalog checks first; this keeps
+/// the core's own invariants when it is called directly).
 pub fn check_range(tool: &str, name: &str, value: f64, min: f64, max: f64) -> Result<()> {
     if !(min..=max).contains(&value) {
         return Err(MeshError::options(format!("{tool} options: {name} is {value}, outside {min}..={max}")));

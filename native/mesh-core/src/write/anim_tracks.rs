@@ -90,9 +90,9 @@ pub struct ShorterTrack {
 
 /// The tracks worth writing, and how finely to store their keys, within `budget`: how far the
 /// geometry may drift from its source motion, as a fraction of the scene's extent (by default
-/// `relative_budget`, the optimize tool's `animation_error` when given). `reduce_keys`: also drop the keys
-/// a track can do without (`drop_keys`); writers that keep the geometry's floats exact (no
-/// position grid, so no error to match) keep every key of a moving track.
+/// `relative_budget`; a tool's `animation_error` when given). `reduce_keys`: also drop the keys a
+/// track can do without (`drop_keys`); writers that keep the geometry's floats exact (no position
+/// grid, so no error to match) keep every key of a moving track unless given an error.
 pub fn visible_tracks(model: &Model, budget: f64, reduce_keys: bool) -> VisibleTracks {
     // The scene's rest pose walks every vertex: not worth it for nothing to judge.
     if model.animations.is_empty() {
@@ -527,8 +527,6 @@ fn ratio(error: f64, tolerance: f64) -> f64 {
     }
 }
 
-/// The key values of a sampler (the middle of each in-tangent, value, out-tangent triple for
-/// CUBICSPLINE).
 /// Node `i`'s place in the world: the translation of its world matrix.
 fn pivot(world: &[[f32; 16]], i: usize) -> [f64; 3] {
     [world[i][12] as f64, world[i][13] as f64, world[i][14] as f64]
@@ -538,6 +536,8 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
 
+/// The key values of a sampler (the middle of each in-tangent, value, out-tangent triple for
+/// CUBICSPLINE).
 fn values(s: &AnimationSampler) -> impl Iterator<Item = &[f32]> {
     let c = s.components;
     let cubic = s.interpolation == "CUBICSPLINE";
