@@ -35,6 +35,7 @@ import {
   tinyTriangle,
   writeDocument,
 } from './generated.ts'
+import { hardSurface, lightmappedRoom, terrain } from './generated-surfaces.ts'
 import { readTriangles, surfaceError, type Triangles } from './geometry.ts'
 import { poseError } from './pose.ts'
 
@@ -108,6 +109,9 @@ async function inputs(): Promise<string[]> {
       longTake(100, quick ? 2_000 : 20_000),
     ),
     await generate('textured.glb', () => texturedMeshes()),
+    await generate('terrain.glb', () => terrain()),
+    await generate('hard-surface.glb', () => hardSurface()),
+    await generate('lightmapped-room.glb', () => lightmappedRoom()),
   ]
   const corpusFiles = [
     'glb/CesiumMan.glb',

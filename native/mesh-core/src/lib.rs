@@ -27,6 +27,7 @@ pub mod skin_poses;
 pub mod split;
 pub mod stitch;
 pub mod surface_distance;
+pub mod tangent_use;
 pub mod texcoord_sets;
 pub mod texture;
 pub mod tools;

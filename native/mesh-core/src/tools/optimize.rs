@@ -15,6 +15,7 @@ use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{compact, is_compact, weld_identical, without_degenerate};
 use crate::prune::prune;
 use crate::simplify::{extent_of, simplify_primitive, target_for};
+use crate::tangent_use::drop_unused_tangents;
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::texture::{process as process_textures, TextureMode, TextureOptions};
 use crate::write::{write_glb_counted, GlbOptions, TriangleOrder};
@@ -99,6 +100,10 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let unsampled = drop_unsampled_texcoords(&mut model);
     if unsampled > 0 {
         model.notes.push(format!("Dropped {unsampled} texture-coordinate set(s) that no material texture samples."));
+    }
+    let untangented = drop_unused_tangents(&mut model);
+    if untangented > 0 {
+        model.notes.push(format!("Dropped the tangents of {untangented} primitive(s) whose material has no normal map or anisotropy to shade with them."));
     }
     let mut debris = DebrisRemoved::default();
     for mesh in &mut model.meshes {

@@ -16,6 +16,7 @@ use crate::prune::prune;
 use crate::simplify::{attribute_room, extent_of, simplify_primitive_with_locks, target_for};
 use crate::skin_poses::{add_pose_attributes, remove_pose_attributes};
 use crate::stitch::shared_positions;
+use crate::tangent_use::drop_unused_tangents;
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::weld_normals::weld_near_normals;
 use crate::write::{write, OutputFormat};
@@ -98,6 +99,10 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let unsampled = drop_unsampled_texcoords(&mut model);
     if unsampled > 0 {
         model.notes.push(format!("Dropped {unsampled} texture-coordinate set(s) that no material texture samples."));
+    }
+    let untangented = drop_unused_tangents(&mut model);
+    if untangented > 0 {
+        model.notes.push(format!("Dropped the tangents of {untangented} primitive(s) whose material has no normal map or anisotropy to shade with them."));
     }
     // Before simplifying, so the error bound is a share of the merged scene's size and the parts
     // of one material simplify as one surface, as gltfpack does.

@@ -1,6 +1,7 @@
-//! GLB writer. Plain output stores float attributes, except skin weights (8-bit normalized) and
-//! rotation keys (16-bit normalized): core glTF types, at the precision engines skin and animate
-//! with, as gltfpack writes them even without quantization; `quantize` stores KHR_mesh_quantization
+//! GLB writer. Plain output stores float attributes, except skin weights (8-bit normalized),
+//! rotation keys and vertex colours (16-bit normalized): core glTF types, at the precision engines
+//! skin, animate and shade with, as gltfpack writes them even without quantization (its colours
+//! in 8 bits); `quantize` stores KHR_mesh_quantization
 //! integers (positions on per-mesh grids with a scene-wide step, see quantize.rs, undone by a
 //! child node's transform; normals as 16-bit; UVs on a 12-bit grid, see texture_transform.rs;
 //! colours as 8-bit); `compress` runs vertex and index data through the meshoptimizer codecs
@@ -350,6 +351,11 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
             Column::bytes(bytes, 4, None, 5123, true)
         } else if grid.is_some() && a.semantic.starts_with("COLOR_") {
             Column::bytes(stream(values, a.components, 4, |v, o| o.push(round(v * 255.0) as u8)), 4, None, 5121, true)
+        } else if a.semantic.starts_with("COLOR_") && a.data.iter().all(|v| (0.0..=1.0).contains(v)) {
+            // Plain output: colours in 16 bits, within 1/131070 of the float (no display shows the
+            // difference) at half its bytes, or a quarter of the floats an 8- or 16-bit source was
+            // read into. Out-of-range values (not glTF's colours, but seen) stay floats.
+            Column::bytes(stream(values, a.components, 8, |v, o| o.extend_from_slice(&(round(v * 65535.0) as u16).to_le_bytes())), 8, None, 5123, true)
         } else {
             let stride = a.components * 4;
             Column::bytes(stream(values, a.components, stride, |v, o| o.extend_from_slice(&v.to_le_bytes())), stride, None, 5126, false)
