@@ -1,12 +1,12 @@
-//! Drops nodes that place nothing: no mesh, nothing below them that has one, no skin joint or
-//! skeleton role and no animation aimed at them. After merging, the nodes that held the merged
+//! Drops nodes that place nothing: no mesh, camera or light, nothing below them that has one, no
+//! skin joint or skeleton role and no animation aimed at them. After merging, the nodes that held the merged
 //! meshes are such nodes; written out they would cost JSON bytes and mean nothing to a viewer.
 use crate::model::Model;
 
 /// Removes empty nodes and renumbers every node reference; returns how many went.
 pub fn drop_empty_nodes(model: &mut Model) -> usize {
     let count = model.nodes.len();
-    let mut keep: Vec<bool> = model.nodes.iter().map(|n| n.mesh.is_some()).collect();
+    let mut keep: Vec<bool> = model.nodes.iter().map(|n| n.mesh.is_some() || n.camera.is_some() || n.light.is_some()).collect();
     let mut hold = |n: usize| {
         if let Some(k) = keep.get_mut(n) {
             *k = true;
@@ -70,7 +70,18 @@ mod tests {
     use crate::model::{Mesh, Node, Primitive, Skin, SourceFormat, IDENTITY};
 
     fn empty(name: &str) -> Node {
-        Node { name: Some(name.into()), mesh: None, matrix: IDENTITY, trs: None, children: vec![], skin: None, weights: vec![], instances: vec![] }
+        Node {
+            name: Some(name.into()),
+            mesh: None,
+            matrix: IDENTITY,
+            trs: None,
+            children: vec![],
+            skin: None,
+            weights: vec![],
+            instances: vec![],
+            camera: None,
+            light: None,
+        }
     }
 
     #[test]

@@ -90,6 +90,10 @@ pub struct Node {
     /// drawn once per matrix, each applied before the node's own transform, and never at the
     /// node's transform alone.
     pub instances: Vec<[f32; 16]>,
+    /// Index into `Model::cameras` of the camera the node carries.
+    pub camera: Option<usize>,
+    /// Index into `Model::lights` of the KHR_lights_punctual light the node carries.
+    pub light: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -141,7 +145,18 @@ pub const IDENTITY: [f32; 16] = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.
 
 impl Node {
     pub fn with_mesh(name: Option<String>, mesh: usize) -> Self {
-        Node { name, mesh: Some(mesh), matrix: IDENTITY, trs: None, children: Vec::new(), skin: None, weights: Vec::new(), instances: Vec::new() }
+        Node {
+            name,
+            mesh: Some(mesh),
+            matrix: IDENTITY,
+            trs: None,
+            children: Vec::new(),
+            skin: None,
+            weights: Vec::new(),
+            instances: Vec::new(),
+            camera: None,
+            light: None,
+        }
     }
 }
 
@@ -189,6 +204,10 @@ pub struct Model {
     pub images: Vec<Image>,
     pub skins: Vec<Skin>,
     pub animations: Vec<Animation>,
+    /// glTF camera objects and KHR_lights_punctual light objects, kept verbatim: nodes carry them
+    /// by index, and what they show or light depends only on their node's place.
+    pub cameras: Vec<Value>,
+    pub lights: Vec<Value>,
     /// The original glTF document (for inspection of scenes, skins and animations), if any.
     pub gltf_json: Option<Value>,
     /// Things the reader changed or left out, told to the user.
@@ -219,6 +238,8 @@ impl Model {
             images: Vec::new(),
             skins: Vec::new(),
             animations: Vec::new(),
+            cameras: Vec::new(),
+            lights: Vec::new(),
             gltf_json: None,
             notes: Vec::new(),
         }

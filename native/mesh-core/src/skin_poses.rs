@@ -233,6 +233,8 @@ mod tests {
             skin: None,
             weights: Vec::new(),
             instances: Vec::new(),
+            camera: None,
+            light: None,
         };
         let lower = node(IDENTITY, vec![1]);
         let mut upper = node(compose([0.0, 2.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]), vec![]);

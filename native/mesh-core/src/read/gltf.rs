@@ -377,7 +377,15 @@ fn node_transform(node: &Value) -> ([f32; 16], Option<Trs>) {
     (compose(t, r, s), Some(Trs { translation: t, rotation: r, scale: s }))
 }
 
+/// The light objects of KHR_lights_punctual, which the document lists in its root extension.
+fn punctual_lights(root: &Value) -> &[Value] {
+    root.pointer("/extensions/KHR_lights_punctual/lights").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+}
+
 fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
+    model.cameras = array(root, "cameras").to_vec();
+    model.lights = punctual_lights(root).to_vec();
+    let mut missing = false;
     let nodes = array(root, "nodes");
     let mut parent = vec![None; nodes.len()];
     for (i, node) in nodes.iter().enumerate() {
@@ -397,7 +405,16 @@ fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
         // Weights for another number of targets than the mesh has mean nothing: the mesh's defaults apply.
         let targets = mesh.map_or(0, |m| model.meshes[m].target_count());
         let weights = floats(node, "weights").filter(|w| targets > 0 && w.len() == targets).unwrap_or_default();
-        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin"), weights, instances: Vec::new() });
+        // A camera or light that does not exist is left off the node, and said so.
+        let camera = index(node, "camera");
+        let light = node.pointer("/extensions/KHR_lights_punctual/light").and_then(Value::as_u64).map(|l| l as usize);
+        missing |= camera.is_some_and(|c| c >= model.cameras.len()) || light.is_some_and(|l| l >= model.lights.len());
+        let camera = camera.filter(|&c| c < model.cameras.len());
+        let light = light.filter(|&l| l < model.lights.len());
+        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin"), weights, instances: Vec::new(), camera, light });
+    }
+    if missing {
+        model.notes.push("Left off nodes the cameras or lights they named that the file does not have.".into());
     }
     // A cycle would leave some node without a path to a parentless node.
     for start in 0..nodes.len() {

@@ -676,6 +676,8 @@ mod tests {
             skin: None,
             weights: Vec::new(),
             instances: Vec::new(),
+            camera: None,
+            light: None,
         };
         model.nodes = vec![node([0.0; 3], vec![1]), node([2.0, 0.0, 0.0], vec![])];
         model.roots = vec![0];

@@ -17,7 +17,7 @@ use super::compact_json::short_f32;
 use super::instancing::{instancing_extensions, GPU_INSTANCING};
 use super::material_json::{material_without_defaults, sampler_without_defaults};
 use super::morph::{morph_column, target_accessors, with_morph_fields};
-use super::nodes::scene_nodes;
+use super::nodes::{scene_nodes, LIGHTS};
 use super::quantize::{position_grids, Grid, DEFAULT_POSITION_BITS};
 use super::skin::{plan_skins, quantized_weights, write_animations, write_joints, write_skins};
 use super::texture_transform::{grid_for as uv_grid_for, transformed_materials, uv_grids, UvGrid, TRANSFORM};
@@ -584,6 +584,13 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
         if !list.is_empty() {
             root.insert(key.into(), Value::Array(list));
         }
+    }
+    if !model.cameras.is_empty() {
+        root.insert("cameras".into(), Value::Array(model.cameras.clone()));
+    }
+    if !model.lights.is_empty() {
+        root.insert("extensions".into(), json!({ LIGHTS: { "lights": model.lights } }));
+        used.insert(LIGHTS.into());
     }
     let mut root = Value::Object(root);
     if !used.is_empty() {

@@ -11,6 +11,9 @@ use crate::math::compose;
 use crate::model::Model;
 use serde_json::{json, Map, Value};
 
+/// The extension whose lights nodes carry (`Model::lights`).
+pub const LIGHTS: &str = "KHR_lights_punctual";
+
 /// Translation, rotation (unit quaternion xyzw) and scale of a node matrix.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Trs {
@@ -126,6 +129,13 @@ pub fn scene_nodes(model: &Model, grids: &[Option<Grid>], node_skin: &[Option<us
             }
             None => {}
         }
+        if let Some(c) = node.camera.filter(|&c| c < model.cameras.len()) {
+            v.insert("camera".into(), json!(c));
+        }
+        if let Some(l) = node.light.filter(|&l| l < model.lights.len()) {
+            let extensions = v.entry("extensions").or_insert_with(|| json!({}));
+            extensions[LIGHTS] = json!({ "light": l });
+        }
         if !children.is_empty() {
             v.insert("children".into(), json!(children));
         }
@@ -173,7 +183,18 @@ mod tests {
         model.nodes[0].matrix = compose([4.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         let mut sheared = IDENTITY;
         sheared[4] = 0.5;
-        model.nodes.push(Node { name: None, mesh: None, matrix: sheared, children: vec![], trs: None, skin: None, weights: Vec::new(), instances: Vec::new() });
+        model.nodes.push(Node {
+            name: None,
+            mesh: None,
+            matrix: sheared,
+            children: vec![],
+            trs: None,
+            skin: None,
+            weights: Vec::new(),
+            instances: Vec::new(),
+            camera: None,
+            light: None,
+        });
         model.nodes[0].children.push(1);
         let grid = Grid { offset: [-1.0, 0.25, 0.0], scale: 0.001 };
         let nodes = scene_nodes(&model, &[Some(grid)], &[None, None], &[]).nodes;

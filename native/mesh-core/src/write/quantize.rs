@@ -105,6 +105,8 @@ mod tests {
             skin: None,
             weights: Vec::new(),
             instances: Vec::new(),
+            camera: None,
+            light: None,
         });
         model.meshes.push(mesh);
         model.roots.push(node);

@@ -1,0 +1,203 @@
+//! What optimize and simplify keep of a scene beyond its triangles, found missing on models of
+//! structures the bench had not had (session 18): cameras and punctual lights stay on their nodes,
+//! tangents go where no material shades with them, primitives of one mesh that share a material
+//! become one, and plain output stores vertex colours in 16 bits.
+use base64::Engine;
+use mesh_core::read::{read_model, ReadOptions};
+use mesh_core::tools::{optimize, simplify, Input};
+use serde_json::{json, Value};
+
+/// A grid of `n` × `n` quads in the XZ plane from `x0`, with normals, tangents and colours.
+fn grid(n: usize, x0: f32) -> (Vec<[f32; 3]>, Vec<[f32; 4]>, Vec<u16>) {
+    let mut positions = Vec::new();
+    let mut colours = Vec::new();
+    for i in 0..=n {
+        for j in 0..=n {
+            positions.push([x0 + j as f32, 0.0, i as f32]);
+            colours.push([j as f32 / n as f32, i as f32 / n as f32, 0.25, 1.0]);
+        }
+    }
+    let mut indices = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            let a = (i * (n + 1) + j) as u16;
+            let b = a + n as u16 + 1;
+            indices.extend([a, b, a + 1, a + 1, b, b + 1]);
+        }
+    }
+    (positions, colours, indices)
+}
+
+/// A .gltf (data URI) of one mesh with one primitive per entry of `materials` (each a grid of its
+/// own, side by side), placed by a node that also carries a camera, beside a light's node and
+/// nodes naming `extra_refs` (camera, light) indices; `materials` are the material objects.
+fn scene(materials: &[Value], primitive_materials: &[usize], extra_refs: Option<(usize, usize)>) -> Vec<u8> {
+    let mut bin: Vec<u8> = Vec::new();
+    let mut views = Vec::new();
+    let mut accessors = Vec::new();
+    let mut push = |bytes: Vec<u8>, accessor: Value| {
+        while bin.len() % 4 != 0 {
+            bin.push(0);
+        }
+        views.push(json!({ "buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len() }));
+        bin.extend(bytes);
+        let mut accessor = accessor;
+        accessor["bufferView"] = json!(views.len() - 1);
+        accessors.push(accessor);
+        accessors.len() - 1
+    };
+    let mut primitives = Vec::new();
+    for (k, &material) in primitive_materials.iter().enumerate() {
+        let (positions, colours, indices) = grid(8, k as f32 * 8.0);
+        let count = positions.len();
+        let (min, max) = (positions[0], positions[count - 1]);
+        let floats = |values: &mut dyn Iterator<Item = f32>| values.flat_map(f32::to_le_bytes).collect::<Vec<u8>>();
+        let position =
+            push(floats(&mut positions.iter().flatten().copied()), json!({ "componentType": 5126, "count": count, "type": "VEC3", "min": min, "max": max }));
+        let normal = push(floats(&mut [0.0f32, 1.0, 0.0].repeat(count).into_iter()), json!({ "componentType": 5126, "count": count, "type": "VEC3" }));
+        let tangent = push(floats(&mut [1.0f32, 0.0, 0.0, 1.0].repeat(count).into_iter()), json!({ "componentType": 5126, "count": count, "type": "VEC4" }));
+        let colour = push(floats(&mut colours.iter().flatten().copied()), json!({ "componentType": 5126, "count": count, "type": "VEC4" }));
+        let index = push(indices.iter().flat_map(|i| i.to_le_bytes()).collect(), json!({ "componentType": 5123, "count": indices.len(), "type": "SCALAR" }));
+        primitives.push(
+            json!({ "attributes": { "POSITION": position, "NORMAL": normal, "TANGENT": tangent, "COLOR_0": colour }, "indices": index, "material": material }),
+        );
+    }
+    let mut nodes = vec![
+        json!({ "name": "board", "mesh": 0, "camera": 0, "translation": [0, 1, 0] }),
+        json!({ "name": "lamp", "translation": [0, 5, 0], "extensions": { "KHR_lights_punctual": { "light": 0 } } }),
+    ];
+    if let Some((camera, light)) = extra_refs {
+        nodes.push(json!({ "name": "lost", "camera": camera, "extensions": { "KHR_lights_punctual": { "light": light } } }));
+    }
+    let doc = json!({
+        "asset": { "version": "2.0" },
+        "extensionsUsed": ["KHR_lights_punctual"],
+        "extensions": { "KHR_lights_punctual": { "lights": [{ "type": "point", "intensity": 20, "color": [1, 0.9, 0.8] }] } },
+        "cameras": [{ "type": "perspective", "perspective": { "yfov": 0.7, "znear": 0.05 } }],
+        "buffers": [{ "byteLength": bin.len(), "uri": format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&bin)) }],
+        "bufferViews": views,
+        "accessors": accessors,
+        "materials": materials,
+        "meshes": [{ "primitives": primitives }],
+        "nodes": nodes,
+        "scenes": [{ "nodes": (0..nodes.len()).collect::<Vec<usize>>() }],
+    });
+    serde_json::to_vec(&doc).unwrap()
+}
+
+const NORMAL_MAPPED: usize = 0;
+const PLAIN: usize = 1;
+
+fn materials() -> Vec<Value> {
+    vec![
+        json!({ "name": "bumpy", "normalTexture": { "index": 0 } }),
+        json!({ "name": "paint", "pbrMetallicRoughness": { "baseColorFactor": [0.2, 0.4, 0.6, 1] } }),
+    ]
+}
+
+/// The materials plus a texture for the normal map (an 1×1 PNG from a data URI).
+fn with_texture(doc: &[u8]) -> Vec<u8> {
+    let mut doc: Value = serde_json::from_slice(doc).unwrap();
+    let png = mesh_core::png_image::encode_rgba(1, 1, &[128, 128, 255, 255]);
+    doc["images"] = json!([{ "uri": format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png)) }]);
+    doc["textures"] = json!([{ "source": 0 }]);
+    serde_json::to_vec(&doc).unwrap()
+}
+
+fn input(data: &[u8]) -> Input<'_> {
+    Input { data, name: "scene.gltf", extension: "gltf", read: ReadOptions::default() }
+}
+
+fn optimized(data: &[u8]) -> (Value, Vec<u8>) {
+    let options = json!({ "max_faces": 100_000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 1.0, "remove_debris": 0.0, "textures": "keep", "max_texture_size": null, "keep_nodes": false, "instancing": false });
+    let result = optimize::run(&input(data), &options).unwrap();
+    (result.summary, result.files.into_iter().next().unwrap().data)
+}
+
+fn simplified(data: &[u8]) -> (Value, Vec<u8>) {
+    let options = json!({ "max_faces": 100_000, "target_ratio": 0.5, "max_error": 0.01, "lock_border": false, "format": "glb", "keep_nodes": false, "animation_error": null });
+    let result = simplify::run(&input(data), &options).unwrap();
+    (result.summary, result.files.into_iter().next().unwrap().data)
+}
+
+fn json_of(glb: &[u8]) -> Value {
+    let length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    serde_json::from_slice(&glb[20..20 + length]).unwrap()
+}
+
+fn notes(summary: &Value) -> String {
+    summary["notes"].as_array().map(|n| n.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")).unwrap_or_default()
+}
+
+#[test]
+fn cameras_and_lights_stay_on_their_nodes_through_both_tools() {
+    let source = with_texture(&scene(&materials(), &[PLAIN], None));
+    for (tool, (_, glb)) in [("optimize", optimized(&source)), ("simplify", simplified(&source))] {
+        let doc = json_of(&glb);
+        assert_eq!(doc["cameras"][0]["perspective"]["yfov"], json!(0.7), "{tool}");
+        assert_eq!(doc["extensions"]["KHR_lights_punctual"]["lights"][0]["intensity"], json!(20), "{tool}");
+        assert!(doc["extensionsUsed"].as_array().unwrap().contains(&json!("KHR_lights_punctual")), "{tool}");
+        let named = |name: &str| doc["nodes"].as_array().unwrap().iter().find(|n| n["name"] == json!(name)).cloned().unwrap();
+        assert_eq!(named("board")["camera"], json!(0), "{tool}: the camera stays where its node's mesh went");
+        assert_eq!(named("board")["translation"], json!([0, 1, 0]), "{tool}");
+        assert_eq!(named("lamp")["extensions"]["KHR_lights_punctual"]["light"], json!(0), "{tool}");
+        assert_eq!(named("lamp")["translation"], json!([0, 5, 0]), "{tool}");
+    }
+}
+
+#[test]
+fn a_node_naming_a_missing_camera_or_light_loses_the_reference_and_says_so() {
+    let source = scene(&materials(), &[PLAIN], Some((3, 7)));
+    let (summary, glb) = optimized(&source);
+    let doc = json_of(&glb);
+    for node in doc["nodes"].as_array().unwrap() {
+        assert!(node["camera"].as_u64().is_none_or(|c| c == 0));
+        assert!(node.pointer("/extensions/KHR_lights_punctual/light").and_then(Value::as_u64).is_none_or(|l| l == 0));
+    }
+    assert!(notes(&summary).contains("cameras or lights"), "{summary}");
+}
+
+#[test]
+fn tangents_go_where_no_material_shades_with_them_and_stay_with_a_normal_map() {
+    let source = with_texture(&scene(&materials(), &[NORMAL_MAPPED, PLAIN], None));
+    for (tool, (summary, glb)) in [("optimize", optimized(&source)), ("simplify", simplified(&source))] {
+        let model = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
+        let tangents: Vec<(Option<usize>, bool)> =
+            model.meshes.iter().flat_map(|m| &m.primitives).map(|p| (p.material, p.attribute("TANGENT").is_some())).collect();
+        assert_eq!(tangents.len(), 2, "{tool}");
+        for (material, has) in tangents {
+            let mapped = model.materials[material.unwrap()].get("normalTexture").is_some();
+            assert_eq!(has, mapped, "{tool}: material {material:?}");
+        }
+        assert!(notes(&summary).contains("tangents of 1 primitive"), "{tool}: {summary}");
+    }
+}
+
+#[test]
+fn primitives_of_one_mesh_with_one_material_become_one() {
+    let source = scene(&materials(), &[PLAIN, PLAIN, PLAIN], None);
+    for (tool, (summary, glb)) in [("optimize", optimized(&source)), ("simplify", simplified(&source))] {
+        let doc = json_of(&glb);
+        let primitives: usize = doc["meshes"].as_array().unwrap().iter().map(|m| m["primitives"].as_array().unwrap().len()).sum();
+        assert_eq!(primitives, 1, "{tool}");
+        assert!(notes(&summary).contains("Merged 2 primitive(s)"), "{tool}: {summary}");
+    }
+}
+
+#[test]
+fn plain_output_stores_colours_in_16_bits_within_their_step() {
+    let source = scene(&materials(), &[PLAIN], None);
+    let (_, glb) = simplified(&source);
+    let doc = json_of(&glb);
+    let colour = doc["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"].as_u64().unwrap() as usize;
+    assert_eq!(doc["accessors"][colour]["componentType"], json!(5123));
+    assert_eq!(doc["accessors"][colour]["normalized"], json!(true));
+    let model = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
+    let p = &model.meshes[0].primitives[0];
+    let colours = &p.attribute("COLOR_0").unwrap().data;
+    // Every colour the grid had (u, v, 0.25, 1) is back within half a 16-bit step.
+    for (v, c) in p.positions.iter().zip(colours.chunks_exact(4)) {
+        let expected = [v[0] / 8.0, v[2] / 8.0, 0.25, 1.0];
+        assert!(expected.iter().zip(c).all(|(e, c)| (e - c).abs() <= 0.5 / 65535.0 + 1e-7), "{c:?} vs {expected:?}");
+    }
+}
