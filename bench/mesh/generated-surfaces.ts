@@ -2,9 +2,10 @@
 // session 18 and never tuned on: a terrain (one big grid with vertex colours), hard-surface parts
 // (flat shading: every face's corners split, half of them stored as a triangle soup without
 // indices, as STL-like exporters write them) and a lightmapped room (two UV sets, tangents, several
-// primitives in one mesh, 16-bit indices). Seeded, so every run and machine gets the same files.
+// primitives in one mesh, 16-bit indices, colour, lightmap and normal textures). Seeded, so every run and machine gets the same files.
 import { Document, type Material, type Mesh } from '@gltf-transform/core'
 import { seededRandom } from '../../test/lifecycle/support/seeded.ts'
+import { noisePng } from './generated.ts'
 
 type Vec3 = [number, number, number]
 
@@ -177,7 +178,7 @@ export function hardSurface(count = 120, seed = 22): Document {
 /**
  * A lightmapped room: one mesh of several primitives (floor, walls, ceiling, pillars), each a
  * finely tessellated slab with its own material, smooth normals, tangents, a tiling TEXCOORD_0
- * and a lightmap TEXCOORD_1 unique across the room, indexed with 16 bits.
+ * (UVs up to 20) and a lightmap TEXCOORD_1 unique across the room, indexed with 16 bits.
  */
 export function lightmappedRoom(seed = 23): Document {
   const doc = new Document()
@@ -227,7 +228,23 @@ export function lightmappedRoom(seed = 23): Document {
         .setMaterial(material),
     )
   }
-  const material = (name: string) => doc.createMaterial(name).setBaseColorFactor([next(), next(), next(), 1])
+  // Every surface samples a tiling colour texture through TEXCOORD_0 and the room's lightmap
+  // through TEXCOORD_1; walls and pillars have a normal map too (their tangents are used, the
+  // floor's and ceiling's are not).
+  const texture = (name: string, seed: number) =>
+    doc.createTexture(name).setImage(noisePng(64, seed)).setMimeType('image/png')
+  const lightmap = texture('lightmap', seed + 100)
+  const bumps = texture('bumps', seed + 101)
+  const material = (name: string, k: number) => {
+    const m = doc
+      .createMaterial(name)
+      .setBaseColorFactor([next(), next(), next(), 1])
+      .setBaseColorTexture(texture(`${name}-colour`, seed + k))
+      .setOcclusionTexture(lightmap)
+    m.getOcclusionTextureInfo()!.setTexCoord(1)
+    if (name === 'plaster' || name === 'stone') m.setNormalTexture(bumps)
+    return m
+  }
   const [floor, wall, ceiling, pillar] = ['floor', 'plaster', 'ceiling', 'stone'].map(material) as [
     Material,
     Material,

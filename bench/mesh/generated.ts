@@ -515,7 +515,7 @@ export function longTake(nodes = 100, keys = 20_000): Document {
 }
 
 /** A PNG of `size`² RGB pixels of seeded noise over a gradient (small: textures are not the point here). */
-function noisePng(size: number, seed: number): Uint8Array {
+export function noisePng(size: number, seed: number): Uint8Array {
   const next = seededRandom(seed)
   const rows = Buffer.alloc(size * (size * 3 + 1))
   for (let y = 0; y < size; y++) {

@@ -10,17 +10,24 @@
 //! reference already had; UVs outside [0, 1] (tiling textures) are mapped from their range this
 //! way too. A primitive without a material has no reference to carry a transform: UVs in [0, 1]
 //! are stored as index × stride, which reads back as they are. The range is per material and set, the
-//! union over every primitive drawn with that material. A range wider than 16 UV units (more
-//! than 16 bits at 12 bits per unit), a non-finite one, or one on a primitive with no material
-//! keeps floats.
-use crate::model::Model;
+//! union over every primitive drawn with that material. A range wider than one unit (a tiling
+//! texture) gets as many steps a unit as keep its UVs within an eighth of a texel of the largest
+//! image sampled through it (four steps a texel), at most 4095 a unit and at least 4095 across the
+//! range (gltfpack's 12 bits across any range), within 16 bits: tiled floors and walls span tens
+//! of units. A range that 16 bits cannot cover at that precision (nor at 256 a unit), a
+//! non-finite one, or one on a primitive with no material keeps floats.
+use crate::model::{Image, Model};
 use crate::round::round;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
 pub const TRANSFORM: &str = "KHR_texture_transform";
-/// Fewest grid steps per UV unit.
+/// Grid steps per UV unit where no image says fewer do (and the most any image gets).
 const STEPS_PER_UNIT: f32 = 4095.0;
+/// Steps per texel of the largest image a set samples: a UV is then within an eighth of a texel.
+const STEPS_PER_TEXEL: f32 = 4.0;
+/// Steps per unit that always do: a quarter texel of a 1,024-texel tile.
+const ENOUGH_PER_UNIT: f32 = 256.0;
 const MAX_STEPS: f32 = u16::MAX as f32;
 /// The divisors of 65535 (3 · 5 · 17 · 257) from 4369 up: step counts whose stride is whole.
 const STEP_COUNTS: [u32; 4] = [4369, 13107, 21845, 65535];
@@ -46,18 +53,38 @@ impl UvGrid {
     /// The grid of UVs within [0, 1] on a primitive without a material: stored as they read, no transform.
     pub const UNIT: UvGrid = UvGrid { offset: [0.0; 2], scale: [1.0; 2], steps: [STEP_COUNTS[0]; 2], stride: [u16::MAX as u32 / STEP_COUNTS[0]; 2] };
 
-    /// The grid for UVs spanning `min..=max`, or None when floats must stay.
-    pub fn covering(min: [f32; 2], max: [f32; 2]) -> Option<UvGrid> {
+    /// The grid for UVs spanning `min..=max` that sample images of at most `texels` on a side
+    /// (None: not known), or None when floats must stay.
+    pub fn covering(min: [f32; 2], max: [f32; 2], texels: Option<u32>) -> Option<UvGrid> {
         let scale = [0, 1].map(|k| max[k] - min[k]);
-        if !(0..2).all(|k| scale[k].is_finite() && min[k].is_finite() && scale[k] * STEPS_PER_UNIT <= MAX_STEPS) {
+        if !(0..2).all(|k| scale[k].is_finite() && min[k].is_finite()) {
             return None;
         }
         // A constant coordinate still needs a non-zero scale to be a valid transform.
         let scale = scale.map(|s| if s > 0.0 { s } else { 1.0 });
         // Stored as grid indices (stride 1), so any step count reads back exactly. A range of at
         // most one unit gets 4095 steps across itself, gltfpack's 12 bits on the same range (its
-        // stored values are then the same, and so are their bytes); wider ranges keep 4095 per unit.
-        let steps = scale.map(|s| if s <= 1.0 { STEPS_PER_UNIT as u32 } else { steps_for(s) });
+        // stored values are then the same, and so are their bytes); a wider one what its images
+        // need a unit, at least 4095 across.
+        // Without a known image, a step count that divides 65535 (`steps_for`), as before images
+        // were looked at.
+        let per_unit = texels.map_or(STEPS_PER_UNIT, |t| (t as f32 * STEPS_PER_TEXEL).min(STEPS_PER_UNIT));
+        let mut steps = [0u32; 2];
+        for k in 0..2 {
+            if scale[k] <= 1.0 {
+                steps[k] = STEPS_PER_UNIT as u32;
+                continue;
+            }
+            let needed = match texels {
+                Some(_) => (scale[k] * per_unit).ceil().max(STEPS_PER_UNIT),
+                None => steps_for(scale[k]) as f32,
+            };
+            let needed = needed.min(MAX_STEPS);
+            if needed / scale[k] < per_unit.min(ENOUGH_PER_UNIT) {
+                return None;
+            }
+            steps[k] = needed as u32;
+        }
         Some(UvGrid { offset: min, scale, steps, stride: [1; 2] })
     }
 
@@ -92,9 +119,62 @@ fn sampled_set(info: &Value) -> usize {
     info.pointer("/extensions/KHR_texture_transform/texCoord").and_then(Value::as_u64).unwrap_or(own) as usize
 }
 
+/// The longest side of an image from its header (PNG, JPEG, WebP, KTX2), if it tells.
+fn image_side(image: &Image) -> Option<u32> {
+    let data = &image.data[..];
+    let (width, height) = if data.starts_with(b"\xABKTX 20\xBB\r\n\x1A\n") {
+        let field = |at: usize| data.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        (field(20)?, field(24)?)
+    } else {
+        image::ImageReader::new(std::io::Cursor::new(data)).with_guessed_format().ok()?.into_dimensions().ok()?
+    };
+    Some(width.max(height)).filter(|&side| side > 0)
+}
+
+/// Per (material, set), the longest side of the largest image its textures sample through that
+/// set (the plain source and any extension's, such as EXT_texture_webp's); absent where a texture
+/// names no image whose size its header tells.
+fn sampled_sides(model: &Model) -> BTreeMap<(usize, usize), u32> {
+    let sides: Vec<Option<u32>> = model.images.iter().map(image_side).collect();
+    let side_of_texture = |texture: &Value| -> Option<u32> {
+        let mut sources: Vec<u64> = texture.get("source").and_then(Value::as_u64).into_iter().collect();
+        if let Some(Value::Object(extensions)) = texture.get("extensions") {
+            sources.extend(extensions.values().filter_map(|e| e.get("source").and_then(Value::as_u64)));
+        }
+        sources.iter().map(|&i| sides.get(i as usize).copied().flatten()).collect::<Option<Vec<u32>>>()?.into_iter().max()
+    };
+    fn slots<'v>(value: &'v Value, out: &mut Vec<&'v Value>) {
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map {
+                    if key.ends_with("Texture") && v.get("index").is_some() {
+                        out.push(v);
+                    }
+                    slots(v, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| slots(v, out)),
+            _ => {}
+        }
+    }
+    let mut out: BTreeMap<(usize, usize), Option<u32>> = BTreeMap::new();
+    for (m, material) in model.materials.iter().enumerate() {
+        let mut infos = Vec::new();
+        slots(material, &mut infos);
+        for info in infos {
+            let side = info.get("index").and_then(Value::as_u64).and_then(|t| model.textures.get(t as usize)).and_then(side_of_texture);
+            let entry = out.entry((m, sampled_set(info))).or_insert(Some(0));
+            // One image of unknown size leaves the set at the default precision.
+            *entry = entry.zip(side).map(|(a, b)| a.max(b));
+        }
+    }
+    out.into_iter().filter_map(|(key, side)| Some((key, side?))).collect()
+}
+
 /// Grids per (material, set) over every primitive drawn with the material; a set present only
 /// on primitives without a material gets no entry (see `grid_for`).
 pub fn uv_grids(model: &Model) -> BTreeMap<(usize, usize), Option<UvGrid>> {
+    let sides = sampled_sides(model);
     let mut ranges: BTreeMap<(usize, usize), ([f32; 2], [f32; 2])> = BTreeMap::new();
     for p in model.meshes.iter().flat_map(|m| &m.primitives) {
         let Some(material) = p.material else { continue };
@@ -110,7 +190,7 @@ pub fn uv_grids(model: &Model) -> BTreeMap<(usize, usize), Option<UvGrid>> {
             }
         }
     }
-    ranges.into_iter().map(|(key, (min, max))| (key, UvGrid::covering(min, max))).collect()
+    ranges.into_iter().map(|(key, (min, max))| (key, UvGrid::covering(min, max, sides.get(&key).copied()))).collect()
 }
 
 /// The grid of one primitive's UV set: its material's, or for a primitive without a material
@@ -206,7 +286,7 @@ mod tests {
         }
         // With a material: the grid index itself on 4095 steps across the range (gltfpack's
         // 12 bits), read back through the transform.
-        let g = UvGrid::covering([0.1, 0.0], [0.9, 1.0]).unwrap();
+        let g = UvGrid::covering([0.1, 0.0], [0.9, 1.0], None).unwrap();
         assert!(g.needs_transform());
         assert_eq!(g.steps, [4095, 4095]);
         let t = Value::Object(compose(&Map::new(), &g));
@@ -223,7 +303,7 @@ mod tests {
 
     #[test]
     fn tiling_uvs_map_into_the_unit_square_and_back() {
-        let g = UvGrid::covering([-2.0, 0.5], [3.0, 1.5]).unwrap();
+        let g = UvGrid::covering([-2.0, 0.5], [3.0, 1.5], None).unwrap();
         assert!(g.needs_transform());
         let t = Value::Object(compose(&Map::new(), &g));
         for uv in [[-2.0f32, 0.5], [3.0, 1.5], [0.37, 1.01], [2.5, 0.75]] {
@@ -232,13 +312,27 @@ mod tests {
             // 12 bits per UV unit whatever the range.
             assert!((0..2).all(|k| (seen[k] - uv[k]).abs() <= 0.5 / 4095.0 + 1e-5), "{uv:?} -> {seen:?}");
         }
-        assert_eq!(UvGrid::covering([0.0, 0.0], [20.0, 1.0]), None, "wider than 16 units keeps floats");
-        assert_eq!(UvGrid::covering([f32::NAN, 0.0], [2.0, 1.0]), None);
+        // Wider than 16 units: 16 bits across the range, within half a step of 20 / 65535.
+        let wide = UvGrid::covering([0.0, 0.0], [20.0, 1.0], None).unwrap();
+        assert_eq!(wide.steps, [65535, 4095]);
+        let t = Value::Object(compose(&Map::new(), &wide));
+        for uv in [[0.0f32, 0.0], [20.0, 1.0], [13.37, 0.5], [0.001, 0.999]] {
+            let stored = [wide.encode(uv[0], 0), wide.encode(uv[1], 1)];
+            let seen = apply(&t, [stored[0] as f32 / 65535.0, stored[1] as f32 / 65535.0]);
+            assert!((seen[0] - uv[0]).abs() <= 0.5 * 20.0 / 65535.0 + 2e-5, "{uv:?} -> {seen:?}");
+        }
+        assert_eq!(UvGrid::covering([0.0, 0.0], [300.0, 1.0], None), None, "wider than 256 units keeps floats");
+        // Sampling 64-texel images: four steps a texel (256 a unit), at least 4095 across.
+        assert_eq!(UvGrid::covering([0.0, 0.0], [20.0, 2.0], Some(64)).unwrap().steps, [5120, 4095]);
+        assert_eq!(UvGrid::covering([0.0, 0.0], [20.0, 2.0], Some(4096)).unwrap().steps, [65535, 8190]);
+        assert_eq!(UvGrid::covering([0.0, 0.0], [200.0, 1.0], Some(64)).unwrap().steps, [51200, 4095]);
+        assert_eq!(UvGrid::covering([0.0, 0.0], [300.0, 1.0], Some(64)), None, "256 a unit no longer fit");
+        assert_eq!(UvGrid::covering([f32::NAN, 0.0], [2.0, 1.0], None), None);
     }
 
     #[test]
     fn an_existing_transform_composes_after_the_mapping() {
-        let g = UvGrid::covering([-1.0, 2.0], [1.0, 4.0]).unwrap();
+        let g = UvGrid::covering([-1.0, 2.0], [1.0, 4.0], None).unwrap();
         let existing = json!({ "offset": [0.25, -0.5], "rotation": 0.7, "scale": [2.0, 0.5], "texCoord": 1 });
         let t = Value::Object(compose(existing.as_object().unwrap(), &g));
         assert_eq!(t["texCoord"], 1);
@@ -258,7 +352,7 @@ mod tests {
             "normalTexture": { "index": 1, "texCoord": 1 },
             "extensions": { "KHR_materials_sheen": { "sheenColorTexture": { "index": 2 } } }
         })];
-        let grid = UvGrid::covering([0.0, 0.0], [4.0, 2.0]).unwrap();
+        let grid = UvGrid::covering([0.0, 0.0], [4.0, 2.0], None).unwrap();
         let grids = BTreeMap::from([((0, 0), Some(grid)), ((0, 1), Some(UvGrid::UNIT))]);
         let (out, added) = transformed_materials(&materials, &grids);
         assert!(added);
@@ -271,8 +365,6 @@ mod tests {
     #[test]
     fn written_tiling_uvs_read_back_through_the_material_transform() {
         use crate::model::{Attribute, Mesh, Primitive, SourceFormat};
-        use crate::read::{read_model, ReadOptions};
-        use crate::write::{write_glb, GlbOptions};
         let uvs: Vec<f32> = (0..50).flat_map(|i| [-3.0 + i as f32 * 0.17, 0.25 + (i as f32 * 0.7).sin() * 2.0]).collect();
         let mut model = Model::new(SourceFormat::Glb);
         model.materials = vec![json!({ "pbrMetallicRoughness": { "baseColorTexture": { "index": 0 } } })];
@@ -286,13 +378,49 @@ mod tests {
             }],
             ..Default::default()
         });
+        tiling_uvs_read_back(&model, &uvs, 0.5 / 4095.0);
+    }
+
+    #[test]
+    fn tiled_uvs_keep_an_eighth_of_a_texel_of_the_image_they_sample() {
+        use crate::model::{Attribute, Image, Mesh, Primitive, SourceFormat};
+        // A floor tiled 20 times by a 64-texel image: 256 steps a unit, 5120 across.
+        let uvs: Vec<f32> = (0..60).flat_map(|i| [i as f32 / 59.0 * 20.0, (i as f32 * 0.37).fract() * 20.0]).collect();
+        let mut model = Model::new(SourceFormat::Glb);
+        model.materials = vec![json!({ "pbrMetallicRoughness": { "baseColorTexture": { "index": 0 } } })];
+        model.textures = vec![json!({ "source": 0 })];
+        model.images = vec![Image { name: None, mime_type: "image/png".into(), data: crate::png_image::encode_rgba(64, 32, &[200; 64 * 32 * 4]) }];
+        model.push_root_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: (0..60).map(|i| [i as f32, (i * i % 7) as f32, 0.0]).collect(),
+                attributes: vec![Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: uvs.clone() }],
+                indices: (0..58).flat_map(|i| [i, i + 1, i + 2]).collect(),
+                material: Some(0),
+            }],
+            ..Default::default()
+        });
+        let v_range = uvs.iter().skip(1).step_by(2).fold(0.0f32, |a, &v| a.max(v)) - uvs.iter().skip(1).step_by(2).fold(f32::MAX, |a, &v| a.min(v));
+        assert_eq!(uv_grids(&model)[&(0, 0)].unwrap().steps, [5120, (v_range * 256.0).ceil() as u32]);
+        tiling_uvs_read_back(&model, &uvs, 0.5 / 256.0);
+        // An image whose size its header does not tell: 16 bits across the 20 units.
+        model.images[0].data = b"not an image".to_vec();
+        assert_eq!(uv_grids(&model)[&(0, 0)].unwrap().steps, [65535, 65535]);
+        tiling_uvs_read_back(&model, &uvs, 0.5 * 20.0 / 65535.0);
+    }
+
+    /// Writes `model` quantized, with and without compression, and checks its one primitive's UVs
+    /// read back through the material's transform within `tolerance` of `uvs`.
+    fn tiling_uvs_read_back(model: &Model, uvs: &[f32], tolerance: f32) {
+        use crate::read::{read_model, ReadOptions};
+        use crate::write::{write_glb, GlbOptions};
         for compress in [false, true] {
-            let back = read_model(&write_glb(&model, &GlbOptions::quantized(compress)), "glb", &ReadOptions::default()).unwrap();
+            let back = read_model(&write_glb(model, &GlbOptions::quantized(compress)), "glb", &ReadOptions::default()).unwrap();
             let t = back.materials[0].pointer("/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform").unwrap();
             let read = &back.meshes[0].primitives[0].attribute("TEXCOORD_0").unwrap().data;
             for (r, o) in read.chunks_exact(2).zip(uvs.chunks_exact(2)) {
                 let seen = apply(t, [r[0], r[1]]);
-                assert!((0..2).all(|k| (seen[k] - o[k]).abs() <= 0.5 / 4095.0 + 1e-5), "{seen:?} vs {o:?}");
+                assert!((0..2).all(|k| (seen[k] - o[k]).abs() <= tolerance + 2e-5), "{seen:?} vs {o:?}");
             }
         }
     }
