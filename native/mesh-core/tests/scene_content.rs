@@ -201,3 +201,68 @@ fn plain_output_stores_colours_in_16_bits_within_their_step() {
         assert!(expected.iter().zip(c).all(|(e, c)| (e - c).abs() <= 0.5 / 65535.0 + 1e-7), "{c:?} vs {expected:?}");
     }
 }
+
+/// A .gltf of one triangle placed by a node through EXT_mesh_gpu_instancing: three translations
+/// (floats) and three rotations (normalized 16-bit, as quantized files store them), or with
+/// `rotations` instances of rotation where they should agree.
+fn instanced(rotations: usize) -> Vec<u8> {
+    let mut bin: Vec<u8> = [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]].iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
+    let translations_at = bin.len();
+    bin.extend([[0.0f32, 0.0, 0.0], [5.0, 0.0, 0.0], [0.0, 0.0, 9.0]].iter().flatten().flat_map(|v| v.to_le_bytes()));
+    let rotations_at = bin.len();
+    // Identity, then a half turn about Y (0, 1, 0, 0), as i16 normalized.
+    let turn: [[i16; 4]; 2] = [[0, 0, 0, 32767], [0, 32767, 0, 0]];
+    bin.extend((0..rotations).flat_map(|i| turn[i.min(1)]).flat_map(|v| v.to_le_bytes()));
+    let doc = json!({
+        "asset": { "version": "2.0" },
+        "extensionsUsed": ["EXT_mesh_gpu_instancing"],
+        "extensionsRequired": ["EXT_mesh_gpu_instancing"],
+        "buffers": [{ "byteLength": bin.len(), "uri": format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&bin)) }],
+        "bufferViews": [
+            { "buffer": 0, "byteLength": 36 },
+            { "buffer": 0, "byteOffset": translations_at, "byteLength": 36 },
+            { "buffer": 0, "byteOffset": rotations_at, "byteLength": rotations * 8 },
+        ],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0] },
+            { "bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3" },
+            { "bufferView": 2, "componentType": 5122, "normalized": true, "count": rotations, "type": "VEC4" },
+        ],
+        "meshes": [{ "primitives": [{ "attributes": { "POSITION": 0 } }] }],
+        "nodes": [{ "mesh": 0, "translation": [0, 2, 0], "extensions": { "EXT_mesh_gpu_instancing": { "attributes": { "TRANSLATION": 1, "ROTATION": 2, "_ID": 1 } } } }],
+        "scenes": [{ "nodes": [0] }],
+    });
+    serde_json::to_vec(&doc).unwrap()
+}
+
+#[test]
+fn gpu_instances_are_read_kept_by_both_tools_and_counted_as_placed() {
+    let source = instanced(3);
+    let model = read_model(&source, "gltf", &ReadOptions::default()).unwrap();
+    let worlds: Vec<[f32; 16]> = model.instances().iter().map(|i| i.world).collect();
+    assert_eq!(worlds.len(), 3);
+    // The node's own translation after each instance's: (0, 2, 0) + (5, 0, 0) for the second.
+    assert_eq!([worlds[1][12], worlds[1][13], worlds[1][14]], [5.0, 2.0, 0.0]);
+    // The third is turned half about Y: +X maps to -X.
+    assert!((worlds[2][0] + 1.0).abs() < 1e-6, "{:?}", worlds[2]);
+    assert!(model.notes.iter().any(|n| n.contains("instance attributes")), "{:?}", model.notes);
+    for (tool, (_, glb)) in [("optimize", optimized(&source)), ("simplify", simplified(&source))] {
+        let doc = json_of(&glb);
+        assert!(doc["extensionsRequired"].as_array().unwrap().contains(&json!("EXT_mesh_gpu_instancing")), "{tool}");
+        let back = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
+        let placed: Vec<[f32; 3]> = back.instances().iter().map(|i| [i.world[12], i.world[13], i.world[14]]).collect();
+        assert_eq!(placed.len(), 3, "{tool}");
+        for (seen, wanted) in placed.iter().zip([[0.0, 2.0, 0.0], [5.0, 2.0, 0.0], [0.0, 2.0, 9.0]]) {
+            assert!((0..3).all(|k| (seen[k] - wanted[k]).abs() < 1e-3), "{tool}: {seen:?} vs {wanted:?}");
+        }
+    }
+    // Pricing of the tools that bake instances counts each placement.
+    let placed = mesh_core::tools::measure(&input(&source), 1000, true).unwrap();
+    assert_eq!(placed, 3);
+}
+
+#[test]
+fn instance_attributes_of_different_counts_are_refused() {
+    let error = read_model(&instanced(2), "gltf", &ReadOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("different counts"), "{error}");
+}

@@ -51,7 +51,7 @@ pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &Rea
     }
     let mut model = Model::new(format);
     read_meshes(&root, &views, &mut model)?;
-    read_nodes(&root, &mut model)?;
+    read_nodes(&root, &views, &mut model)?;
     model.skins = super::skin::read_skins(&root, &views, model.nodes.len())?;
     if model.nodes.iter().any(|n| n.skin.is_some_and(|s| s >= model.skins.len())) {
         return Err(MeshError::invalid("a node refers to a skin that does not exist"));
@@ -382,7 +382,53 @@ fn punctual_lights(root: &Value) -> &[Value] {
     root.pointer("/extensions/KHR_lights_punctual/lights").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
-fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
+/// The instance transforms of a node's EXT_mesh_gpu_instancing (translation, rotation and scale
+/// accessors of one count, each optional), as matrices applied before the node's own transform;
+/// empty without the extension. Other instance attributes (an application's own, such as `_ID`)
+/// are not carried, and `dropped` says so.
+fn read_instances(node: &Value, accessors: &[Value], views: &Views, dropped: &mut bool) -> Result<Vec<[f32; 16]>> {
+    let Some(attributes) = node.pointer("/extensions/EXT_mesh_gpu_instancing/attributes").and_then(Value::as_object) else {
+        return Ok(Vec::new());
+    };
+    let column = |name: &str, width: usize| -> Result<Option<Vec<f32>>> {
+        let Some(index) = attributes.get(name) else { return Ok(None) };
+        let index = index.as_u64().ok_or_else(|| MeshError::invalid(format!("instance {name} is not an accessor index")))? as usize;
+        let (components, values) = read_floats(accessors, index, views)?;
+        if components != width {
+            return Err(MeshError::invalid(format!("instance {name} has {components} components, not {width}")));
+        }
+        Ok(Some(values))
+    };
+    let (t, r, s) = (column("TRANSLATION", 3)?, column("ROTATION", 4)?, column("SCALE", 3)?);
+    *dropped |= attributes.keys().any(|k| !matches!(k.as_str(), "TRANSLATION" | "ROTATION" | "SCALE"));
+    let counts: Vec<usize> = [(&t, 3), (&r, 4), (&s, 3)].iter().filter_map(|(c, w)| c.as_ref().map(|c| c.len() / w)).collect();
+    let Some(&count) = counts.first() else { return Ok(Vec::new()) };
+    if counts.iter().any(|&c| c != count) {
+        return Err(MeshError::invalid("the instance attributes of a node have different counts"));
+    }
+    // Sixteen floats an instance, against the three to ten read.
+    views.charge(count.saturating_mul(16))?;
+    Ok((0..count)
+        .map(|i| {
+            let translation = t.as_ref().map_or([0.0; 3], |t| [t[i * 3], t[i * 3 + 1], t[i * 3 + 2]]);
+            let rotation = r.as_ref().map_or([0.0, 0.0, 0.0, 1.0], |r| {
+                let q = [r[i * 4], r[i * 4 + 1], r[i * 4 + 2], r[i * 4 + 3]];
+                let length = q.iter().map(|v| v * v).sum::<f32>().sqrt();
+                if length > 0.0 && length.is_finite() {
+                    q.map(|v| v / length)
+                } else {
+                    [0.0, 0.0, 0.0, 1.0]
+                }
+            });
+            let scale = s.as_ref().map_or([1.0; 3], |s| [s[i * 3], s[i * 3 + 1], s[i * 3 + 2]]);
+            compose(translation, rotation, scale)
+        })
+        .collect())
+}
+
+fn read_nodes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
+    let accessors = array(root, "accessors");
+    let mut dropped_instance_attributes = false;
     model.cameras = array(root, "cameras").to_vec();
     model.lights = punctual_lights(root).to_vec();
     let mut missing = false;
@@ -411,7 +457,15 @@ fn read_nodes(root: &Value, model: &mut Model) -> Result<()> {
         missing |= camera.is_some_and(|c| c >= model.cameras.len()) || light.is_some_and(|l| l >= model.lights.len());
         let camera = camera.filter(|&c| c < model.cameras.len());
         let light = light.filter(|&l| l < model.lights.len());
-        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin"), weights, instances: Vec::new(), camera, light });
+        // Instances mean nothing on a node without a mesh.
+        let instances = match mesh {
+            Some(_) => read_instances(node, accessors, views, &mut dropped_instance_attributes)?,
+            None => Vec::new(),
+        };
+        model.nodes.push(Node { name, mesh, matrix, trs, children, skin: index(node, "skin"), weights, instances, camera, light });
+    }
+    if dropped_instance_attributes {
+        model.notes.push("Not carried into outputs: instance attributes other than TRANSLATION, ROTATION and SCALE.".into());
     }
     if missing {
         model.notes.push("Left off nodes the cameras or lights they named that the file does not have.".into());
