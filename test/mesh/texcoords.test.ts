@@ -91,17 +91,19 @@ describe('optimize quantizes tiling texture coordinates', () => {
     const uv = json.accessors[json.meshes[0].primitives[0].attributes.TEXCOORD_0]
     expect(uv).toMatchObject({ componentType: 5123, normalized: true })
     const material = json.materials[0]
-    // The quad's UVs span 5 x 1 units from (-2, 0.5), stored as grid indices on 21845 x 4095
-    // steps (4369 per unit across the wide range; 4095 across a range of one unit, as gltfpack),
-    // so the normalized value is scaled by 65535 / steps; the base colour's own scale 2 composes after.
+    // The quad's UVs span 5 x 1 units from (-2, 0.5), stored as grid indices on 4095 steps across
+    // each range: the wide range samples a 1-texel image, whose four steps a texel are fewer than
+    // gltfpack's 12 bits across the range, the floor; a range of one unit gets 4095 as gltfpack.
+    // So the normalized value is scaled by range × 65535 / 4095; the base colour's own scale 2
+    // composes after.
     const unitRange = 65535 / 4095
     const normal = material.normalTexture.extensions.KHR_texture_transform
     expect(normal.offset).toEqual([-2, 0.5])
-    expect(normal.scale[0]).toBe(15)
+    expect(normal.scale[0]).toBeCloseTo(5 * unitRange, 4)
     expect(normal.scale[1]).toBeCloseTo(unitRange, 5)
     const base = material.pbrMetallicRoughness.baseColorTexture.extensions.KHR_texture_transform
     expect(base.offset).toEqual([-4, 1])
-    expect(base.scale[0]).toBe(30)
+    expect(base.scale[0]).toBeCloseTo(10 * unitRange, 4)
     expect(base.scale[1]).toBeCloseTo(2 * unitRange, 5)
   })
 })

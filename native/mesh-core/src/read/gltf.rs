@@ -24,6 +24,45 @@ fn index(value: &Value, key: &str) -> Option<usize> {
     value.get(key).and_then(Value::as_u64).map(|v| v as usize)
 }
 
+/// Extensions the reader decodes or carries outside the material, texture and sampler objects
+/// (which are kept whole, with whatever extensions they hold).
+const CARRIED: [&str; 5] = ["KHR_mesh_quantization", MESHOPT, "KHR_draco_mesh_compression", "KHR_lights_punctual", "EXT_mesh_gpu_instancing"];
+
+/// The extensions the file holds that outputs lose: present somewhere in the document, neither
+/// decoded (`CARRIED`) nor inside a kept material, texture or sampler. KHR_materials_variants, say,
+/// lives on primitives and the root. Accessors, views, buffers and images hold only extensions the
+/// reader decodes (or refuses), and are not walked.
+fn uncarried_extensions(root: &Value, model: &Model) -> Vec<String> {
+    fn walk(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Object(extensions)) = map.get("extensions") {
+                    out.extend(extensions.keys().cloned());
+                }
+                map.values().for_each(|v| walk(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut kept: Vec<String> = CARRIED.iter().map(|e| e.to_string()).collect();
+    for list in [&model.materials, &model.textures, &model.samplers] {
+        list.iter().for_each(|v| walk(v, &mut kept));
+    }
+    let mut found = Vec::new();
+    if let Value::Object(map) = root {
+        if let Some(Value::Object(extensions)) = map.get("extensions") {
+            found.extend(extensions.keys().cloned());
+        }
+        let skipped = ["accessors", "bufferViews", "buffers", "images", "materials", "textures", "samplers", "extensions"];
+        map.iter().filter(|(key, _)| !skipped.contains(&key.as_str())).for_each(|(_, v)| walk(v, &mut found));
+    }
+    found.retain(|e| !kept.contains(e));
+    found.sort();
+    found.dedup();
+    found
+}
+
 fn uses_extension(root: &Value, name: &str) -> bool {
     ["extensionsUsed", "extensionsRequired"].iter().any(|k| array(root, k).iter().any(|e| e.as_str() == Some(name)))
 }
@@ -63,6 +102,10 @@ pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &Rea
     model.samplers = array(&root, "samplers").to_vec();
     let file_bytes = json.len() + bin.map_or(0, <[u8]>::len);
     model.images = read_images(&root, &views, file_bytes, options, &mut model.notes)?;
+    let uncarried = uncarried_extensions(&root, &model);
+    if !uncarried.is_empty() {
+        model.notes.push(format!("Not carried into outputs: the extension(s) {}.", uncarried.join(", ")));
+    }
     model.gltf_json = Some(root);
     Ok(model)
 }
@@ -576,6 +619,20 @@ mod tests {
         });
         edit(&mut doc);
         read(&serde_json::to_vec(&doc).unwrap(), None, SourceFormat::Gltf, &ReadOptions::default())
+    }
+
+    #[test]
+    fn extensions_outputs_lose_are_named_and_kept_ones_are_not() {
+        let model = read_morphed(|doc| {
+            doc["extensionsUsed"] = json!(["KHR_materials_variants", "KHR_materials_sheen", "KHR_texture_transform", "KHR_lights_punctual", "KHR_xmp_json_ld"]);
+            doc["materials"] = json!([{ "extensions": { "KHR_materials_sheen": { "sheenRoughnessFactor": 0.5 } } }]);
+            doc["meshes"][0]["primitives"][0]["extensions"] = json!({ "KHR_materials_variants": { "mappings": [] } });
+            doc["extensions"] = json!({ "KHR_xmp_json_ld": { "packets": [] }, "KHR_lights_punctual": { "lights": [] } });
+        })
+        .unwrap();
+        let note = model.notes.iter().find(|n| n.contains("extension(s)")).unwrap();
+        // The sheen is in a kept material; the transform, named but used nowhere, has nothing to lose.
+        assert_eq!(note, "Not carried into outputs: the extension(s) KHR_materials_variants, KHR_xmp_json_ld.");
     }
 
     #[test]
