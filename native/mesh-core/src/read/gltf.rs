@@ -526,6 +526,9 @@ fn read_nodes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
     }
     let scenes = array(root, "scenes");
     let scene = index(root, "scene").unwrap_or(0);
+    if scenes.len() > 1 {
+        model.notes.push(format!("The file has {} scenes; outputs hold the one it shows (scene {scene}).", scenes.len()));
+    }
     model.roots = match scenes.get(scene) {
         Some(s) => array(s, "nodes").iter().filter_map(Value::as_u64).map(|n| n as usize).filter(|&n| n < nodes.len() && parent[n].is_none()).collect(),
         None => (0..nodes.len()).filter(|&n| parent[n].is_none()).collect(),
@@ -633,6 +636,17 @@ mod tests {
         let note = model.notes.iter().find(|n| n.contains("extension(s)")).unwrap();
         // The sheen is in a kept material; the transform, named but used nowhere, has nothing to lose.
         assert_eq!(note, "Not carried into outputs: the extension(s) KHR_materials_variants, KHR_xmp_json_ld.");
+    }
+
+    #[test]
+    fn a_file_of_several_scenes_says_which_one_outputs_hold() {
+        let model = read_morphed(|doc| {
+            doc["scenes"] = json!([{ "nodes": [1] }, { "nodes": [0] }]);
+            doc["scene"] = json!(1);
+        })
+        .unwrap();
+        assert_eq!(model.roots, vec![0]);
+        assert!(model.notes.iter().any(|n| n == "The file has 2 scenes; outputs hold the one it shows (scene 1)."), "{:?}", model.notes);
     }
 
     #[test]
