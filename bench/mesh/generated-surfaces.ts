@@ -10,7 +10,11 @@ import { noisePng } from './generated.ts'
 type Vec3 = [number, number, number]
 
 const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+const cross = (a: Vec3, b: Vec3): Vec3 => [
+  a[1] * b[2] - a[2] * b[1],
+  a[2] * b[0] - a[0] * b[2],
+  a[0] * b[1] - a[1] * b[0],
+]
 const unit = (v: Vec3): Vec3 => {
   const l = Math.hypot(...v) || 1
   return [v[0] / l, v[1] / l, v[2] / l]
@@ -54,7 +58,11 @@ export function terrain(cells = 400, seed = 21): Document {
       const [x, z] = [j - cells / 2, i - cells / 2]
       const y = height(x, z)
       positions.set([x, y, z], k * 3)
-      const normal = unit([height(x - 0.5, z) - height(x + 0.5, z), 1, height(x, z - 0.5) - height(x, z + 0.5)])
+      const normal = unit([
+        height(x - 0.5, z) - height(x + 0.5, z),
+        1,
+        height(x, z - 0.5) - height(x, z + 0.5),
+      ])
       normals.set(normal, k * 3)
       uvs.set([j / cells, i / cells], k * 2)
       const rock = 1 - normal[1]
@@ -76,7 +84,9 @@ export function terrain(cells = 400, seed = 21): Document {
     .setAttribute('COLOR_0', accessor('VEC4', colors))
     .setIndices(accessor('SCALAR', indices))
     .setMaterial(doc.createMaterial('ground').setRoughnessFactor(0.9))
-  doc.createScene().addChild(doc.createNode('terrain').setMesh(doc.createMesh('terrain').addPrimitive(primitive)))
+  doc
+    .createScene()
+    .addChild(doc.createNode('terrain').setMesh(doc.createMesh('terrain').addPrimitive(primitive)))
   return doc
 }
 
@@ -124,7 +134,8 @@ function flatPrimitive(doc: Document, triangles: Vec3[], material: Material, ind
     .setAttribute('NORMAL', accessor('VEC3', normals))
     .setMaterial(material)
   if (indexed) {
-    const indices = triangles.length <= 65_535 ? new Uint16Array(triangles.length) : new Uint32Array(triangles.length)
+    const indices =
+      triangles.length <= 65_535 ? new Uint16Array(triangles.length) : new Uint32Array(triangles.length)
     for (let i = 0; i < indices.length; i++) indices[i] = i
     primitive.setIndices(accessor('SCALAR', indices))
   }
@@ -141,10 +152,7 @@ export function hardSurface(count = 120, seed = 22): Document {
   doc.createBuffer()
   const next = seededRandom(seed)
   const materials = Array.from({ length: 5 }, (_, i) =>
-    doc
-      .createMaterial(`alloy-${i}`)
-      .setBaseColorFactor([next(), next(), next(), 1])
-      .setMetallicFactor(0.8),
+    doc.createMaterial(`alloy-${i}`).setBaseColorFactor([next(), next(), next(), 1]).setMetallicFactor(0.8),
   )
   const scene = doc.createScene()
   for (let i = 0; i < count; i++) {
@@ -158,18 +166,22 @@ export function hardSurface(count = 120, seed = 22): Document {
     }
     const mesh: Mesh = doc
       .createMesh(`part-${i}`)
-      .addPrimitive(flatPrimitive(doc, flatSolid(sides, profile, next() < 0.3 ? 1 : 0), materials[i % 5]!, i % 2 === 0))
+      .addPrimitive(
+        flatPrimitive(doc, flatSolid(sides, profile, next() < 0.3 ? 1 : 0), materials[i % 5]!, i % 2 === 0),
+      )
     scene.addChild(
       doc
         .createNode(`part-${i}`)
         .setMesh(mesh)
         .setTranslation([(i % 12) * 4 - 22, 0, Math.floor(i / 12) * 4 - 20])
-        .setRotation([0, Math.sin(i), 0, Math.cos(i)].map((v) => v / Math.hypot(Math.sin(i), Math.cos(i))) as [
-          number,
-          number,
-          number,
-          number,
-        ]),
+        .setRotation(
+          [0, Math.sin(i), 0, Math.cos(i)].map((v) => v / Math.hypot(Math.sin(i), Math.cos(i))) as [
+            number,
+            number,
+            number,
+            number,
+          ],
+        ),
     )
   }
   return doc
@@ -187,7 +199,15 @@ export function lightmappedRoom(seed = 23): Document {
   const mesh = doc.createMesh('room')
   // A slab: an `nu` × `nv` grid from `origin` along `u` and `v` (unit vectors times lengths),
   // its surface rippled along the normal, and its place in the lightmap's atlas.
-  const slab = (origin: Vec3, u: Vec3, v: Vec3, nu: number, nv: number, atlas: [number, number, number], material: Material) => {
+  const slab = (
+    origin: Vec3,
+    u: Vec3,
+    v: Vec3,
+    nu: number,
+    nv: number,
+    atlas: [number, number, number],
+    material: Material,
+  ) => {
     const normal = unit(cross(u, v))
     const count = (nu + 1) * (nv + 1)
     const positions = new Float32Array(count * 3)
@@ -202,7 +222,10 @@ export function lightmappedRoom(seed = 23): Document {
         const k = i * (nu + 1) + j
         const [a, b] = [j / nu, i / nv]
         const lift = ripple * Math.sin(a * 40) * Math.sin(b * 40)
-        positions.set([0, 1, 2].map((c) => origin[c]! + u[c]! * a + v[c]! * b + normal[c]! * lift), k * 3)
+        positions.set(
+          [0, 1, 2].map((c) => origin[c]! + u[c]! * a + v[c]! * b + normal[c]! * lift),
+          k * 3,
+        )
         normals.set(normal, k * 3)
         tangents.set([...unit(u), 1], k * 4)
         uv0.set([a * lu, b * lv], k * 2)

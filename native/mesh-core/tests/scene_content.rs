@@ -36,7 +36,7 @@ fn scene(materials: &[Value], primitive_materials: &[usize], extra_refs: Option<
     let mut views = Vec::new();
     let mut accessors = Vec::new();
     let mut push = |bytes: Vec<u8>, accessor: Value| {
-        while bin.len() % 4 != 0 {
+        while !bin.len().is_multiple_of(4) {
             bin.push(0);
         }
         views.push(json!({ "buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len() }));
