@@ -13,6 +13,7 @@ pub mod bake;
 pub mod debris;
 pub mod empty_nodes;
 pub mod equal_keys;
+pub mod extension_names;
 pub mod in_parallel;
 pub mod instancing;
 pub mod merge;

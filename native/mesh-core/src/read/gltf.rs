@@ -6,6 +6,7 @@
 use super::accessor::{read_floats, read_indices, type_components, Views};
 use super::{meshopt_ext, ReadLimits, ReadOptions};
 use crate::error::{MeshError, Result};
+use crate::extension_names::extension_names;
 use crate::math::compose;
 use crate::model::{target_semantic, Attribute, Image, Mesh, Model, Node, Primitive, SourceFormat, Trs, IDENTITY};
 use base64::Engine;
@@ -33,21 +34,9 @@ const CARRIED: [&str; 5] = ["KHR_mesh_quantization", MESHOPT, "KHR_draco_mesh_co
 /// lives on primitives and the root. Accessors, views, buffers and images hold only extensions the
 /// reader decodes (or refuses), and are not walked.
 fn uncarried_extensions(root: &Value, model: &Model) -> Vec<String> {
-    fn walk(value: &Value, out: &mut Vec<String>) {
-        match value {
-            Value::Object(map) => {
-                if let Some(Value::Object(extensions)) = map.get("extensions") {
-                    out.extend(extensions.keys().cloned());
-                }
-                map.values().for_each(|v| walk(v, out));
-            }
-            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
-            _ => {}
-        }
-    }
     let mut kept: Vec<String> = CARRIED.iter().map(|e| e.to_string()).collect();
     for list in [&model.materials, &model.textures, &model.samplers] {
-        list.iter().for_each(|v| walk(v, &mut kept));
+        list.iter().for_each(|v| extension_names(v, &mut kept));
     }
     let mut found = Vec::new();
     if let Value::Object(map) = root {
@@ -55,7 +44,7 @@ fn uncarried_extensions(root: &Value, model: &Model) -> Vec<String> {
             found.extend(extensions.keys().cloned());
         }
         let skipped = ["accessors", "bufferViews", "buffers", "images", "materials", "textures", "samplers", "extensions"];
-        map.iter().filter(|(key, _)| !skipped.contains(&key.as_str())).for_each(|(_, v)| walk(v, &mut found));
+        map.iter().filter(|(key, _)| !skipped.contains(&key.as_str())).for_each(|(_, v)| extension_names(v, &mut found));
     }
     found.retain(|e| !kept.contains(e));
     found.sort();

@@ -22,6 +22,7 @@ use super::quantize::{position_grids, Grid, DEFAULT_POSITION_BITS};
 use super::skin::{plan_skins, quantized_weights, write_animations, write_joints, write_skins};
 use super::texture_transform::{grid_for as uv_grid_for, transformed_materials, uv_grids, UvGrid, TRANSFORM};
 use super::weld_quantized::{gather, strip_ordered, weld_written, TriangleOrder};
+use crate::extension_names::extension_names;
 use crate::math::Bounds;
 use crate::model::{target_of, Model, Primitive};
 use crate::round::round;
@@ -443,20 +444,8 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
 
 /// Names of every extension mentioned inside the given JSON objects.
 fn extensions_in(values: &[&[Value]]) -> BTreeSet<String> {
-    fn walk(v: &Value, out: &mut BTreeSet<String>) {
-        match v {
-            Value::Object(map) => {
-                if let Some(Value::Object(ext)) = map.get("extensions") {
-                    out.extend(ext.keys().cloned());
-                }
-                map.values().for_each(|x| walk(x, out));
-            }
-            Value::Array(items) => items.iter().for_each(|x| walk(x, out)),
-            _ => {}
-        }
-    }
     let mut out = BTreeSet::new();
-    values.iter().flat_map(|list| list.iter()).for_each(|v| walk(v, &mut out));
+    values.iter().flat_map(|list| list.iter()).for_each(|v| extension_names(v, &mut out));
     out
 }
 

@@ -183,18 +183,7 @@ mod tests {
         model.nodes[0].matrix = compose([4.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         let mut sheared = IDENTITY;
         sheared[4] = 0.5;
-        model.nodes.push(Node {
-            name: None,
-            mesh: None,
-            matrix: sheared,
-            children: vec![],
-            trs: None,
-            skin: None,
-            weights: Vec::new(),
-            instances: Vec::new(),
-            camera: None,
-            light: None,
-        });
+        model.nodes.push(Node { mesh: None, matrix: sheared, ..Node::with_mesh(None, 0) });
         model.nodes[0].children.push(1);
         let grid = Grid { offset: [-1.0, 0.25, 0.0], scale: 0.001 };
         let nodes = scene_nodes(&model, &[Some(grid)], &[None, None], &[]).nodes;

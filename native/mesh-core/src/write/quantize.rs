@@ -96,18 +96,7 @@ mod tests {
 
     fn place(model: &mut Model, mesh: Mesh, matrix: [f32; 16]) {
         let node = model.nodes.len();
-        model.nodes.push(Node {
-            name: None,
-            mesh: Some(model.meshes.len()),
-            matrix,
-            children: vec![],
-            trs: None,
-            skin: None,
-            weights: Vec::new(),
-            instances: Vec::new(),
-            camera: None,
-            light: None,
-        });
+        model.nodes.push(Node { matrix, ..Node::with_mesh(None, model.meshes.len()) });
         model.meshes.push(mesh);
         model.roots.push(node);
     }
