@@ -70,18 +70,7 @@ mod tests {
     use crate::model::{Mesh, Node, Primitive, Skin, SourceFormat, IDENTITY};
 
     fn empty(name: &str) -> Node {
-        Node {
-            name: Some(name.into()),
-            mesh: None,
-            matrix: IDENTITY,
-            trs: None,
-            children: vec![],
-            skin: None,
-            weights: vec![],
-            instances: vec![],
-            camera: None,
-            light: None,
-        }
+        Node { mesh: None, ..Node::with_mesh(Some(name.into()), 0) }
     }
 
     #[test]

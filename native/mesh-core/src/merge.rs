@@ -168,13 +168,14 @@ pub fn merge_equal_primitives(model: &mut Model) -> usize {
         let mut kept: Vec<Primitive> = Vec::new();
         let mut slot: BTreeMap<Layout, usize> = BTreeMap::new();
         for p in std::mem::take(&mut mesh.primitives) {
-            match slot.get(&layout(&p)) {
+            let key = layout(&p);
+            match slot.get(&key) {
                 Some(&i) => {
                     append(&mut kept[i], &p);
                     folded += 1;
                 }
                 None => {
-                    slot.insert(layout(&p), kept.len());
+                    slot.insert(key, kept.len());
                     kept.push(p);
                 }
             }

@@ -4,20 +4,15 @@
 //! are four numbers a vertex, often the largest attribute left after quantization. gltfpack drops
 //! them too.
 use crate::model::{target_of, Model};
+use crate::texcoord_sets::texture_slots;
 use serde_json::Value;
 
 /// Whether a material shades with tangents: any normal map (`normalTexture`, or an extension's
 /// `...NormalTexture` such as clearcoat's), or KHR_materials_anisotropy, whose direction is given
 /// in the tangent frame even without a texture.
 pub fn uses_tangents(material: &Value) -> bool {
-    match material {
-        Value::Object(map) => map.iter().any(|(key, v)| {
-            let normal_map = (key == "normalTexture" || key.ends_with("NormalTexture")) && v.get("index").is_some();
-            normal_map || key == "KHR_materials_anisotropy" || uses_tangents(v)
-        }),
-        Value::Array(items) => items.iter().any(uses_tangents),
-        _ => false,
-    }
+    material.pointer("/extensions/KHR_materials_anisotropy").is_some()
+        || texture_slots(material).iter().any(|(key, _)| *key == "normalTexture" || key.ends_with("NormalTexture"))
 }
 
 /// Removes tangents from every primitive whose material does not shade with them; returns how

@@ -5,18 +5,15 @@ use crate::model::Model;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-/// The texture-coordinate sets a material's texture slots read: every `...Texture` object with an
-/// `index` (also inside extensions such as KHR_materials_sheen), by its `texCoord` (0 when absent)
-/// and by a KHR_texture_transform `texCoord` override; both are kept when they differ.
-pub fn sampled_sets(material: &Value) -> BTreeSet<usize> {
-    fn walk(value: &Value, out: &mut BTreeSet<usize>) {
+/// A material's texture slots: every `...Texture` object with an `index` (also inside extensions
+/// such as KHR_materials_sheen), with its key.
+pub fn texture_slots(material: &Value) -> Vec<(&str, &Value)> {
+    fn walk<'v>(value: &'v Value, out: &mut Vec<(&'v str, &'v Value)>) {
         match value {
             Value::Object(map) => {
                 for (key, v) in map {
                     if key.ends_with("Texture") && v.get("index").is_some() {
-                        out.insert(v.get("texCoord").and_then(Value::as_u64).unwrap_or(0) as usize);
-                        let transformed = v.pointer("/extensions/KHR_texture_transform/texCoord").and_then(Value::as_u64);
-                        out.extend(transformed.map(|t| t as usize));
+                        out.push((key, v));
                     }
                     walk(v, out);
                 }
@@ -25,8 +22,20 @@ pub fn sampled_sets(material: &Value) -> BTreeSet<usize> {
             _ => {}
         }
     }
-    let mut out = BTreeSet::new();
+    let mut out = Vec::new();
     walk(material, &mut out);
+    out
+}
+
+/// The texture-coordinate sets a material's texture slots read, by their `texCoord` (0 when
+/// absent) and by a KHR_texture_transform `texCoord` override; both are kept when they differ.
+pub fn sampled_sets(material: &Value) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    for (_, info) in texture_slots(material) {
+        out.insert(info.get("texCoord").and_then(Value::as_u64).unwrap_or(0) as usize);
+        let transformed = info.pointer("/extensions/KHR_texture_transform/texCoord").and_then(Value::as_u64);
+        out.extend(transformed.map(|t| t as usize));
+    }
     out
 }
 

@@ -2,6 +2,7 @@
 //! so lossy perceptual coding is fine) or data (normals, occlusion-roughness-metalness, masks:
 //! values a shader computes with, where block artefacts show as lighting errors).
 use crate::model::Model;
+use crate::texcoord_sets::texture_slots;
 use serde_json::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,23 +46,6 @@ fn stricter(a: Role, b: Role) -> Role {
     }
 }
 
-fn visit_slots(value: &Value, f: &mut impl FnMut(&str, usize)) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map {
-                if key.ends_with("Texture") {
-                    if let Some(t) = v.get("index").and_then(Value::as_u64) {
-                        f(key, t as usize);
-                    }
-                }
-                visit_slots(v, f);
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| visit_slots(v, f)),
-        _ => {}
-    }
-}
-
 /// The image a texture shows through its plain `source`.
 pub fn plain_source(texture: &Value) -> Option<usize> {
     texture.get("source").and_then(Value::as_u64).map(|i| i as usize)
@@ -71,11 +55,12 @@ pub fn plain_source(texture: &Value) -> Option<usize> {
 pub fn image_roles(model: &Model) -> Vec<Role> {
     let mut roles: Vec<Option<Role>> = vec![None; model.images.len()];
     for material in &model.materials {
-        visit_slots(material, &mut |slot, texture| {
-            let Some(image) = model.textures.get(texture).and_then(plain_source).filter(|&i| i < roles.len()) else { return };
+        for (slot, info) in texture_slots(material) {
+            let texture = info.get("index").and_then(Value::as_u64).map(|t| t as usize);
+            let Some(image) = texture.and_then(|t| model.textures.get(t)).and_then(plain_source).filter(|&i| i < roles.len()) else { continue };
             let role = slot_role(slot);
             roles[image] = Some(roles[image].map_or(role, |r| stricter(r, role)));
-        });
+        }
     }
     roles.into_iter().map(|r| r.unwrap_or(Role::Color)).collect()
 }

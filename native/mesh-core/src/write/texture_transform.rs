@@ -18,6 +18,7 @@
 //! non-finite one, or one on a primitive with no material keeps floats.
 use crate::model::{Image, Model};
 use crate::round::round;
+use crate::texcoord_sets::texture_slots;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -143,25 +144,9 @@ fn sampled_sides(model: &Model) -> BTreeMap<(usize, usize), u32> {
         }
         sources.iter().map(|&i| sides.get(i as usize).copied().flatten()).collect::<Option<Vec<u32>>>()?.into_iter().max()
     };
-    fn slots<'v>(value: &'v Value, out: &mut Vec<&'v Value>) {
-        match value {
-            Value::Object(map) => {
-                for (key, v) in map {
-                    if key.ends_with("Texture") && v.get("index").is_some() {
-                        out.push(v);
-                    }
-                    slots(v, out);
-                }
-            }
-            Value::Array(items) => items.iter().for_each(|v| slots(v, out)),
-            _ => {}
-        }
-    }
     let mut out: BTreeMap<(usize, usize), Option<u32>> = BTreeMap::new();
     for (m, material) in model.materials.iter().enumerate() {
-        let mut infos = Vec::new();
-        slots(material, &mut infos);
-        for info in infos {
+        for (_, info) in texture_slots(material) {
             let side = info.get("index").and_then(Value::as_u64).and_then(|t| model.textures.get(t as usize)).and_then(side_of_texture);
             let entry = out.entry((m, sampled_set(info))).or_insert(Some(0));
             // One image of unknown size leaves the set at the default precision.
