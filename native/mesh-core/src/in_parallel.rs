@@ -4,6 +4,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// Animation keys (or key values) from which tracks are read, judged or stored over several
+/// threads: about 10 ms of work, against tens of microseconds to start and join a thread.
+pub const KEYS_WORTH_THREADS: usize = 200_000;
+
 /// How many threads to work on: the machine's cores when the caller judges the work worth them
 /// (`threaded`: starting and joining a thread costs tens of microseconds), else one. The WASM
 /// fallback always works on one: its threads are the host's workers, started on demand, which

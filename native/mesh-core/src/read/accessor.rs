@@ -9,21 +9,21 @@ pub struct Views<'a> {
     pub strides: Vec<Option<usize>>,
     /// Values (floats or indices) still allowed to be decoded from this file; every read takes
     /// from it before allocating, so no accessor, however often referenced, decodes past it.
-    pub budget: std::cell::Cell<usize>,
+    /// (Atomic, so accessors can be decoded on several threads.)
+    pub budget: std::sync::atomic::AtomicUsize,
 }
 
 impl Views<'_> {
     /// Takes `values` from the decode budget, or refuses when the file would need more.
     pub fn charge(&self, values: usize) -> Result<()> {
-        let left = self.budget.get();
-        if values > left {
-            return Err(MeshError::limit(
+        use std::sync::atomic::Ordering::Relaxed;
+        match self.budget.fetch_update(Relaxed, Relaxed, |left| left.checked_sub(values)) {
+            Ok(_) => Ok(()),
+            Err(_) => Err(MeshError::limit(
                 "the model's accessors decode to more values than this tool's face limit allows",
                 "Remove unused vertices, attributes and animations (or split the model) and upload it again.",
-            ));
+            )),
         }
-        self.budget.set(left - values);
-        Ok(())
     }
 }
 

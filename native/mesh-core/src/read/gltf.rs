@@ -212,7 +212,7 @@ fn load_views<'a>(root: &Value, buffers: &'a [Option<Cow<'a, [u8]>>], limits: &R
             .ok_or_else(|| MeshError::invalid(format!("buffer view {i} runs past the end of its buffer")))?;
         data.push(Cow::Borrowed(slice));
     }
-    Ok(Views { data, strides, budget: std::cell::Cell::new(limits.value_budget()) })
+    Ok(Views { data, strides, budget: std::sync::atomic::AtomicUsize::new(limits.value_budget()) })
 }
 
 fn triangulate(mode: u64, indices: Vec<u32>) -> Vec<u32> {

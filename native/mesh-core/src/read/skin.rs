@@ -5,6 +5,7 @@
 //! drops the channel with a note, as the sanitize step drops faces with NaN coordinates.
 use super::accessor::{read_floats, Views};
 use crate::error::{MeshError, Result};
+use crate::in_parallel::{self, KEYS_WORTH_THREADS};
 use crate::model::{Animation, AnimationSampler, Channel, Node, Skin, IDENTITY};
 use serde_json::Value;
 
@@ -82,7 +83,12 @@ pub fn read_animations(root: &Value, views: &Views, nodes: &[Node], node_targets
     let mut dropped: Vec<&'static str> = Vec::new();
     let mut out = Vec::new();
     for (a, animation) in array(root, "animations").iter().enumerate() {
-        let samplers: Vec<_> = array(animation, "samplers").iter().map(|s| read_sampler(s, accessors, views)).collect::<Result<_>>()?;
+        // Samplers decode over the machine's cores when their keys are many (a long take's are
+        // tens of MB); the budget is shared, and the first error in the samplers' order is the one told.
+        let json = array(animation, "samplers");
+        let declared: usize = json.iter().filter_map(|s| index(s, "output")).filter_map(|a| accessors.get(a)).filter_map(|a| index(a, "count")).sum();
+        let mut samplers: Vec<_> =
+            in_parallel::map(json, declared >= KEYS_WORTH_THREADS, |s| read_sampler(s, accessors, views)).into_iter().collect::<Result<_>>()?;
         let mut kept = Animation { name: name(animation), ..Animation::default() };
         // Old sampler index to new, so samplers no kept channel uses are left out.
         let mut renumber = vec![None; samplers.len()];
@@ -106,27 +112,34 @@ pub fn read_animations(root: &Value, views: &Views, nodes: &[Node], node_targets
                     continue;
                 }
             };
-            let checked = match &samplers[s] {
-                Err(why) => Err(*why),
-                Ok(sampler) if sampler.components != components => Err("key values of the wrong type for their path"),
-                Ok(_) if nodes[n].trs.is_none() && path != "weights" => Err("channels animating a node given as a matrix"),
-                Ok(sampler) => Ok(sampler),
+            // A sampler moves into the kept animation at its first channel; later channels that
+            // share it are checked against the moved copy.
+            let sampler = match renumber[s] {
+                Some(new) => Ok(&kept.samplers[new]),
+                None => samplers[s].as_ref().map_err(|why| *why),
             };
-            let sampler = match checked {
-                Ok(sampler) => sampler,
-                Err(why) => {
-                    dropped.push(why);
-                    continue;
+            let checked = match sampler {
+                Err(why) => Some(why),
+                Ok(sampler) if sampler.components != components => Some("key values of the wrong type for their path"),
+                Ok(_) if nodes[n].trs.is_none() && path != "weights" => Some("channels animating a node given as a matrix"),
+                Ok(_) => None,
+            };
+            if let Some(why) = checked {
+                dropped.push(why);
+                continue;
+            }
+            let new = match renumber[s] {
+                Some(new) => new,
+                None => {
+                    let mut moved = std::mem::replace(&mut samplers[s], Err("moved")).expect("checked above");
+                    if path == "rotation" && moved.interpolation != "CUBICSPLINE" {
+                        normalize_quaternions(&mut moved.output);
+                    }
+                    kept.samplers.push(moved);
+                    renumber[s] = Some(kept.samplers.len() - 1);
+                    kept.samplers.len() - 1
                 }
             };
-            let new = *renumber[s].get_or_insert_with(|| {
-                let mut copy = sampler.clone();
-                if path == "rotation" && copy.interpolation != "CUBICSPLINE" {
-                    normalize_quaternions(&mut copy.output);
-                }
-                kept.samplers.push(copy);
-                kept.samplers.len() - 1
-            });
             kept.channels.push(Channel { sampler: new, node: n, path: path.to_string() });
         }
         if !kept.channels.is_empty() {

@@ -119,9 +119,7 @@ fn rotation_error(bits: i32) -> f64 {
     3.0 / ((1u32 << (bits - 1)) - 1) as f64
 }
 
-/// Keys (or key values) from which tracks are judged or stored over several threads: about
-/// 10 ms of work, against tens of microseconds to start and join a thread.
-pub(super) const KEYS_WORTH_THREADS: usize = 200_000;
+pub(super) use crate::in_parallel::KEYS_WORTH_THREADS;
 
 /// The share of its tolerance a sampler's key reduction may spend (write/key_reduction.rs); the
 /// storage of the keys kept gets the rest. Half and half: a key reduction's error falls with the
@@ -157,17 +155,25 @@ fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTra
             _ => reduce(s, rotation, budget, |kept: &[f32], source: &[f32]| allowances.iter().map(|a| a.off_by(kept, source)).fold(0.0, f64::max)),
         }
     });
-    let mut shorter = animation.clone();
-    let spent: Vec<f64> = shorter
-        .samplers
-        .iter_mut()
-        .zip(reduced)
-        .map(|(s, reduced)| match reduced {
+    // The tracks that lost keys, and empty ones in place of the rest (nothing below reads those).
+    let mut shorter = Animation { name: None, channels: animation.channels.clone(), samplers: Vec::with_capacity(reduced.len()) };
+    let spent: Vec<f64> = reduced
+        .into_iter()
+        .zip(&animation.samplers)
+        .map(|(reduced, s)| match reduced {
             Some(reduced) => {
-                *s = reduced.sampler;
+                shorter.samplers.push(reduced.sampler);
                 reduced.spent
             }
-            None => 0.0,
+            None => {
+                shorter.samplers.push(AnimationSampler {
+                    input: Vec::new(),
+                    output: Vec::new(),
+                    components: s.components,
+                    interpolation: s.interpolation.clone(),
+                });
+                0.0
+            }
         })
         .collect();
     let steps = key_steps(scene, &shorter, &spent);
@@ -177,7 +183,11 @@ fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTra
         .into_iter()
         .enumerate()
         .map(|(i, sampler)| {
-            (sampler.input.len() < animation.samplers[i].input.len()).then(|| ShorterTrack { sampler, key_step: steps[i], rotation_bits: bits[i] })
+            (!sampler.input.is_empty() && sampler.input.len() < animation.samplers[i].input.len()).then(|| ShorterTrack {
+                sampler,
+                key_step: steps[i],
+                rotation_bits: bits[i],
+            })
         })
         .collect()
 }
@@ -306,6 +316,14 @@ impl Gap for Allowance {
             Allowance::Angle(angle) => 2.0 * (units * angle / 4.0).min(std::f64::consts::FRAC_PI_2).sin().powi(2),
             _ => units,
         }
+    }
+
+    fn is_quaternion_chord(&self) -> bool {
+        matches!(self, Allowance::Angle(_))
+    }
+
+    fn is_squared_distance(&self) -> bool {
+        matches!(self, Allowance::Length(_))
     }
 }
 
@@ -639,22 +657,29 @@ fn visible_animation(model: &Model, scene: &Scene, animation: &Animation, stats:
     let carried = carrier.as_ref().map(|(c, _)| c.sampler);
     // A resurrected first channel is the only one.
     let channels: Vec<&Channel> = if let Some((_, Some(_))) = &carrier { vec![&animation.channels[0]] } else { kept };
+    // A kept sampler is a track held to one value, or a copy of a moving one.
+    let mut planned: Vec<Result<AnimationSampler, usize>> = Vec::new();
     for c in channels {
         let new = *renumber[c.sampler].get_or_insert_with(|| {
             let s = &samplers[c.sampler];
-            let sampler = match (&constant[c.sampler], &carrier) {
-                (_, Some((_, Some(rest)))) if carried == Some(c.sampler) => held(rest, times(true), s.components),
+            planned.push(match (&constant[c.sampler], &carrier) {
+                (_, Some((_, Some(rest)))) if carried == Some(c.sampler) => Ok(held(rest, times(true), s.components)),
                 (Some(value), _) => {
                     stats.collapsed += 1;
-                    held(value, times(carried == Some(c.sampler)), s.components)
+                    Ok(held(value, times(carried == Some(c.sampler)), s.components))
                 }
-                (None, _) => s.clone(),
-            };
-            out.samplers.push(sampler);
-            out.samplers.len() - 1
+                (None, _) => Err(c.sampler),
+            });
+            planned.len() - 1
         });
         out.channels.push(Channel { sampler: new, ..c.clone() });
     }
+    // Moving tracks are copied over the machine's cores when long: a long take's are tens of MB.
+    let values: usize = planned.iter().filter_map(|p| p.as_ref().err()).map(|&i| samplers[i].output.len()).sum();
+    out.samplers = in_parallel::map(&planned, values >= KEYS_WORTH_THREADS, |p| match p {
+        Ok(held) => held.clone(),
+        Err(i) => samplers[*i].clone(),
+    });
     out
 }
 

@@ -181,6 +181,35 @@ impl Stored {
         }
     }
 
+    /// At most `size`, and more than `beat` if the first keys show it: the codec (version 0)
+    /// encodes blocks of keys one after another, each against the last key of the block before,
+    /// and ends with a tail of fixed size, so the whole takes at least what its first blocks take
+    /// encoded alone. A sixteenth of the blocks first; if that does not pass `beat`, as many as
+    /// it suggests would, with a quarter to spare; the whole when those do not either. The second
+    /// value says whether this is the size itself.
+    fn size_at_least(&self, compress: bool, beat: usize) -> (usize, bool) {
+        let Data::Keys { stride, .. } = self.layout else { return (self.size(compress), true) };
+        let block = codec_block_keys(stride);
+        let blocks = (self.bytes.len() / stride).div_ceil(block);
+        if !compress || blocks < 16 {
+            return (self.size(compress), true);
+        }
+        let first_blocks = |n: usize| encode_vertices(&self.bytes[..n * block * stride], stride).len();
+        let few = blocks / 16;
+        let size = first_blocks(few);
+        if size > beat {
+            return (size, false);
+        }
+        let enough = (few as f64 * beat as f64 / size.max(1) as f64 * 1.25).ceil() as usize + 1;
+        if enough < blocks {
+            let size = first_blocks(enough);
+            if size > beat {
+                return (size, false);
+            }
+        }
+        (self.size(compress), true)
+    }
+
     fn write(self, b: &mut Builder) -> usize {
         let slot = b.view(&self.bytes, self.layout);
         b.accessor(slot, self.count, self.component_type, self.kind, self.normalized, None)
@@ -193,29 +222,76 @@ fn exp_bytes<const N: usize>(output: &[f32], bits: i32) -> Vec<u8> {
     meshopt::encode_filter_exp(&vectors, bits, EncodeExpMode::SharedComponent).iter().flatten().flat_map(|v| v.to_le_bytes()).collect()
 }
 
+/// Bytes a list of key times takes stored.
+fn stored_times_size(compress: bool, input: &[f32]) -> usize {
+    let bytes = float_bytes(input);
+    if compress {
+        encode_vertices(&bytes, 4).len()
+    } else {
+        bytes.len()
+    }
+}
+
+/// Keys (vertices) in one block of the vertex codec: 8 KB of them in multiples of 16, at most 256
+/// (meshoptimizer's vertexcodec.cpp, `getVertexBlockSize`).
+fn codec_block_keys(stride: usize) -> usize {
+    ((8192 / stride) & !15).clamp(16, 256)
+}
+
 /// Bytes of JSON an accessor of its own takes (about: `{"bufferView":7,"byteOffset":1234,...}`).
 const ACCESSOR_JSON: usize = 90;
 
-/// Key times as a map key (their exact bits).
-fn time_bits(input: &[f32]) -> Vec<u32> {
-    input.iter().map(|t| t.to_bits()).collect()
+/// Lists of key times told apart by their exact bits, each numbered once: samplers usually share
+/// their times, and a long animation's lists are tens of thousands of keys, so a list is hashed
+/// once (not with the map's SipHash) and compared only with lists of the same hash.
+#[derive(Default)]
+struct TimeLists<'a> {
+    lists: Vec<&'a [f32]>,
+    by_hash: HashMap<u64, Vec<usize>>,
+    /// The same slice asked for again (a track's times are weighed and written) is not hashed again.
+    by_address: HashMap<(usize, usize), usize>,
+}
+
+impl<'a> TimeLists<'a> {
+    fn id(&mut self, input: &'a [f32]) -> usize {
+        let address = (input.as_ptr() as usize, input.len());
+        if let Some(&id) = self.by_address.get(&address) {
+            return id;
+        }
+        let id = self.hashed_id(input);
+        self.by_address.insert(address, id);
+        id
+    }
+
+    fn hashed_id(&mut self, input: &'a [f32]) -> usize {
+        let hash = input.iter().fold(input.len() as u64, |h, t| (h.rotate_left(5) ^ t.to_bits() as u64).wrapping_mul(0x517c_c1b7_2722_0a95));
+        let same = |list: &[f32]| list.len() == input.len() && list.iter().zip(input).all(|(a, b)| a.to_bits() == b.to_bits());
+        let candidates = self.by_hash.entry(hash).or_default();
+        if let Some(&id) = candidates.iter().find(|&&id| same(self.lists[id])) {
+            return id;
+        }
+        self.lists.push(input);
+        candidates.push(self.lists.len() - 1);
+        self.lists.len() - 1
+    }
 }
 
 /// `mesh_holder` maps each model node to the written node holding its mesh, which `weights`
 /// channels target (see write/nodes.rs).
 pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[usize], budget: f64, reduce_keys: bool) -> Vec<Value> {
     // Samplers usually share their key times; identical times share one accessor.
-    let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
+    let mut times: HashMap<usize, usize> = HashMap::new();
     // Tracks that cannot be seen go, constant ones keep one key (write/anim_tracks.rs).
     // Keys a track can do without go too when the geometry is on a grid (its error is the budget).
     let tracks = visible_tracks(model, budget, reduce_keys);
     let compress = b.compress;
     // How many samplers share each list of key times (one accessor holds it for all of them).
-    let mut sharing: HashMap<Vec<u32>, usize> = HashMap::new();
+    let mut sharing: HashMap<usize, usize> = HashMap::new();
     // The bytes each list of key times takes stored, once worked out.
-    let mut stored_times: HashMap<Vec<u32>, usize> = HashMap::new();
+    let mut stored_times: HashMap<usize, usize> = HashMap::new();
+    let mut lists = TimeLists::default();
     for s in tracks.animations.iter().flat_map(|a| &a.samplers) {
-        *sharing.entry(time_bits(&s.input)).or_default() += 1;
+        *sharing.entry(lists.id(&s.input)).or_default() += 1;
     }
     tracks
         .animations
@@ -234,7 +310,15 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                     let size = short.size(compress);
                     (short, size)
                 });
-                let size = if short.is_some() { full.size(compress) } else { 0 };
+                // The full track's size matters only against the shorter one's with its own key
+                // times (at most what they take stored alone): a bound from the full track's first
+                // keys usually settles it (below), and the whole is encoded only if not.
+                let size = match (&short, &reduced[i]) {
+                    (Some((_, short_size)), Some(r)) => {
+                        full.size_at_least(compress, short_size + stored_times_size(compress, &r.sampler.input) + ACCESSOR_JSON)
+                    }
+                    _ => (0, true),
+                };
                 ((full, size), short)
             });
             let samplers: Vec<Value> = animation
@@ -248,32 +332,30 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                     // the shorter track's are its own): on tracks baked at a steady rate the codec
                     // already stores the keys of a smooth stretch in a few bits, and times of its
                     // own can cost more than the keys that went.
-                    let mut times_cost = |input: &[f32]| {
-                        let key = time_bits(input);
+                    let mut times_cost = |input| {
+                        let key = lists.id(input);
                         if times.contains_key(&key) {
                             return 0;
                         }
                         let share = sharing.get(&key).copied().unwrap_or(1).max(1);
                         // What a list stores as is worked out once: many tracks may weigh the same.
-                        let stored = *stored_times.entry(key).or_insert_with(|| {
-                            let bytes = float_bytes(input);
-                            if compress {
-                                encode_vertices(&bytes, 4).len()
-                            } else {
-                                bytes.len()
-                            }
-                        });
+                        let stored = *stored_times.entry(key).or_insert_with(|| stored_times_size(compress, input));
                         (stored + ACCESSOR_JSON) / share
                     };
                     let (s, stored) = match (&reduced[i], short) {
-                        (Some(r), Some((short, short_size))) => match short_size + times_cost(&r.sampler.input) < full_size + times_cost(&s.input) {
-                            true => (&r.sampler, short),
-                            false => (s, full),
-                        },
+                        (Some(r), Some((short, short_size))) => {
+                            let (short_cost, full_times) = (short_size + times_cost(&r.sampler.input), times_cost(&s.input));
+                            let (at_least, exact) = full_size;
+                            let full_size = if exact || short_cost < at_least + full_times { at_least } else { full.size(compress) };
+                            match short_cost < full_size + full_times {
+                                true => (&r.sampler, short),
+                                false => (s, full),
+                            }
+                        }
                         _ => (s, full),
                     };
                     let input_keys = &s.input;
-                    let key = time_bits(input_keys);
+                    let key = lists.id(input_keys);
                     let input = match times.get(&key) {
                         Some(&a) => a,
                         None => {
@@ -391,6 +473,56 @@ mod tests {
         for (v, w) in q.chunks_exact(4).enumerate() {
             assert_eq!(w.iter().map(|&x| x as u32).sum::<u32>(), 255);
             assert!(w.iter().zip(&weights[v * 4..]).all(|(&x, &f)| (x as f32 / 255.0 - f).abs() < 1.0 / 255.0), "{w:?}");
+        }
+    }
+
+    #[test]
+    fn a_tracks_first_blocks_never_take_more_than_the_whole_track() {
+        // Smooth, noisy, still, and a still start before motion, at the strides keys are stored at.
+        let mut seed = 7u32;
+        let mut noise = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32
+        };
+        for stride in [8usize, 12, 36, 48] {
+            let floats = stride / 4;
+            for kind in 0..4 {
+                let keys = 256 * 33 + 77;
+                let values: Vec<f32> = (0..keys * floats)
+                    .map(|i| match kind {
+                        0 => (i as f32 * 1e-3).sin(),
+                        1 => noise(),
+                        2 => 0.25,
+                        _ => {
+                            if i < keys * floats / 2 {
+                                0.0
+                            } else {
+                                noise()
+                            }
+                        }
+                    })
+                    .collect();
+                let stored = Stored {
+                    bytes: float_bytes(&values),
+                    layout: Data::Keys { stride, filter: None },
+                    component_type: FLOAT,
+                    normalized: false,
+                    kind: "VEC3",
+                    count: keys,
+                };
+                let whole = stored.size(true);
+                for beat in [0, whole / 8, whole / 2, whole - 1, whole, usize::MAX] {
+                    let (at_least, exact) = stored.size_at_least(true, beat);
+                    match exact {
+                        true => assert_eq!(at_least, whole, "stride {stride}, kind {kind}"),
+                        false => assert!(at_least <= whole && at_least > beat, "stride {stride}, kind {kind}: {at_least} against {whole}, beat {beat}"),
+                    }
+                    if beat == 0 {
+                        assert!(!exact, "a sixteenth of the blocks passes 0");
+                    }
+                }
+                assert_eq!(stored.size_at_least(false, 0), (keys * stride, true));
+            }
         }
     }
 
