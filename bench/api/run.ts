@@ -1,6 +1,6 @@
 // The REST facade under load: GET /v1/jobs/{id}, GET /v1/me and job creation
 // (POST /v1/tools/get_random_bytes/jobs) on the real server, against a bare Fastify route answering
-// the same JSON, in the same run.
+// the same JSON, in the same run (its creation commits two events durably first: bare-server.ts).
 //   node bench/api/run.ts [--duration 5] [--connections 10] [--creations 1000] [--warm-creations 300]
 //                         [--rounds 3] [--only read,me,create]
 // KILN_BENCH_PROFILE=dir writes CPU profiles of the server; KILN_BENCH_IMPORT=module preloads a
@@ -165,7 +165,7 @@ async function startKiln(port: number): Promise<Server> {
 }
 
 async function startBare(jobFile: string, meFile: string): Promise<Server> {
-  const child = spawn(process.execPath, ['bench/api/bare-server.ts', jobFile, meFile], {
+  const child = spawn(process.execPath, ['bench/api/bare-server.ts', jobFile, meFile, dir], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   children.push(child)
