@@ -25,6 +25,21 @@ export type AppendFailure =
  */
 export type AppendOutcome = { results: AppendResult[]; written: number[] } | { failure: AppendFailure }
 
+/** The events table: one row per event, its position the global order. */
+export const eventsTable = `
+  CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    event_id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (stream_id, revision)
+  );
+`
+
 export interface WriteStatements {
   streamHead: StatementSync
   byEventId: StatementSync

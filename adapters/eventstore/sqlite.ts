@@ -31,6 +31,7 @@ import {
   type AppendOutcome,
   type AppendRequest,
   appendError,
+  eventsTable,
   prepareWrites,
   writeBatch,
 } from './sqlite-batch.ts'
@@ -111,17 +112,7 @@ export class SqliteEventStore implements EventStore {
     this.#db.exec(`
       PRAGMA journal_mode = WAL;
       PRAGMA synchronous = FULL;
-      CREATE TABLE IF NOT EXISTS events (
-        position INTEGER PRIMARY KEY AUTOINCREMENT,
-        stream_id TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        event_id TEXT NOT NULL UNIQUE,
-        type TEXT NOT NULL,
-        data TEXT NOT NULL,
-        metadata TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        UNIQUE (stream_id, revision)
-      );
+      ${eventsTable}
     `)
     this.#appended.setMaxListeners(0)
     this.#pollIntervalMs = options.pollIntervalMs ?? 200
