@@ -212,9 +212,13 @@ fn holds_in_poses(shapes: &PoseShapes, source: &[u32], simplified: &[u32], bound
                 return false;
             }
             let mut searched: Option<SurfaceGrid> = None;
+            // Before a grid of the pose is built, the triangles that were near the vertex at rest
+            // are tried in the pose: a pose moves neighbours together, so one of them usually
+            // still is, and building a grid costs more than a vertex's tries by far.
             let held = witnesses.iter_mut().all(|(v, first, nearest)| {
                 within(posed, *v, *first)
                     || within(posed, *v, *nearest.get_or_insert_with(|| at_rest.nearest(shapes.rest[*v])))
+                    || at_rest.candidates(shapes.rest[*v]).any(|t| within(posed, *v, Some(t)))
                     || searched.get_or_insert_with(|| SurfaceGrid::new(posed, simplified, bound)).near(posed[*v])
             });
             if !held {

@@ -17,7 +17,7 @@ pub struct SurfaceGrid<'a> {
     origin: [f32; 3],
     cell: f32,
     /// The occupied cells' keys, sorted, and where each one's triangles start in `triangles`.
-    keys: Vec<u64>,
+    keys: Vec<u32>,
     starts: Vec<u32>,
     triangles: Vec<u32>,
     large: Vec<u32>,
@@ -60,7 +60,7 @@ impl<'a> SurfaceGrid<'a> {
             large: Vec::new(),
             spheres: Vec::with_capacity(triangles),
         };
-        let mut binned: Vec<(u64, u32)> = Vec::with_capacity(triangles * 8);
+        let mut binned: Vec<(u32, u32)> = Vec::with_capacity(triangles * 8);
         for (i, (t, b)) in indices.chunks_exact(3).zip(&boxes).enumerate() {
             let corners = [t[0], t[1], t[2]].map(|v| positions[v as usize]);
             let centroid = [0, 1, 2].map(|k| (corners[0][k] + corners[1][k] + corners[2][k]) / 3.0);
@@ -69,20 +69,19 @@ impl<'a> SurfaceGrid<'a> {
             let low = grid.cell_of(b.min.map(|c| c - reach));
             let high = grid.cell_of(b.max.map(|c| c + reach));
             let covered: i64 = (0..3).map(|k| i64::from(high[k]) - i64::from(low[k]) + 1).product();
-            if covered > MAX_CELLS_PER_TRIANGLE {
+            if covered > MAX_CELLS_PER_TRIANGLE || key(low).is_none() || key(high).is_none() {
                 grid.large.push(i as u32);
                 continue;
             }
             for x in low[0]..=high[0] {
                 for y in low[1]..=high[1] {
                     for z in low[2]..=high[2] {
-                        binned.push((key([x, y, z]), i as u32));
+                        binned.push((key([x, y, z]).expect("between two cells of the block"), i as u32));
                     }
                 }
             }
         }
-        binned.sort_unstable();
-        for (k, t) in binned {
+        for (k, t) in sorted_by_cell(binned) {
             if grid.keys.last() != Some(&k) {
                 grid.keys.push(k);
                 grid.starts.push(grid.triangles.len() as u32);
@@ -104,10 +103,16 @@ impl<'a> SurfaceGrid<'a> {
 
     /// The triangles binned in `p`'s cell.
     fn binned(&self, p: [f32; 3]) -> &[u32] {
-        match self.keys.binary_search(&key(self.cell_of(p))) {
-            Ok(i) => &self.triangles[self.starts[i] as usize..self.starts[i + 1] as usize],
-            Err(_) => &[],
+        match key(self.cell_of(p)).map(|k| self.keys.binary_search(&k)) {
+            Some(Ok(i)) => &self.triangles[self.starts[i] as usize..self.starts[i + 1] as usize],
+            _ => &[],
         }
+    }
+
+    /// The triangles that can be within the grid's reach of `p` (those binned in its cell, and
+    /// the large ones); the others are farther.
+    pub fn candidates(&self, p: [f32; 3]) -> impl Iterator<Item = u32> + '_ {
+        self.binned(p).iter().chain(&self.large).copied()
     }
 
     /// A triangle (its index among `indices`' triples) within the grid's reach of `p`, if any.
@@ -141,11 +146,44 @@ impl<'a> SurfaceGrid<'a> {
     }
 }
 
-/// A cell's key: its coordinates, 21 bits each (cells lie within 2^21 of the origin: at most
-/// MAX_CELLS_PER_AXIS across the triangles, plus the reach; a point far outside maps to some
-/// empty cell or to an edge cell, whose triangles it is then measured against, exactly).
-fn key(cell: [i32; 3]) -> u64 {
-    cell.iter().fold(0u64, |k, &c| (k << 21) | ((c.clamp(-(1 << 20), (1 << 20) - 1) + (1 << 20)) as u64))
+/// Cells per axis of the block keys number: the triangles' boxes span at most
+/// MAX_CELLS_PER_AXIS cells, and grown by the reach (at most half a cell) one more on either side.
+const SPAN: i64 = MAX_CELLS_PER_AXIS as i64 + 4;
+const _: () = assert!(SPAN * SPAN * SPAN < 1 << 22, "keys fit the two passes of sorted_by_cell");
+
+/// A cell's key: its place in the block of SPAN³ cells from (−2, −2, −2), None outside it. A
+/// triangle whose cells are not all in it (none should be) is kept among the large ones; a point
+/// outside it has no binned triangle within reach.
+fn key(cell: [i32; 3]) -> Option<u32> {
+    cell.iter()
+        .try_fold(0i64, |k, &c| {
+            let c = i64::from(c) + 2;
+            (0..SPAN).contains(&c).then_some(k * SPAN + c)
+        })
+        .map(|k| k as u32)
+}
+
+/// The (cell key, triangle) pairs in order of key, each key's triangles in the order they came
+/// (ascending): a radix sort of two 11-bit passes, several times a comparison sort's speed on the
+/// tens of thousands of pairs a pose check bins.
+fn sorted_by_cell(pairs: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    let (mut from, mut to) = (pairs, Vec::new());
+    to.resize(from.len(), (0, 0));
+    for shift in [0, 11] {
+        let mut starts = vec![0usize; 1 << 11];
+        from.iter().for_each(|&(k, _)| starts[((k >> shift) & 0x7ff) as usize] += 1);
+        let mut next = 0;
+        for start in &mut starts {
+            (*start, next) = (next, next + *start);
+        }
+        for &pair in &from {
+            let bucket = &mut starts[((pair.0 >> shift) & 0x7ff) as usize];
+            to[*bucket] = pair;
+            *bucket += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+    }
+    from
 }
 
 /// Squared distance from `p` to triangle `t` (its index among the triples of `indices`).
@@ -250,6 +288,13 @@ mod tests {
                 distance2_to_triangle(p, a, b, c) <= reach * reach
             });
             assert_eq!(grid.near(p), brute, "{p:?}");
+            let closest = indices.chunks_exact(3).map(|t| {
+                let [a, b, c] = [t[0], t[1], t[2]].map(|v| positions[v as usize]);
+                distance2_to_triangle(p, a, b, c)
+            });
+            let closest = closest.fold(f32::INFINITY, f32::min);
+            let nearest = grid.nearest(p).map(|t| triangle_distance2(&positions, &indices, t, p));
+            assert_eq!(nearest, (closest <= reach * reach).then_some(closest), "{p:?}");
             if brute {
                 near += 1
             } else {
@@ -257,5 +302,13 @@ mod tests {
             }
         }
         assert!(near > 200 && far > 200, "{near} {far}");
+        // Far outside the block of cells: only the large triangle is measured, and it is far too.
+        for p in [[1e6, 0.0, 0.0], [-1e7, 5.0, 5.0], [5.0, 5.0, 3e5]] {
+            assert!(!grid.near(p) && grid.nearest(p).is_none(), "{p:?}");
+        }
+        let mut pairs: Vec<(u32, u32)> = (0..5000).map(|i| ((next() * 2_000_000.0) as u32, i)).collect();
+        let sorted = sorted_by_cell(pairs.clone());
+        pairs.sort_unstable();
+        assert_eq!(sorted, pairs, "by key, then in the order they came");
     }
 }
