@@ -514,6 +514,67 @@ export function longTake(nodes = 100, keys = 20_000): Document {
   return doc
 }
 
+/**
+ * A motion capture: `nodes` joints in chains of four (each a child of the one before), every one a
+ * small triangle on a LINEAR translation and rotation track of `keys` keys at 120 Hz, turning
+ * about a wandering axis by up to 1.2 rad, with a sensor's jitter on every key (3e-4 rad and
+ * units). Written after session 19's key-reduction work, not tuned on: high-rate, noisy tracks,
+ * unlike `longTake`'s slow and smooth ones.
+ */
+export function motionCapture(nodes = 60, keys = 30_000): Document {
+  const doc = new Document()
+  const accessor = keyAccessors(doc)
+  const next = seededRandom(19)
+  const jitter = () => (next() - 0.5) * 3e-4
+  const scene = doc.createScene()
+  const animation = doc.createAnimation('capture')
+  const rate = 120
+  const times = accessor(
+    'SCALAR',
+    Float32Array.from({ length: keys }, (_, k) => k / rate),
+  )
+  const triangle = doc
+    .createMesh('marker')
+    .addPrimitive(
+      doc
+        .createPrimitive()
+        .setAttribute('POSITION', accessor('VEC3', new Float32Array([0, 0, 0, 0.2, 0, 0, 0, 0.2, 0]))),
+    )
+  let parent: ReturnType<typeof doc.createNode> | null = null
+  for (let i = 0; i < nodes; i++) {
+    const node = doc.createNode(`joint-${i}`).setMesh(triangle)
+    if (parent && i % 4 !== 0) parent.addChild(node)
+    else scene.addChild(node)
+    parent = node
+    const [translation, rotation] = [new Float32Array(keys * 3), new Float32Array(keys * 4)]
+    for (let k = 0; k < keys; k++) {
+      const t = k / rate
+      translation.set(
+        [Math.sin(t * 0.7 + i) * 0.3 + jitter(), 1 + Math.cos(t * 0.4) * 0.2 + jitter(), jitter()],
+        k * 3,
+      )
+      const axis = [Math.sin(t * 0.3 + i), Math.cos(t * 0.2), 0.6]
+      const length = Math.hypot(axis[0]!, axis[1]!, axis[2]!)
+      const half = (Math.sin(t * (1 + i / 50)) * 1.2 + jitter()) / 2
+      rotation.set([...axis.map((a) => (a / length) * Math.sin(half)), Math.cos(half)], k * 4)
+    }
+    for (const [path, output] of [
+      ['translation', accessor('VEC3', translation)],
+      ['rotation', accessor('VEC4', rotation)],
+    ] as const) {
+      const sampler = doc
+        .createAnimationSampler()
+        .setInput(times)
+        .setOutput(output)
+        .setInterpolation('LINEAR')
+      animation
+        .addSampler(sampler)
+        .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler))
+    }
+  }
+  return doc
+}
+
 /** A PNG of `size`² RGB pixels of seeded noise over a gradient (small: textures are not the point here). */
 export function noisePng(size: number, seed: number): Uint8Array {
   const next = seededRandom(seed)

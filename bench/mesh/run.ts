@@ -29,6 +29,7 @@ import {
   instancedMesh,
   longTake,
   manySmallMeshes,
+  motionCapture,
   noisySphere,
   skinnedCylinder,
   texturedMeshes,
@@ -107,6 +108,9 @@ async function inputs(): Promise<string[]> {
     await generate('baked-robots.glb', () => bakedRobots()),
     await generate(quick ? 'long-take-200k.glb' : 'long-take.glb', () =>
       longTake(100, quick ? 2_000 : 20_000),
+    ),
+    await generate(quick ? 'motion-capture-200k.glb' : 'motion-capture.glb', () =>
+      motionCapture(60, quick ? 3_000 : 30_000),
     ),
     await generate('textured.glb', () => texturedMeshes()),
     await generate('terrain.glb', () => terrain()),

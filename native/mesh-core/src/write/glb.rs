@@ -23,6 +23,7 @@ use super::skin::{plan_skins, quantized_weights, write_animations, write_joints,
 use super::texture_transform::{grid_for as uv_grid_for, transformed_materials, uv_grids, UvGrid, TRANSFORM};
 use super::weld_quantized::{gather, strip_ordered, weld_written, TriangleOrder};
 use crate::extension_names::extension_names;
+use crate::in_parallel;
 use crate::math::Bounds;
 use crate::model::{target_of, Model, Primitive};
 use crate::round::round;
@@ -177,7 +178,15 @@ impl Builder {
 
     /// Writes the pending views into the buffers, compressed when asked.
     fn flush_views(&mut self) {
-        for Pending { view: index, layout, bytes, vertex_count } in std::mem::take(&mut self.pending) {
+        let pending = std::mem::take(&mut self.pending);
+        // The views are encoded apart from each other, over the machine's cores when they are
+        // large (a big mesh's attributes and indices, a long animation's keys and times), then laid
+        // out in order, so the file does not depend on the number of threads.
+        let total: usize = pending.iter().map(|p| p.bytes.len()).sum();
+        let compress = self.compress;
+        let encoded =
+            in_parallel::map(&pending, compress && total >= BYTES_WORTH_THREADS, |p| compress.then(|| encode_view(p.layout, &p.bytes, p.vertex_count)));
+        for (Pending { view: index, layout, bytes, vertex_count: _ }, encoded) in pending.into_iter().zip(encoded) {
             let bytes = &bytes[..];
             let (target, stride) = match layout {
                 Data::Vertices { stride, .. } => (Some(ARRAY_BUFFER), Some(stride)),
@@ -192,18 +201,7 @@ impl Builder {
             if let Some(s) = stride {
                 view["byteStride"] = json!(s);
             }
-            if self.compress {
-                let (encoded, count, stride, mode, filter) = match layout {
-                    Data::Vertices { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
-                    Data::Keys { stride, filter } => (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter),
-                    Data::Indices { size, .. } => {
-                        let indices: Vec<u32> = match size {
-                            2 => bytes.chunks_exact(2).map(|c| u32::from(u16::from_le_bytes([c[0], c[1]]))).collect(),
-                            _ => bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
-                        };
-                        (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES", None)
-                    }
-                };
+            if let Some((encoded, count, stride, mode, filter)) = encoded {
                 view["buffer"] = json!(1);
                 put_offset(&mut view, self.fallback_len);
                 view["extensions"] = json!({ MESHOPT: { "buffer": 0, "byteLength": encoded.len(), "byteStride": stride, "count": count, "mode": mode } });
@@ -253,6 +251,26 @@ fn put_offset(view: &mut Value, offset: usize) {
         view["byteOffset"] = json!(offset);
     } else if let Some(object) = view.as_object_mut() {
         object.remove("byteOffset");
+    }
+}
+
+/// Bytes of views from which they are encoded over several threads (a few milliseconds of work).
+const BYTES_WORTH_THREADS: usize = 1 << 20;
+
+/// A view's bytes through the codec: the encoded bytes, the element count and size, the codec's
+/// mode and the view's filter.
+fn encode_view(layout: Data, bytes: &[u8], vertex_count: usize) -> (Vec<u8>, usize, usize, &'static str, Option<&'static str>) {
+    match layout {
+        Data::Vertices { stride, filter } | Data::Keys { stride, filter } => {
+            (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter)
+        }
+        Data::Indices { size, .. } => {
+            let indices: Vec<u32> = match size {
+                2 => bytes.chunks_exact(2).map(|c| u32::from(u16::from_le_bytes([c[0], c[1]]))).collect(),
+                _ => bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+            };
+            (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES", None)
+        }
     }
 }
 
