@@ -4,7 +4,15 @@
 // splines, robots baked at 60 keys a second, a long take of 2 million keys, and a textured grid. They cover the scene shapes where
 // gltfpack's merging and instancing matter, which the corpus models barely do.
 import { crc32, deflateSync } from 'node:zlib'
-import { Document, type Material, NodeIO, type Primitive } from '@gltf-transform/core'
+import {
+  type Accessor,
+  type Animation,
+  Document,
+  type Material,
+  type Node,
+  NodeIO,
+  type Primitive,
+} from '@gltf-transform/core'
 import { seededRandom } from '../../test/lifecycle/support/seeded.ts'
 
 /** A UV sphere of rings × 2·rings quads with positions, normals and UVs, bumped by `noise`. */
@@ -471,6 +479,22 @@ export function bakedRobots(robots = 3, joints = 5, keys = 300, seed = 11): Docu
  * keys at 60 a second (slow sines, as a camera or a prop on a path): about 56 MB at the defaults,
  * nearly all of it keys, to see what key reduction costs and gives on a file that size.
  */
+/** LINEAR tracks of `node` over the key times `times`, one per path, in `animation`. */
+function addLinearTracks(
+  doc: Document,
+  animation: Animation,
+  node: Node,
+  times: Accessor,
+  tracks: readonly (readonly ['translation' | 'rotation', Accessor])[],
+): void {
+  for (const [path, output] of tracks) {
+    const sampler = doc.createAnimationSampler().setInput(times).setOutput(output).setInterpolation('LINEAR')
+    animation
+      .addSampler(sampler)
+      .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler))
+  }
+}
+
 export function longTake(nodes = 100, keys = 20_000): Document {
   const doc = new Document()
   const accessor = keyAccessors(doc)
@@ -497,19 +521,10 @@ export function longTake(nodes = 100, keys = 20_000): Document {
       const angle = Math.sin(t * (0.5 + i / 100))
       rotation.set([0, Math.sin(angle / 2), 0, Math.cos(angle / 2)], k * 4)
     }
-    for (const [path, output] of [
+    addLinearTracks(doc, animation, node, times, [
       ['translation', accessor('VEC3', translation)],
       ['rotation', accessor('VEC4', rotation)],
-    ] as const) {
-      const sampler = doc
-        .createAnimationSampler()
-        .setInput(times)
-        .setOutput(output)
-        .setInterpolation('LINEAR')
-      animation
-        .addSampler(sampler)
-        .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler))
-    }
+    ])
   }
   return doc
 }
@@ -558,19 +573,10 @@ export function motionCapture(nodes = 60, keys = 30_000): Document {
       const half = (Math.sin(t * (1 + i / 50)) * 1.2 + jitter()) / 2
       rotation.set([...axis.map((a) => (a / length) * Math.sin(half)), Math.cos(half)], k * 4)
     }
-    for (const [path, output] of [
+    addLinearTracks(doc, animation, node, times, [
       ['translation', accessor('VEC3', translation)],
       ['rotation', accessor('VEC4', rotation)],
-    ] as const) {
-      const sampler = doc
-        .createAnimationSampler()
-        .setInput(times)
-        .setOutput(output)
-        .setInterpolation('LINEAR')
-      animation
-        .addSampler(sampler)
-        .addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler))
-    }
+    ])
   }
   return doc
 }
