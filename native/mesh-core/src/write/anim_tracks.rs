@@ -155,7 +155,9 @@ fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTra
             _ => reduce(s, rotation, budget, |kept: &[f32], source: &[f32]| allowances.iter().map(|a| a.off_by(kept, source)).fold(0.0, f64::max)),
         }
     });
-    // The tracks that lost keys, and empty ones in place of the rest (nothing below reads those).
+    // The tracks that lost keys, and empty ones in place of the rest (their steps and bits are
+    // worked out with the others' and not used).
+    let lost: Vec<bool> = reduced.iter().map(Option::is_some).collect();
     let mut shorter = Animation { name: None, channels: animation.channels.clone(), samplers: Vec::with_capacity(reduced.len()) };
     let spent: Vec<f64> = reduced
         .into_iter()
@@ -181,14 +183,9 @@ fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTra
     shorter
         .samplers
         .into_iter()
+        .zip(lost)
         .enumerate()
-        .map(|(i, sampler)| {
-            (!sampler.input.is_empty() && sampler.input.len() < animation.samplers[i].input.len()).then(|| ShorterTrack {
-                sampler,
-                key_step: steps[i],
-                rotation_bits: bits[i],
-            })
-        })
+        .map(|(i, (sampler, lost))| lost.then(|| ShorterTrack { sampler, key_step: steps[i], rotation_bits: bits[i] }))
         .collect()
 }
 

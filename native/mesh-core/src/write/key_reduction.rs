@@ -438,6 +438,36 @@ mod tests {
     }
 
     #[test]
+    fn a_squared_distance_judged_in_one_loop_keeps_what_the_general_path_keeps() {
+        // The same gap, with and without the claim that sends it to `straight_error`.
+        struct Squared(f64, bool);
+        impl Gap for Squared {
+            fn size(&self, kept: &[f32], source: &[f32]) -> f64 {
+                (0..3).map(|k| (kept[k] as f64 - source[k] as f64).powi(2)).sum()
+            }
+            fn units(&self, size: f64) -> f64 {
+                size.sqrt() / self.0
+            }
+            fn size_within(&self, units: f64) -> f64 {
+                (units * self.0).powi(2)
+            }
+            fn is_squared_distance(&self) -> bool {
+                self.1
+            }
+        }
+        // Uneven key times, so the interpolation parameter is not a round fraction.
+        let input: Vec<f32> = (0..700).map(|k| k as f32 / 60.0 + if k % 7 == 3 { 0.004 } else { 0.0 }).collect();
+        let output: Vec<f32> = input.iter().flat_map(|&t| [(1.3 * t).sin(), (0.7 * t).cos() * 2.0, t * t * 0.1]).collect();
+        let s = linear(input, output);
+        for tolerance in [1e-1, 1e-2, 1e-3, 1e-4] {
+            let general = reduce(&s, false, 0.5, Squared(tolerance, false)).unwrap();
+            let straight = reduce(&s, false, 0.5, Squared(tolerance, true)).unwrap();
+            assert_eq!(straight.sampler, general.sampler, "at {tolerance}");
+            assert_eq!(straight.spent.to_bits(), general.spent.to_bits(), "at {tolerance}");
+        }
+    }
+
+    #[test]
     fn cubic_rotations_follow_the_source_between_keys() {
         // A swing about a tilted axis, keys and tangents (the quaternion's derivative) at 24 Hz.
         let input: Vec<f32> = (0..97).map(|k| k as f32 / 24.0).collect();

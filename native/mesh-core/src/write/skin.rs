@@ -313,13 +313,12 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                 // The full track's size matters only against the shorter one's with its own key
                 // times (at most what they take stored alone): a bound from the full track's first
                 // keys usually settles it (below), and the whole is encoded only if not.
-                let size = match (&short, &reduced[i]) {
-                    (Some((_, short_size)), Some(r)) => {
-                        full.size_at_least(compress, short_size + stored_times_size(compress, &r.sampler.input) + ACCESSOR_JSON)
-                    }
+                let short_times = reduced[i].as_ref().map(|r| stored_times_size(compress, &r.sampler.input));
+                let size = match (&short, short_times) {
+                    (Some((_, short_size)), Some(times)) => full.size_at_least(compress, short_size + times + ACCESSOR_JSON),
                     _ => (0, true),
                 };
-                ((full, size), short)
+                ((full, size), short.map(|(short, size)| (short, size, short_times.unwrap_or(0))))
             });
             let samplers: Vec<Value> = animation
                 .samplers
@@ -327,6 +326,10 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                 .zip(forms)
                 .enumerate()
                 .map(|(i, (s, ((full, full_size), short)))| {
+                    // The shorter track's own times were stored once above, to bound the full one.
+                    if let (Some(r), Some((_, _, times))) = (&reduced[i], &short) {
+                        stored_times.entry(lists.id(&r.sampler.input)).or_insert(*times);
+                    }
                     // A track that can lose keys is written the way that takes fewer bytes, its
                     // key times included (the full track's are usually shared with other tracks,
                     // the shorter track's are its own): on tracks baked at a steady rate the codec
@@ -343,7 +346,7 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                         (stored + ACCESSOR_JSON) / share
                     };
                     let (s, stored) = match (&reduced[i], short) {
-                        (Some(r), Some((short, short_size))) => {
+                        (Some(r), Some((short, short_size, _))) => {
                             let (short_cost, full_times) = (short_size + times_cost(&r.sampler.input), times_cost(&s.input));
                             let (at_least, exact) = full_size;
                             let full_size = if exact || short_cost < at_least + full_times { at_least } else { full.size(compress) };
