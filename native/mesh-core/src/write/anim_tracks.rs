@@ -37,6 +37,7 @@ use super::nodes::decompose;
 use crate::in_parallel;
 use crate::math::{mul, transform_point, Bounds};
 use crate::model::{Animation, AnimationSampler, Channel, Model, IDENTITY};
+use std::borrow::Cow;
 
 /// Largest movement allowed, as a fraction of the scene's extent, at `position_bits` of position
 /// precision: half a step of the position grid, the error the geometry itself is stored with
@@ -60,9 +61,17 @@ pub struct TrackStats {
     pub collapsed: usize,
 }
 
+/// An animation as written: its samplers are the model's own where they stay as they are, and
+/// new ones where a track is held to one value.
+pub struct VisibleAnimation<'a> {
+    pub name: Option<String>,
+    pub channels: Vec<Channel>,
+    pub samplers: Vec<Cow<'a, AnimationSampler>>,
+}
+
 /// The animations to write, with the changes described in the module comment.
-pub struct VisibleTracks {
-    pub animations: Vec<Animation>,
+pub struct VisibleTracks<'a> {
+    pub animations: Vec<VisibleAnimation<'a>>,
     /// Per written animation, per sampler: the largest step its keys may be stored at (0: exactly).
     /// See `key_steps`.
     pub key_steps: Vec<Vec<f32>>,
@@ -93,14 +102,14 @@ pub struct ShorterTrack {
 /// `relative_budget`; a tool's `animation_error` when given). `reduce_keys`: also drop the keys a
 /// track can do without (`drop_keys`); writers that keep the geometry's floats exact (no position
 /// grid, so no error to match) keep every key of a moving track unless given an error.
-pub fn visible_tracks(model: &Model, budget: f64, reduce_keys: bool) -> VisibleTracks {
+pub fn visible_tracks(model: &Model, budget: f64, reduce_keys: bool) -> VisibleTracks<'_> {
     // The scene's rest pose walks every vertex: not worth it for nothing to judge.
     if model.animations.is_empty() {
         return VisibleTracks { animations: Vec::new(), key_steps: Vec::new(), rotation_bits: Vec::new(), reduced: Vec::new(), stats: TrackStats::default() };
     }
     let scene = Scene::of(model, budget);
     let mut stats = TrackStats::default();
-    let animations: Vec<Animation> = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
+    let animations: Vec<VisibleAnimation> = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
     let key_steps = animations.iter().map(|a| key_steps(&scene, a, &vec![0.0; a.samplers.len()])).collect();
     let rotation_bits = animations.iter().map(|a| rotation_bits(&scene, a, &vec![0.0; a.samplers.len()])).collect();
     let reduced = animations.iter().map(|a| if reduce_keys { shorter_tracks(&scene, a) } else { vec![None; a.samplers.len()] }).collect();
@@ -131,7 +140,7 @@ const REDUCTION_SHARE: f64 = 0.5;
 /// the most demanding of its channels), with the steps its kept keys are stored at: the share of
 /// the tolerance the reduction did not spend. Morph weights and STEP tracks keep their keys. A
 /// LINEAR rotation spends no more than its finest storage (16 bits) leaves over.
-fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTrack>> {
+fn shorter_tracks(scene: &Scene, animation: &VisibleAnimation) -> Vec<Option<ShorterTrack>> {
     // Tracks are judged apart from each other, over the machine's cores when they are long.
     let indices: Vec<usize> = (0..animation.samplers.len()).collect();
     let keys: usize = animation.samplers.iter().map(|s| s.input.len()).sum();
@@ -158,22 +167,22 @@ fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTra
     // The tracks that lost keys, and empty ones in place of the rest (their steps and bits are
     // worked out with the others' and not used).
     let lost: Vec<bool> = reduced.iter().map(Option::is_some).collect();
-    let mut shorter = Animation { name: None, channels: animation.channels.clone(), samplers: Vec::with_capacity(reduced.len()) };
+    let mut shorter = VisibleAnimation { name: None, channels: animation.channels.clone(), samplers: Vec::with_capacity(reduced.len()) };
     let spent: Vec<f64> = reduced
         .into_iter()
         .zip(&animation.samplers)
         .map(|(reduced, s)| match reduced {
             Some(reduced) => {
-                shorter.samplers.push(reduced.sampler);
+                shorter.samplers.push(Cow::Owned(reduced.sampler));
                 reduced.spent
             }
             None => {
-                shorter.samplers.push(AnimationSampler {
+                shorter.samplers.push(Cow::Owned(AnimationSampler {
                     input: Vec::new(),
                     output: Vec::new(),
                     components: s.components,
                     interpolation: s.interpolation.clone(),
-                });
+                }));
                 0.0
             }
         })
@@ -185,7 +194,7 @@ fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTra
         .into_iter()
         .zip(lost)
         .enumerate()
-        .map(|(i, (sampler, lost))| lost.then(|| ShorterTrack { sampler, key_step: steps[i], rotation_bits: bits[i] }))
+        .map(|(i, (sampler, lost))| lost.then(|| ShorterTrack { sampler: sampler.into_owned(), key_step: steps[i], rotation_bits: bits[i] }))
         .collect()
 }
 
@@ -194,7 +203,7 @@ fn shorter_tracks(scene: &Scene, animation: &Animation) -> Vec<Option<ShorterTra
 /// dropping keys, `shorter_tracks`): a turn by θ moves a point at distance r from the pivot by θ·r, and r is the
 /// node's reach (`Scene::reach`). A sampler used by several channels takes the most bits any of
 /// them needs.
-fn rotation_bits(scene: &Scene, animation: &Animation, spent: &[f64]) -> Vec<i32> {
+fn rotation_bits(scene: &Scene, animation: &VisibleAnimation, spent: &[f64]) -> Vec<i32> {
     (0..animation.samplers.len())
         .map(|i| {
             animation
@@ -225,7 +234,7 @@ fn rotation_bits(scene: &Scene, animation: &Animation, spent: &[f64]) -> Vec<i32
 /// their steps. A track held to one value may have moved by up to the tolerance already, so a key
 /// ends at most about twice the budget from its source: one grid step. A track that lost keys
 /// (`shorter_tracks`) has only the share of the tolerance left that it did not spend.
-fn key_steps(scene: &Scene, animation: &Animation, spent: &[f64]) -> Vec<f32> {
+fn key_steps(scene: &Scene, animation: &VisibleAnimation, spent: &[f64]) -> Vec<f32> {
     let smallest = |s: &AnimationSampler| values(s).flatten().fold(f64::INFINITY, |m, v| m.min((*v as f64).abs()));
     animation
         .samplers
@@ -604,14 +613,14 @@ fn held(value: &[f32], times: Vec<f32>, components: usize) -> AnimationSampler {
     AnimationSampler { input: times, output, components, interpolation: "LINEAR".into() }
 }
 
-fn visible_animation(model: &Model, scene: &Scene, animation: &Animation, stats: &mut TrackStats) -> Animation {
+fn visible_animation<'a>(model: &Model, scene: &Scene, animation: &'a Animation, stats: &mut TrackStats) -> VisibleAnimation<'a> {
     let samplers = &animation.samplers;
     let span = |s: &AnimationSampler| (s.input.first().copied(), s.input.last().copied());
     let used = animation.channels.iter().filter_map(|c| samplers.get(c.sampler));
     let first = used.clone().filter_map(|s| span(s).0).fold(f32::INFINITY, f32::min);
     let last = used.filter_map(|s| span(s).1).fold(f32::NEG_INFINITY, f32::max);
     if animation.channels.is_empty() || first.is_nan() || last.is_nan() || first > last || animation.channels.iter().any(|c| c.sampler >= samplers.len()) {
-        return animation.clone();
+        return VisibleAnimation { name: animation.name.clone(), channels: animation.channels.clone(), samplers: samplers.iter().map(Cow::Borrowed).collect() };
     }
 
     // A sampler holds one value when it does for every channel that uses it.
@@ -649,34 +658,30 @@ fn visible_animation(model: &Model, scene: &Scene, animation: &Animation, stats:
         },
     };
 
-    let mut out = Animation { name: animation.name.clone(), ..Animation::default() };
+    let mut out = VisibleAnimation { name: animation.name.clone(), channels: Vec::new(), samplers: Vec::new() };
     let mut renumber = vec![None; samplers.len()];
     let carried = carrier.as_ref().map(|(c, _)| c.sampler);
     // A resurrected first channel is the only one.
     let channels: Vec<&Channel> = if let Some((_, Some(_))) = &carrier { vec![&animation.channels[0]] } else { kept };
-    // A kept sampler is a track held to one value, or a copy of a moving one.
-    let mut planned: Vec<Result<AnimationSampler, usize>> = Vec::new();
+    // A kept sampler is a track held to one value, or the moving one itself (a long take's are
+    // tens of MB: not copied).
+    let mut planned: Vec<Cow<'a, AnimationSampler>> = Vec::new();
     for c in channels {
         let new = *renumber[c.sampler].get_or_insert_with(|| {
             let s = &samplers[c.sampler];
             planned.push(match (&constant[c.sampler], &carrier) {
-                (_, Some((_, Some(rest)))) if carried == Some(c.sampler) => Ok(held(rest, times(true), s.components)),
+                (_, Some((_, Some(rest)))) if carried == Some(c.sampler) => Cow::Owned(held(rest, times(true), s.components)),
                 (Some(value), _) => {
                     stats.collapsed += 1;
-                    Ok(held(value, times(carried == Some(c.sampler)), s.components))
+                    Cow::Owned(held(value, times(carried == Some(c.sampler)), s.components))
                 }
-                (None, _) => Err(c.sampler),
+                (None, _) => Cow::Borrowed(s),
             });
             planned.len() - 1
         });
         out.channels.push(Channel { sampler: new, ..c.clone() });
     }
-    // Moving tracks are copied over the machine's cores when long: a long take's are tens of MB.
-    let values: usize = planned.iter().filter_map(|p| p.as_ref().err()).map(|&i| samplers[i].output.len()).sum();
-    out.samplers = in_parallel::map(&planned, values >= KEYS_WORTH_THREADS, |p| match p {
-        Ok(held) => held.clone(),
-        Err(i) => samplers[*i].clone(),
-    });
+    out.samplers = planned;
     out
 }
 
@@ -684,6 +689,16 @@ fn visible_animation(model: &Model, scene: &Scene, animation: &Animation, stats:
 mod tests {
     use super::*;
     use crate::model::{Node, SourceFormat, Trs};
+
+    /// The written animations as the model's type, to compare.
+    fn owned(animations: &[VisibleAnimation]) -> Vec<Animation> {
+        let owned = |a: &VisibleAnimation| Animation {
+            name: a.name.clone(),
+            channels: a.channels.clone(),
+            samplers: a.samplers.iter().map(|s| s.clone().into_owned()).collect(),
+        };
+        animations.iter().map(owned).collect()
+    }
 
     /// A 2-unit-wide scene: a root at the origin and a joint 2 units away, both TRS.
     fn scene(animation: Animation) -> Model {
@@ -748,7 +763,9 @@ mod tests {
                 channel(4, 0, "scale"),
             ],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), relative_budget(14), true);
+        let model = scene(animation);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 3, collapsed: 1 });
         let a = &out[0];
         assert_eq!(a.name.as_deref(), Some("walk"));
@@ -770,6 +787,7 @@ mod tests {
         };
         let model = scene(animation);
         let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let out = owned(&out);
         assert_eq!(stats, TrackStats::default());
         assert_eq!(out, model.animations);
     }
@@ -801,6 +819,7 @@ mod tests {
         let kept = visible_tracks(&model, relative_budget(14), false);
         assert!(kept.reduced[0][0].is_none(), "exact floats keep every key");
         let VisibleTracks { animations, reduced, .. } = visible_tracks(&model, relative_budget(14), true);
+        let animations = owned(&animations);
         assert_eq!(animations[0].samplers[0], source, "the full track stays on offer");
         let shorter = reduced[0][0].as_ref().unwrap();
         let reduced = &shorter.sampler;
@@ -877,7 +896,9 @@ mod tests {
             channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
         };
         // One track off rest ending at 3 s: it carries the whole span [0, 3] on two keys.
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), relative_budget(14), true);
+        let model = scene(animation.clone());
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 1 });
         assert_eq!(out[0].channels, vec![channel(0, 0, "translation")]);
         assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![0.0, 0.5, 0.0, 0.0, 0.5, 0.0], 3, "LINEAR")]);
@@ -885,7 +906,9 @@ mod tests {
         // Every track at rest: the first one stays, at its rest value over the span.
         let mut at_rest = animation;
         at_rest.samplers[1].output = vec![0.0; 6];
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), relative_budget(14), true);
+        let model = scene(at_rest);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
         assert_eq!(out[0].samplers, vec![sampler(&[0.0, 3.0], vec![2.0, 0.0, 0.0, 2.0, 0.0, 0.0], 3, "LINEAR")]);
@@ -898,7 +921,9 @@ mod tests {
             samplers: vec![sampler(&[0.0, 1.0], vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0], 3, "LINEAR"), sampler(&TIMES, noisy(&[1.0, 0.5, 1.0], 0.0), 3, "LINEAR")],
             channels: vec![channel(0, 0, "translation"), channel(1, 0, "scale")],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation), relative_budget(14), true);
+        let model = scene(animation);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[1].input, vec![0.0, 2.0]);
     }
@@ -917,7 +942,9 @@ mod tests {
             samplers: vec![cubic(0.0), cubic(1.0)],
             channels: vec![channel(0, 0, "translation"), channel(1, 1, "translation")],
         };
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(animation.clone()), relative_budget(14), true);
+        let model = scene(animation.clone());
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[0], sampler(&[0.0], vec![0.0, 0.5, 0.0], 3, "LINEAR"));
         assert_eq!(out[0].samplers[1], animation.samplers[1]);
@@ -925,7 +952,9 @@ mod tests {
         // Flat tangents at the rest value: dropped.
         let mut at_rest = animation;
         at_rest.samplers[0].output.chunks_exact_mut(9).for_each(|k| k[4] = 0.0);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&scene(at_rest), relative_budget(14), true);
+        let model = scene(at_rest);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
     }

@@ -326,6 +326,7 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                 .zip(forms)
                 .enumerate()
                 .map(|(i, (s, ((full, full_size), short)))| {
+                    let s: &AnimationSampler = s;
                     // The shorter track's own times were stored once above, to bound the full one.
                     if let (Some(r), Some((_, _, times))) = (&reduced[i], &short) {
                         stored_times.entry(lists.id(&r.sampler.input)).or_insert(*times);
