@@ -39,6 +39,7 @@ import {
 import { hardSurface, lightmappedRoom, terrain } from './generated-surfaces.ts'
 import { readTriangles, surfaceError, type Triangles } from './geometry.ts'
 import { poseError } from './pose.ts'
+import { texcoordError } from './texcoords.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 const corpus = resolve(root, '../shared/corpus')
@@ -153,17 +154,21 @@ interface Row {
   error: number | null
   /** The largest error over poses of the input's animations (pose.ts); null without animations. */
   poseError: number | null
+  /** The largest texture-coordinate shift in texels (texcoords.ts); null without textures. */
+  uvError: number | null
   invalid: number | null
 }
 
-/** Whether a GLB has animations, from its JSON chunk alone. */
-function animated(path: string): boolean {
+/** A GLB's JSON chunk. */
+function gltfJson(path: string): { animations?: unknown[]; images?: unknown[] } {
   const glb = readFileSync(path)
-  const json = JSON.parse(glb.subarray(20, 20 + glb.readUInt32LE(12)).toString('utf8')) as {
-    animations?: unknown[]
-  }
-  return (json.animations?.length ?? 0) > 0
+  return JSON.parse(glb.subarray(20, 20 + glb.readUInt32LE(12)).toString('utf8'))
 }
+
+/** Whether a GLB has animations, from its JSON chunk alone. */
+const animated = (path: string) => (gltfJson(path).animations?.length ?? 0) > 0
+/** Whether a GLB has images, from its JSON chunk alone. */
+const textured = (path: string) => (gltfJson(path).images?.length ?? 0) > 0
 
 const rows: Row[] = []
 const originals = new Map<string, Triangles>()
@@ -173,9 +178,20 @@ async function measure(model: string, task: string, tool: string, ms: number, ou
   originals.set(input, original)
   const error = surfaceError(original, await readTriangles(output)).max
   const posed = animated(input) ? await poseError(input, output) : null
+  const uvError = textured(input) ? await texcoordError(input, output) : null
   const report = await validateBytes(new Uint8Array(readFileSync(output)))
   const invalid = report.issues.messages.filter((m: { severity: number }) => m.severity === 0).length
-  rows.push({ model, task, tool, ms, bytes: statSync(output).size, error, poseError: posed, invalid })
+  rows.push({
+    model,
+    task,
+    tool,
+    ms,
+    bytes: statSync(output).size,
+    error,
+    poseError: posed,
+    uvError,
+    invalid,
+  })
 }
 
 const SIMPLIFY_LIMIT = 1_000_000
@@ -297,23 +313,24 @@ const fmt = (n: number | null, digits = 2) => (n === null ? '-' : n.toFixed(digi
 const ratio = (a: number | null, b: number | null, digits = 2) =>
   a === null || b === null || b === 0 ? '-' : (a / b).toFixed(digits)
 console.log(
-  '| model | task | tool | time ms | bytes | max error | pose error | validator errors | time kiln/tool | size kiln/tool | error kiln/tool | pose error kiln/tool |',
+  '| model | task | tool | time ms | bytes | max error | pose error | uv error (texels) | validator errors | time kiln/tool | size kiln/tool | error kiln/tool | pose error kiln/tool | uv error kiln/tool |',
 )
-console.log('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+console.log('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for (const r of rows) {
   const k = rows.find((x) => x.model === r.model && x.task === r.task && x.tool === 'kiln')
   const versus =
     r.tool === 'kiln' || !k
-      ? ['', '', '', '']
+      ? ['', '', '', '', '']
       : [
           ratio(k.ms, r.ms),
           ratio(k.bytes, r.bytes, 3),
           r.error && k.error !== null ? ratio(k.error, r.error) : '-',
           r.poseError && k.poseError !== null ? ratio(k.poseError, r.poseError) : '-',
+          r.uvError && k.uvError !== null ? ratio(k.uvError, r.uvError) : '-',
         ]
   const exp = (n: number | null) => (n === null ? '-' : n.toExponential(2))
   console.log(
-    `| ${r.model} | ${r.task} | ${r.tool} | ${fmt(r.ms, 0)} | ${r.bytes} | ${exp(r.error)} | ${exp(r.poseError)} | ${r.invalid ?? '-'} | ${versus.join(' | ')} |`,
+    `| ${r.model} | ${r.task} | ${r.tool} | ${fmt(r.ms, 0)} | ${r.bytes} | ${exp(r.error)} | ${exp(r.poseError)} | ${fmt(r.uvError, 3)} | ${r.invalid ?? '-'} | ${versus.join(' | ')} |`,
   )
 }
 
@@ -332,7 +349,8 @@ for (const task of [
   console.log(
     `\n${task} vs native gltfpack over ${pairs.length} rows: time <= 1.0x on ${count((k, g) => k.ms <= g.ms)}, ` +
       `size <= 1.0x on ${count((k, g) => k.bytes <= g.bytes)}, error <= 1.0x on ${count((k, g) => (k.error ?? 0) <= (g.error ?? 0))}, ` +
-      `pose error <= 1.0x on ${count((k, g) => k.poseError !== null && k.poseError <= (g.poseError ?? 0))} of ${pairs.filter(([k]) => k.poseError !== null).length} animated; ` +
+      `pose error <= 1.0x on ${count((k, g) => k.poseError !== null && k.poseError <= (g.poseError ?? 0))} of ${pairs.filter(([k]) => k.poseError !== null).length} animated, ` +
+      `uv error <= 1.0x on ${count((k, g) => k.uvError !== null && k.uvError <= (g.uvError ?? 0))} of ${pairs.filter(([k]) => k.uvError !== null).length} textured; ` +
       `worst time ${worst((k, g) => k.ms / g.ms).toFixed(2)}x, worst size ${worst((k, g) => k.bytes / g.bytes).toFixed(3)}x`,
   )
 }
