@@ -281,14 +281,35 @@ pub fn encode(rgba: &[u8], width: u32, height: u32, role: Role, threads: u32) ->
             let ceiling = (reference.len() as f64 * SAMPLE_MARGIN_BYTES) as usize;
             let chosen = search(&mut sharp, probe, reference_psnr + SAMPLE_MARGIN_DB, ceiling)?;
             drop(sharp);
-            let reference = Picture::new(rgba, width, height, opaque, false)?.encode(&config(reference_quality)?)?;
-            let Some(trial) = chosen else { return Ok(reference) };
+            let whole_reference = || Picture::new(rgba, width, height, opaque, false)?.encode(&config(reference_quality)?);
+            let Some(trial) = chosen else { return whole_reference() };
             // The sample predicts; the whole image decides. libwebp spreads its quantizers over
             // segments it picks from the whole picture, which a mosaic of tiles can misjudge: on
             // a foliage normal map (mostly flat, leaves here and there) the quality chosen on the
             // sample came out 0.83 dB under the reference on the whole image.
-            let ours = sharp_in_bands(rgba, width, height, opaque, threads as usize)?.encode(&config(trial.quality)?)?;
-            let better = ours.len() <= reference.len() && psnr_of(&ours, rgba)? >= psnr_of(&reference, rgba)?;
+            let ours = || -> Result<(Vec<u8>, f64)> {
+                let bytes = sharp_in_bands(rgba, width, height, opaque, threads as usize)?.encode(&config(trial.quality)?)?;
+                let psnr = psnr_of(&bytes, rgba)?;
+                Ok((bytes, psnr))
+            };
+            let reference = || -> Result<(Vec<u8>, f64)> {
+                let bytes = whole_reference()?;
+                let psnr = psnr_of(&bytes, rgba)?;
+                Ok((bytes, psnr))
+            };
+            // Both whole encodings (and their decodes) side by side where this image has the
+            // cores, one after the other where it does not: the same bytes either way.
+            let ((ours, ours_psnr), (reference, reference_psnr)) = if threads >= 2 {
+                std::thread::scope(|scope| {
+                    let reference = scope.spawn(reference);
+                    let ours = ours();
+                    let reference = reference.join().unwrap_or_else(|_| Err(failed("a reference encoding thread panicked")));
+                    Ok::<_, MeshError>((ours?, reference?))
+                })?
+            } else {
+                (ours()?, reference()?)
+            };
+            let better = ours.len() <= reference.len() && ours_psnr >= reference_psnr;
             Ok(if better { ours } else { reference })
         }
     }
