@@ -59,11 +59,24 @@ fn trial(rgba: &[u8], width: usize, height: usize, etc1s: Etc1s, threads: u32) -
 /// The settings to encode `rgba` (width x height) with: the first that beats the reference by
 /// the margins, else the reference's.
 fn choose(rgba: &[u8], width: usize, height: usize, threads: u32, margin_db: f64, margin_bytes: Option<f64>) -> Result<Trial> {
-    let reference = trial(rgba, width, height, REFERENCE, threads)?;
+    // The reference and the first try do not depend on each other: side by side where this image
+    // has more than one core (the encoder's own threads leave some idle while it builds its
+    // codebooks), one after the other where it does not. Each gets the same threads either way,
+    // so the same bytes.
+    let (reference, first) = if threads >= 2 {
+        std::thread::scope(|scope| {
+            let reference = scope.spawn(|| trial(rgba, width, height, REFERENCE, threads));
+            let first = trial(rgba, width, height, ours(FIRST_QUALITY), threads);
+            let reference = reference.join().unwrap_or_else(|_| Err(crate::error::MeshError::invalid("a reference encoding thread panicked")));
+            (reference, first)
+        })
+    } else {
+        (trial(rgba, width, height, REFERENCE, threads), trial(rgba, width, height, ours(FIRST_QUALITY), threads))
+    };
+    let (reference, first) = (reference?, first?);
     let floor = reference.psnr + margin_db;
     let ceiling = margin_bytes.map_or(f64::INFINITY, |m| reference.bytes as f64 * m);
     let meets = |t: &Trial| t.psnr >= floor && t.bytes as f64 <= ceiling;
-    let first = trial(rgba, width, height, ours(FIRST_QUALITY), threads)?;
     if meets(&first) {
         return Ok(first);
     }
