@@ -12,6 +12,7 @@ use super::ktx2_encode::{compress, Codec, Etc1s};
 use super::quality::psnr_rgba;
 use super::sample::{sample, WHOLE_UP_TO};
 use crate::error::Result;
+use crate::in_parallel;
 
 const REFERENCE: Etc1s = Etc1s { quality: 192, effort: 1, perceptual: true };
 /// Effort 2, basisu's default: gltfpack's 1 was faster but cost 0.3-0.6 dB on CesiumMilkTruck
@@ -61,19 +62,10 @@ fn trial(rgba: &[u8], width: usize, height: usize, etc1s: Etc1s, threads: u32) -
 fn choose(rgba: &[u8], width: usize, height: usize, threads: u32, margin_db: f64, margin_bytes: Option<f64>) -> Result<Trial> {
     // The reference and the first try do not depend on each other: side by side where this image
     // has more than one core (the encoder's own threads leave some idle while it builds its
-    // codebooks), one after the other where it does not. Each gets the same threads either way,
-    // so the same bytes.
-    let (reference, first) = if threads >= 2 {
-        std::thread::scope(|scope| {
-            let reference = scope.spawn(|| trial(rgba, width, height, REFERENCE, threads));
-            let first = trial(rgba, width, height, ours(FIRST_QUALITY), threads);
-            let reference = reference.join().unwrap_or_else(|_| Err(crate::error::MeshError::invalid("a reference encoding thread panicked")));
-            (reference, first)
-        })
-    } else {
-        (trial(rgba, width, height, REFERENCE, threads), trial(rgba, width, height, ours(FIRST_QUALITY), threads))
-    };
-    let (reference, first) = (reference?, first?);
+    // codebooks). Each gets the same threads either way, so the same bytes.
+    let mut tried = in_parallel::map(&[REFERENCE, ours(FIRST_QUALITY)], threads >= 2, |&etc1s| trial(rgba, width, height, etc1s, threads)).into_iter();
+    let reference = tried.next().expect("two trials")?;
+    let first = tried.next().expect("two trials")?;
     let floor = reference.psnr + margin_db;
     let ceiling = margin_bytes.map_or(f64::INFINITY, |m| reference.bytes as f64 * m);
     let meets = |t: &Trial| t.psnr >= floor && t.bytes as f64 <= ceiling;

@@ -16,6 +16,7 @@ use super::quality::psnr_rgba;
 use super::roles::Role;
 use super::sample::sample;
 use crate::error::{MeshError, Result};
+use crate::in_parallel;
 use libwebp_sys as sys;
 use std::ffi::c_int;
 
@@ -287,28 +288,20 @@ pub fn encode(rgba: &[u8], width: u32, height: u32, role: Role, threads: u32) ->
             // segments it picks from the whole picture, which a mosaic of tiles can misjudge: on
             // a foliage normal map (mostly flat, leaves here and there) the quality chosen on the
             // sample came out 0.83 dB under the reference on the whole image.
-            let ours = || -> Result<(Vec<u8>, f64)> {
-                let bytes = sharp_in_bands(rgba, width, height, opaque, threads as usize)?.encode(&config(trial.quality)?)?;
+            // Both whole encodings (the chosen quality after the sharp conversion, and the
+            // reference) with their decodes, side by side where this image has the cores: the
+            // same bytes either way.
+            let mut wholes = in_parallel::map(&[true, false], threads >= 2, |&chosen| -> Result<(Vec<u8>, f64)> {
+                let bytes = match chosen {
+                    true => sharp_in_bands(rgba, width, height, opaque, threads as usize)?.encode(&config(trial.quality)?)?,
+                    false => whole_reference()?,
+                };
                 let psnr = psnr_of(&bytes, rgba)?;
                 Ok((bytes, psnr))
-            };
-            let reference = || -> Result<(Vec<u8>, f64)> {
-                let bytes = whole_reference()?;
-                let psnr = psnr_of(&bytes, rgba)?;
-                Ok((bytes, psnr))
-            };
-            // Both whole encodings (and their decodes) side by side where this image has the
-            // cores, one after the other where it does not: the same bytes either way.
-            let ((ours, ours_psnr), (reference, reference_psnr)) = if threads >= 2 {
-                std::thread::scope(|scope| {
-                    let reference = scope.spawn(reference);
-                    let ours = ours();
-                    let reference = reference.join().unwrap_or_else(|_| Err(failed("a reference encoding thread panicked")));
-                    Ok::<_, MeshError>((ours?, reference?))
-                })?
-            } else {
-                (ours()?, reference()?)
-            };
+            })
+            .into_iter();
+            let (ours, ours_psnr) = wholes.next().expect("two encodings")?;
+            let (reference, reference_psnr) = wholes.next().expect("two encodings")?;
             let better = ours.len() <= reference.len() && ours_psnr >= reference_psnr;
             Ok(if better { ours } else { reference })
         }
