@@ -536,10 +536,10 @@ export function longTake(nodes = 100, keys = 20_000): Document {
  * units). Written after session 19's key-reduction work, not tuned on: high-rate, noisy tracks,
  * unlike `longTake`'s slow and smooth ones.
  */
-export function motionCapture(nodes = 60, keys = 30_000): Document {
+export function motionCapture(nodes = 60, keys = 30_000, seed = 19): Document {
   const doc = new Document()
   const accessor = keyAccessors(doc)
-  const next = seededRandom(19)
+  const next = seededRandom(seed)
   const jitter = () => (next() - 0.5) * 3e-4
   const scene = doc.createScene()
   const animation = doc.createAnimation('capture')

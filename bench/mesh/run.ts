@@ -7,7 +7,7 @@
 // peers' is the wall time of their process, start-up included; the "start" row (one triangle)
 // shows what that start-up costs. Prints time, size, surface error and validator errors per row, and
 // kiln/peer ratios (< 1: kiln faster, smaller or more accurate). Not a test.
-//   node bench/mesh/run.ts [--quick] [--native-only] [--all-references] [--repeat=3] [--only=a,b]
+//   node bench/mesh/run.ts [--quick] [--native-only] [--all-references] [--repeat=3] [--only=a,b] [--held-out]
 // (--only runs the inputs whose file name contains one of the given words, e.g. --only=instanced,bunny;
 // --optimize-only leaves out the simplify rows;
 // --native-only leaves out the npm gltfpack and gltf-transform columns; timings of kiln and native
@@ -38,6 +38,7 @@ import {
 } from './generated.ts'
 import { hardSurface, lightmappedRoom, terrain } from './generated-surfaces.ts'
 import { readTriangles, surfaceError, type Triangles } from './geometry.ts'
+import { heldOutModels } from './held-out.ts'
 import { poseError } from './pose.ts'
 import { texcoordError } from './texcoords.ts'
 
@@ -50,6 +51,8 @@ const node = process.execPath
 const quick = process.argv.includes('--quick')
 const nativeOnly = process.argv.includes('--native-only')
 const allReferences = process.argv.includes('--all-references')
+// --held-out: the held-out set (held-out.ts) instead of the usual inputs.
+const heldOut = process.argv.includes('--held-out')
 const only = onlyWords
 const REFERENCE_LIMIT = 200_000
 // Each timing is the best of this many runs: the machine is shared, and the best run is the one
@@ -94,6 +97,11 @@ async function generate(name: string, make: () => Document): Promise<string> {
 
 async function inputs(): Promise<string[]> {
   mkdirSync(work, { recursive: true })
+  if (heldOut) {
+    const list: string[] = []
+    for (const [name, make] of heldOutModels(quick)) list.push(await generate(name, make))
+    return list
+  }
   const list = [
     await generate(quick ? 'sphere-400k.glb' : 'sphere-2m.glb', () =>
       noisySphere(quick ? 400_000 : 2_000_000, 7),

@@ -14,6 +14,7 @@ pub mod debris;
 pub mod empty_nodes;
 pub mod equal_keys;
 pub mod extension_names;
+pub mod flat_shading;
 pub mod in_parallel;
 pub mod instancing;
 pub mod merge;

@@ -75,6 +75,20 @@ pub fn simplify_primitive(p: &Primitive, target_faces: usize, max_error: f32, lo
 /// error bound, since attribute quadrics only see the deltas' linear trend; a face whose every
 /// vertex moves in some target keeps all its faces, and says so through `target_reached`.
 pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool]) -> Simplified {
+    simplify_measured(p, target_faces, max_error, lock_border, locks, false)
+}
+
+/// As `simplify_primitive_with_locks`, with the result measured at rest too: every source vertex
+/// within `max_error` of the simplified faces, or the collapse searched down until it is (as in
+/// the poses, `held_in_poses`). For surfaces of sharp edges with nothing pinning them, such as
+/// flat-shaded ones simplified as their surface (flat_shading.rs): there the collapse error, a
+/// distance to the planes of the faces around a vertex, misses how far a collapse along one facet's
+/// plane leaves the edge it cut (twice the bound on the bench's `hard-surface` parts).
+pub fn simplify_surface_with_locks(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool]) -> Simplified {
+    simplify_measured(p, target_faces, max_error, lock_border, locks, true)
+}
+
+fn simplify_measured(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool], at_rest: bool) -> Simplified {
     let extent = Bounds::of(&p.positions).extent().max(f32::MIN_POSITIVE);
     let weight = |semantic: &str| weight(semantic, extent);
     let mut used: Vec<&crate::model::Attribute> = Vec::new();
@@ -128,7 +142,15 @@ pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_err
         (indices, error)
     };
     let mut collapsed = collapse(max_error);
-    if let Some(shapes) = PoseShapes::of(p) {
+    let shapes = match (PoseShapes::of(p), at_rest) {
+        (Some(mut shapes), true) => {
+            shapes.poses.push(shapes.rest.clone());
+            Some(shapes)
+        }
+        (None, true) => Some(PoseShapes { rest: p.positions.clone(), poses: vec![p.positions.clone()] }),
+        (shapes, false) => shapes,
+    };
+    if let Some(shapes) = shapes {
         collapsed = held_in_poses(&shapes, &p.indices, max_error, collapsed, collapse);
     }
     let (indices, error) = collapsed;

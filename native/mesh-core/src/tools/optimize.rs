@@ -9,12 +9,13 @@ use super::options::{check_range, parse, ANIMATION_ERROR};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::debris::{remove_debris, DebrisRemoved};
 use crate::error::Result;
+use crate::flat_shading::{as_surface, is_flat_shaded, with_face_normals};
 use crate::instancing::{instance_shared_meshes, instancing_note};
 use crate::merge::merge_meshes;
 use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{compact, is_compact, weld_identical, without_degenerate};
 use crate::prune::prune;
-use crate::simplify::{extent_of, simplify_primitive, target_for};
+use crate::simplify::{extent_of, simplify_primitive, simplify_surface_with_locks, target_for};
 use crate::tangent_use::drop_unused_tangents;
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::texture::{process as process_textures, TextureMode, TextureOptions};
@@ -127,13 +128,23 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         (true, true) => model.notes.push("instancing was not applied: keep_nodes keeps every node as it is.".into()),
         _ => {}
     }
+    let mut flat_shaded = 0;
     for mesh in &mut model.meshes {
         let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         for p in &mut mesh.primitives {
             let mut welded = std::mem::take(p);
             if ratio < 1.0 {
                 let target = target_for(welded.face_count(), ratio);
-                welded = simplify_primitive(&welded, target, SIMPLIFY_ERROR * extent, true).primitive;
+                // Flat-shaded primitives simplify as their surface and get their faces' normals back.
+                welded = match is_flat_shaded(&welded) {
+                    true => {
+                        flat_shaded += 1;
+                        let surface = as_surface(&welded);
+                        let locks = vec![false; surface.positions.len()];
+                        with_face_normals(&simplify_surface_with_locks(&surface, target, SIMPLIFY_ERROR * extent, true, &locks).primitive)
+                    }
+                    false => simplify_primitive(&welded, target, SIMPLIFY_ERROR * extent, true).primitive,
+                };
             }
             // Only the vertices the triangles use, for the writer's grids. The writer puts the
             // triangles in the strip-friendly order (longer runs of shared edges: a little cache
@@ -145,6 +156,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
             };
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());
+    }
+    if flat_shaded > 0 {
+        model.notes.push(super::simplify::FLAT_SHADING_NOTE.into());
     }
     if ratio < 1.0 && model.morph_target_count() > 0 {
         model.notes.push(super::simplify::MORPH_LOCK_NOTE.into());

@@ -8,12 +8,14 @@
 use super::options::{check_range, parse, ANIMATION_ERROR};
 use super::{read_within, seconds, Input, OutputFile, ToolResult};
 use crate::error::{MeshError, Result};
+use crate::flat_shading::{as_surface, is_flat_shaded, with_face_normals};
+use crate::in_parallel;
 use crate::merge::merge_meshes;
 use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{weld_identical, without_degenerate};
-use crate::model::SourceFormat;
+use crate::model::{Primitive, SourceFormat};
 use crate::prune::prune;
-use crate::simplify::{attribute_room, extent_of, simplify_primitive_with_locks, target_for};
+use crate::simplify::{attribute_room, extent_of, simplify_primitive_with_locks, simplify_surface_with_locks, target_for};
 use crate::skin_poses::{add_pose_attributes, remove_pose_attributes};
 use crate::stitch::shared_positions;
 use crate::tangent_use::drop_unused_tangents;
@@ -29,6 +31,12 @@ pub const MORPH_LOCK_NOTE: &str =
 
 /// Said when skinned meshes were simplified in their animations' poses too (skin_poses.rs).
 pub const SKIN_POSES_NOTE: &str = "Skinned meshes were simplified as their animations pose them (8 moments) as well as at rest, so bends keep their shape; max_error holds at rest and in those poses.";
+
+/// Said when flat-shaded primitives were simplified as their surface (flat_shading.rs).
+pub const FLAT_SHADING_NOTE: &str = "Flat-shaded primitives (each face's corners carrying that face's normal) were simplified as their surface, so facets could merge across the edges their normals split, and their faces were given their own normals again: they stay flat shaded.";
+
+/// Faces of a mesh from which its primitives are simplified side by side (a few milliseconds).
+const FACES_WORTH_THREADS: usize = 10_000;
 
 /// Faces are counted as stored in the file: simplify keeps instancing, so a mesh used by several nodes is processed once.
 pub const COUNTS_PLACED_FACES: bool = false;
@@ -115,10 +123,21 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         merge_meshes(&mut model);
     }
     let mut worst_error = 0.0f32;
+    // Flat-shaded primitives go to the simplifier as their surface alone and get their faces'
+    // normals back after (flat_shading.rs); `flat` says which, in the order of the meshes' primitives.
+    let mut flat = Vec::new();
     for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
         *p = weld_near_normals(weld_identical(p));
+        flat.push(is_flat_shaded(p));
+        if flat[flat.len() - 1] {
+            *p = as_surface(p);
+        }
         p.indices = without_degenerate(std::mem::take(&mut p.indices));
     }
+    if flat.contains(&true) {
+        model.notes.push(FLAT_SHADING_NOTE.into());
+    }
+    let mut flat = flat.into_iter();
     // Skinned meshes are simplified in the poses their animations take too (skin_poses.rs).
     if add_pose_attributes(&mut model, attribute_room) > 0 {
         model.notes.push(SKIN_POSES_NOTE.into());
@@ -126,11 +145,21 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     for mesh in &mut model.meshes {
         let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
         let shared = shared_positions(&mesh.primitives);
-        for (p, locks) in mesh.primitives.iter_mut().zip(&shared) {
+        let flat: Vec<bool> = flat.by_ref().take(mesh.primitives.len()).collect();
+        // The primitives of a mesh over the machine's cores when there is enough to do: each
+        // search of a skinned or surface primitive leaves a core idle while its first collapse is
+        // made and measured.
+        let faces: usize = mesh.primitives.iter().map(Primitive::face_count).sum();
+        let primitives: Vec<(&Primitive, &Vec<bool>, bool)> = mesh.primitives.iter().zip(&shared).zip(flat).map(|((p, l), f)| (p, l, f)).collect();
+        let simplified = in_parallel::map(&primitives, primitives.len() > 1 && faces >= FACES_WORTH_THREADS, |&(p, locks, flat)| {
             let target = target_for(p.face_count(), ratio);
-            let s = simplify_primitive_with_locks(p, target, max_error * extent, lock_border, locks);
-            worst_error = worst_error.max(s.error / extent);
-            *p = s.primitive;
+            let simplify = if flat { simplify_surface_with_locks } else { simplify_primitive_with_locks };
+            let s = simplify(p, target, max_error * extent, lock_border, locks);
+            (if flat { with_face_normals(&s.primitive) } else { s.primitive }, s.error / extent)
+        });
+        for (p, (simplified, error)) in mesh.primitives.iter_mut().zip(simplified) {
+            *p = simplified;
+            worst_error = worst_error.max(error);
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());
     }

@@ -1,0 +1,77 @@
+// Flat-shaded models through simplify and optimize (native/mesh-core/src/flat_shading.rs): machined
+// parts whose faces carry their own normals simplify as their surface (before, every facet edge was
+// a seam the simplifier could not move, and the parts kept almost every face), stay within
+// max_error of the source, come back flat shaded, and pass the Khronos validator.
+import { stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, test } from 'vitest'
+import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
+import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
+import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
+import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
+import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
+import { context, listFiles, validatorErrors } from './corpus.ts'
+import { flatShading, writeFlatParts } from './flat-model.ts'
+import { extent, farthestVertex, posed } from './morph-model.ts'
+
+let input: ToolInputFile
+
+beforeAll(async () => {
+  const ctx = await context()
+  const path = join(ctx.outDir, 'parts.glb')
+  await writeFlatParts(path)
+  input = { path, name: 'parts.glb', bytes: (await stat(path)).size, extension: 'glb' }
+})
+
+async function onlyGlb(outDir: string): Promise<string> {
+  const [glb] = (await listFiles(outDir)).filter((f) => f.endsWith('.glb'))
+  return join(outDir, glb!)
+}
+
+/** The largest distance from a source vertex to the output surface, over the source's extent. */
+async function deviation(output: string): Promise<number> {
+  const source = await posed(input.path, [])
+  return farthestVertex(source, await posed(output, [])) / extent(source)
+}
+
+describe('flat-shaded models', () => {
+  test('the test model is flat shaded and valid', async () => {
+    expect(await validatorErrors(input.path)).toEqual([])
+    const { worstAngle, triangles } = await flatShading(input.path)
+    expect(triangles).toBe(1_552)
+    expect(worstAngle).toBeLessThan(0.01)
+  })
+
+  test('simplify merges facets within max_error and keeps the faces flat shaded', async () => {
+    const ctx = await context()
+    const maxError = 0.01
+    const { summary } = await simplify.run(
+      input,
+      simplifyOptions.parse({ target_ratio: 0.25, max_error: maxError }),
+      ctx,
+    )
+    const output = await onlyGlb(ctx.outDir)
+    expect(await validatorErrors(output)).toEqual([])
+    expect(JSON.stringify(summary.notes)).toMatch(/Flat-shaded primitives/)
+    // Held apart by their normals, the facets kept all 1,552 faces before; now 590.
+    expect(summary.output_faces).toBeLessThan(0.5 * (summary.input_faces as number))
+    expect(await deviation(output)).toBeLessThanOrEqual(maxError * 1.001)
+    const { worstAngle, triangles } = await flatShading(output)
+    expect(triangles).toBe(summary.output_faces)
+    expect(worstAngle).toBeLessThan(1.5)
+  })
+
+  test('optimize with simplify_ratio does the same, quantized and compressed', async () => {
+    const ctx = await context()
+    const { summary } = await optimize.run(input, optimizeOptions.parse({ simplify_ratio: 0.25 }), ctx)
+    const output = await onlyGlb(ctx.outDir)
+    expect(await validatorErrors(output)).toEqual([])
+    expect(JSON.stringify(summary.notes)).toMatch(/Flat-shaded primitives/)
+    const faces = (at: unknown) => (at as { faces: number }).faces
+    expect(faces(summary.after)).toBeLessThan(0.5 * faces(summary.before))
+    // optimize simplifies within 1 % of each mesh; the parts are a fifth of the scene or less.
+    expect(await deviation(output)).toBeLessThanOrEqual(0.01)
+    // Octahedral 8-bit normals and the position grid move each a little.
+    expect((await flatShading(output)).worstAngle).toBeLessThan(4)
+  })
+})
