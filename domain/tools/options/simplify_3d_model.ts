@@ -27,7 +27,7 @@ export const simplifyOptions = z
       .boolean()
       .default(false)
       .describe(
-        'Keep open borders (holes, cut edges) in place, e.g. for a piece of a larger surface. By default borders simplify within max_error like the rest; where the parts of one mesh meet, and at UV and normal seams, vertices always stay.',
+        'Keep open borders (holes, cut edges) in place, e.g. for a piece of a larger surface. By default borders simplify within max_error like the rest; where the parts of one mesh meet, and at UV seams and the normal seams of smooth-shaded surfaces, vertices always stay (a flat-shaded surface, whose every face carries its own normal, simplifies as one surface and stays flat shaded).',
       ),
     format: z
       .enum(['same', 'glb', 'obj', 'ply', 'stl'])
