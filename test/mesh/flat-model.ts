@@ -140,7 +140,9 @@ export async function flatShading(path: string): Promise<{ worstAngle: number; t
     for (const primitive of mesh.listPrimitives()) {
       const position = primitive.getAttribute('POSITION')!
       const normal = primitive.getAttribute('NORMAL')!
-      const indices = primitive.getIndices()!.getArray()!
+      // Without indices (an unwelded file), every three vertices are a triangle.
+      const indices =
+        primitive.getIndices()?.getArray() ?? Array.from({ length: position.getCount() }, (_, i) => i)
       for (let i = 0; i < indices.length; i += 3) {
         const corners = [0, 1, 2].map((k) => indices[i + k]!)
         const [a, b, c] = corners.map((v) => position.getElement(v, [0, 0, 0]) as Vec3)

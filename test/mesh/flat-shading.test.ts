@@ -4,13 +4,17 @@
 // max_error of the source, come back flat shaded, and pass the Khronos validator.
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { NodeIO } from '@gltf-transform/core'
+import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
+import { normals, unweld } from '@gltf-transform/functions'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { poseError } from '../../bench/mesh/pose.ts'
 import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
 import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
 import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
-import { context, listFiles, validatorErrors } from './corpus.ts'
+import { context, corpusDir, hasCorpus, listFiles, validatorErrors } from './corpus.ts'
 import { flatShading, writeFlatParts } from './flat-model.ts'
 import { extent, farthestVertex, posed } from './morph-model.ts'
 
@@ -73,5 +77,33 @@ describe('flat-shaded models', () => {
     expect(await deviation(output)).toBeLessThanOrEqual(0.01)
     // Octahedral 8-bit normals and the position grid move each a little.
     expect((await flatShading(output)).worstAngle).toBeLessThan(4)
+  })
+})
+
+describe.runIf(hasCorpus)('a flat-shaded skinned model', () => {
+  test('CesiumMan with face normals simplifies in its poses and at rest, and stays flat shaded', async () => {
+    const ctx = await context()
+    const path = join((await context()).outDir, 'CesiumManFlat.glb')
+    const io = new NodeIO().registerExtensions(ALL_EXTENSIONS)
+    const doc = await io.read(join(corpusDir, 'glb/CesiumMan.glb'))
+    await doc.transform(unweld(), normals({ overwrite: true }))
+    await io.write(path, doc)
+    const flat = { path, name: 'CesiumManFlat.glb', bytes: (await stat(path)).size, extension: 'glb' }
+    expect((await flatShading(path)).worstAngle).toBeLessThan(0.01)
+    const maxError = 0.01
+    const { summary } = await simplify.run(
+      flat,
+      simplifyOptions.parse({ target_ratio: 0.1, max_error: maxError }),
+      ctx,
+    )
+    const output = await onlyGlb(ctx.outDir)
+    expect(await validatorErrors(output)).toEqual([])
+    expect(JSON.stringify(summary.notes)).toMatch(/Flat-shaded primitives/)
+    expect(JSON.stringify(summary.notes)).toMatch(/simplified as their animations pose them/)
+    // 1,336 faces of 4,672 (the smooth model keeps 1,300), every pose within the bound.
+    expect(summary.output_faces).toBeLessThan(0.35 * (summary.input_faces as number))
+    expect(await poseError(path, output)).toBeLessThanOrEqual(maxError)
+    const { worstAngle } = await flatShading(output)
+    expect(worstAngle).toBeLessThan(1.5)
   })
 })
