@@ -7,15 +7,15 @@ import { Document, type Material, type Mesh } from '@gltf-transform/core'
 import { seededRandom } from '../../test/lifecycle/support/seeded.ts'
 import { noisePng } from './generated.ts'
 
-type Vec3 = [number, number, number]
+export type Vec3 = [number, number, number]
 
-const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-const cross = (a: Vec3, b: Vec3): Vec3 => [
+export const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+export const cross = (a: Vec3, b: Vec3): Vec3 => [
   a[1] * b[2] - a[2] * b[1],
   a[2] * b[0] - a[0] * b[2],
   a[0] * b[1] - a[1] * b[0],
 ]
-const unit = (v: Vec3): Vec3 => {
+export const unit = (v: Vec3): Vec3 => {
   const l = Math.hypot(...v) || 1
   return [v[0] / l, v[1] / l, v[2] / l]
 }

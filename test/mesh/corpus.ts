@@ -57,6 +57,13 @@ export async function listFiles(dir: string): Promise<string[]> {
     .sort()
 }
 
+/** The one GLB a tool wrote into `outDir`. */
+export async function onlyGlb(outDir: string): Promise<string> {
+  const [glb] = (await listFiles(outDir)).filter((f) => f.endsWith('.glb'))
+  if (!glb) throw new Error(`no GLB in ${outDir}`)
+  return join(outDir, glb)
+}
+
 /** Validator errors of a GLB (an empty list when it is valid). */
 export async function validatorErrors(path: string): Promise<string[]> {
   const report = await validateBytes(new Uint8Array(await readFile(path)))

@@ -129,7 +129,9 @@ export async function posed(path: string, weights: number[]): Promise<Posed> {
         })
         out.positions.push(transform(world, p))
       }
-      const indices = primitive.getIndices()!.getArray()!
+      // Without indices, every three vertices are a triangle.
+      const indices =
+        primitive.getIndices()?.getArray() ?? Array.from({ length: base.getCount() }, (_, i) => i)
       for (let i = 0; i < indices.length; i += 3)
         out.triangles.push([first + indices[i]!, first + indices[i + 1]!, first + indices[i + 2]!])
     }

@@ -13,7 +13,7 @@ import { runner as inspect } from '../../workers/tools/inspect_3d_model.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
 import { runner as split } from '../../workers/tools/split_3d_model.ts'
-import { context, listFiles, validatorErrors } from './corpus.ts'
+import { context, onlyGlb, validatorErrors } from './corpus.ts'
 import {
   extent,
   farthestVertex,
@@ -42,11 +42,6 @@ beforeAll(async () => {
   await writeMorphedFace(path)
   input = { path, name: 'face.glb', bytes: (await stat(path)).size, extension: 'glb' }
 })
-
-async function onlyGlb(outDir: string): Promise<string> {
-  const [glb] = (await listFiles(outDir)).filter((f) => f.endsWith('.glb'))
-  return join(outDir, glb!)
-}
 
 /** Per pose of `poses`, the worst distance between input and output posed surfaces, both ways, over the posed extent. */
 async function poseDeviations(output: string): Promise<number[]> {
