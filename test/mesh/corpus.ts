@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { extname, join } from 'node:path'
 import { validateBytes } from 'gltf-validator'
-import type { ToolContext, ToolInputFile } from '../../domain/ports/tool-runner.ts'
+import type { ToolContext, ToolInputFile, ToolRunner } from '../../domain/ports/tool-runner.ts'
 import { corpusDir, corpusMissing, peerReady } from '../support/peers.ts'
 
 export { corpusDir }
@@ -62,6 +62,13 @@ export async function onlyGlb(outDir: string): Promise<string> {
   const [glb] = (await listFiles(outDir)).filter((f) => f.endsWith('.glb'))
   if (!glb) throw new Error(`no GLB in ${outDir}`)
   return join(outDir, glb)
+}
+
+/** `runner` on `input` into a fresh folder: the summary, and the one GLB it wrote. */
+export async function runToGlb<Options>(runner: ToolRunner<Options>, input: ToolInputFile, options: Options) {
+  const ctx = await context()
+  const { summary } = await runner.run(input, options, ctx)
+  return { summary, output: await onlyGlb(ctx.outDir) }
 }
 
 /** Validator errors of a GLB (an empty list when it is valid). */

@@ -14,7 +14,7 @@ import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts
 import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
-import { context, corpusDir, hasCorpus, onlyGlb, validatorErrors } from './corpus.ts'
+import { context, corpusDir, hasCorpus, runToGlb, validatorErrors } from './corpus.ts'
 import { flatShading, writeFlatParts } from './flat-model.ts'
 import { extent, farthestVertex, posed } from './morph-model.ts'
 
@@ -42,14 +42,12 @@ describe('flat-shaded models', () => {
   })
 
   test('simplify merges facets within max_error and keeps the faces flat shaded', async () => {
-    const ctx = await context()
     const maxError = 0.01
-    const { summary } = await simplify.run(
+    const { summary, output } = await runToGlb(
+      simplify,
       input,
       simplifyOptions.parse({ target_ratio: 0.25, max_error: maxError }),
-      ctx,
     )
-    const output = await onlyGlb(ctx.outDir)
     expect(await validatorErrors(output)).toEqual([])
     expect(JSON.stringify(summary.notes)).toMatch(/Flat-shaded primitives/)
     // Held apart by their normals, the facets kept 1,300 of the 1,332 faces before; now 546.
@@ -61,9 +59,11 @@ describe('flat-shaded models', () => {
   })
 
   test('optimize with simplify_ratio does the same, quantized and compressed', async () => {
-    const ctx = await context()
-    const { summary } = await optimize.run(input, optimizeOptions.parse({ simplify_ratio: 0.25 }), ctx)
-    const output = await onlyGlb(ctx.outDir)
+    const { summary, output } = await runToGlb(
+      optimize,
+      input,
+      optimizeOptions.parse({ simplify_ratio: 0.25 }),
+    )
     expect(await validatorErrors(output)).toEqual([])
     expect(JSON.stringify(summary.notes)).toMatch(/Flat-shaded primitives/)
     const faces = (at: unknown) => (at as { faces: number }).faces
@@ -77,7 +77,6 @@ describe('flat-shaded models', () => {
 
 describe.runIf(hasCorpus)('a flat-shaded skinned model', () => {
   test('CesiumMan with face normals simplifies in its poses and at rest, and stays flat shaded', async () => {
-    const ctx = await context()
     const path = join((await context()).outDir, 'CesiumManFlat.glb')
     const io = new NodeIO().registerExtensions(ALL_EXTENSIONS)
     const doc = await io.read(join(corpusDir, 'glb/CesiumMan.glb'))
@@ -86,12 +85,11 @@ describe.runIf(hasCorpus)('a flat-shaded skinned model', () => {
     const flat = { path, name: 'CesiumManFlat.glb', bytes: (await stat(path)).size, extension: 'glb' }
     expect((await flatShading(path)).worstAngle).toBeLessThan(0.01)
     const maxError = 0.01
-    const { summary } = await simplify.run(
+    const { summary, output } = await runToGlb(
+      simplify,
       flat,
       simplifyOptions.parse({ target_ratio: 0.1, max_error: maxError }),
-      ctx,
     )
-    const output = await onlyGlb(ctx.outDir)
     expect(await validatorErrors(output)).toEqual([])
     expect(JSON.stringify(summary.notes)).toMatch(/Flat-shaded primitives/)
     expect(JSON.stringify(summary.notes)).toMatch(/simplified as their animations pose them/)

@@ -13,7 +13,7 @@ import { runner as inspect } from '../../workers/tools/inspect_3d_model.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
 import { runner as split } from '../../workers/tools/split_3d_model.ts'
-import { context, onlyGlb, validatorErrors } from './corpus.ts'
+import { context, onlyGlb, runToGlb, validatorErrors } from './corpus.ts'
 import {
   extent,
   farthestVertex,
@@ -126,14 +126,12 @@ describe('morph targets', () => {
   })
 
   test('simplify holds moving vertices: every pose within the error bound, the still back simplified', async () => {
-    const ctx = await context()
     const maxError = 0.01
-    const { summary } = await simplify.run(
+    const { summary, output } = await runToGlb(
+      simplify,
       input,
       simplifyOptions.parse({ target_ratio: 0.25, max_error: maxError }),
-      ctx,
     )
-    const output = await onlyGlb(ctx.outDir)
     const facts = await expectMorphsKept(output)
     expect(facts.faces).toBeLessThan(960 * 0.9)
     expect(JSON.stringify(summary.notes)).toMatch(/morph targets were kept in place/)
@@ -141,9 +139,11 @@ describe('morph targets', () => {
   })
 
   test('optimize with simplify_ratio does the same', async () => {
-    const ctx = await context()
-    const { summary } = await optimize.run(input, optimizeOptions.parse({ simplify_ratio: 0.25 }), ctx)
-    const output = await onlyGlb(ctx.outDir)
+    const { summary, output } = await runToGlb(
+      optimize,
+      input,
+      optimizeOptions.parse({ simplify_ratio: 0.25 }),
+    )
     const facts = await expectMorphsKept(output)
     expect(facts.faces).toBeLessThan(960 * 0.9)
     expect(JSON.stringify(summary.notes)).toMatch(/morph targets were kept in place/)
