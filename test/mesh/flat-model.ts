@@ -1,7 +1,7 @@
 // A flat-shaded test model made at test time: machined parts whose every face carries its own
 // normal at its own corners, as CAD exports and low-poly art write them; and the facts a test
 // checks about such a file.
-import { NodeIO } from '@gltf-transform/core'
+import { Document, NodeIO } from '@gltf-transform/core'
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions'
 import { MeshoptDecoder } from 'meshoptimizer'
 import { writeDocument } from '../../bench/mesh/generated.ts'
@@ -14,6 +14,44 @@ import { cross, hardSurface, sub, unit, type Vec3 } from '../../bench/mesh/gener
  */
 export async function writeFlatParts(path: string): Promise<void> {
   await writeDocument(path, hardSurface(8, 5))
+}
+
+/**
+ * A faceted sphere of `segments` × `rings` quads (two triangles each), every triangle with corners
+ * of its own carrying its normal: fine enough that neighbouring faces' normals are within a degree
+ * of each other toward the poles.
+ */
+export async function writeFacetedSphere(path: string, segments: number, rings: number): Promise<void> {
+  const at = (s: number, r: number): Vec3 => {
+    const [theta, phi] = [(2 * Math.PI * (s % segments)) / segments, (Math.PI * r) / rings]
+    return [Math.sin(phi) * Math.cos(theta), Math.cos(phi), Math.sin(phi) * Math.sin(theta)]
+  }
+  const positions: number[] = []
+  const normals: number[] = []
+  const triangle = (a: Vec3, b: Vec3, c: Vec3) => {
+    const n = unit(cross(sub(b, a), sub(c, a)))
+    for (const corner of [a, b, c]) {
+      positions.push(...corner)
+      normals.push(...n)
+    }
+  }
+  for (let r = 0; r < rings; r++) {
+    for (let s = 0; s < segments; s++) {
+      const [a, b, c, d] = [at(s, r), at(s + 1, r), at(s + 1, r + 1), at(s, r + 1)]
+      if (r > 0) triangle(a, b, c)
+      if (r < rings - 1) triangle(a, c, d)
+    }
+  }
+  const doc = new Document()
+  const buffer = doc.createBuffer()
+  const vec3 = (values: number[]) =>
+    doc.createAccessor().setType('VEC3').setArray(new Float32Array(values)).setBuffer(buffer)
+  const primitive = doc
+    .createPrimitive()
+    .setAttribute('POSITION', vec3(positions))
+    .setAttribute('NORMAL', vec3(normals))
+  doc.createScene().addChild(doc.createNode('ball').setMesh(doc.createMesh('ball').addPrimitive(primitive)))
+  await (await io()).write(path, doc)
 }
 
 async function io(): Promise<NodeIO> {

@@ -15,7 +15,7 @@ import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
 import { context, corpusDir, hasCorpus, runToGlb, validatorErrors } from './corpus.ts'
-import { flatShading, writeFlatParts } from './flat-model.ts'
+import { flatShading, writeFacetedSphere, writeFlatParts } from './flat-model.ts'
 import { extent, farthestVertex, posed } from './morph-model.ts'
 
 let input: ToolInputFile
@@ -72,6 +72,25 @@ describe('flat-shaded models', () => {
     expect(await deviation(output)).toBeLessThanOrEqual(0.01)
     // Octahedral 8-bit normals and the position grid move each a little.
     expect((await flatShading(output)).worstAngle).toBeLessThan(4)
+  })
+})
+
+describe('a fine faceted sphere', () => {
+  test('of 57,120 faces, neighbours a degree or two apart, simplifies as a surface and stays flat', async () => {
+    const path = join((await context()).outDir, 'sphere.glb')
+    await writeFacetedSphere(path, 240, 120)
+    const sphere = { path, name: 'sphere.glb', bytes: (await stat(path)).size, extension: 'glb' }
+    expect((await flatShading(path)).worstAngle).toBeLessThan(0.01)
+    const { summary, output } = await runToGlb(
+      simplify,
+      sphere,
+      simplifyOptions.parse({ target_ratio: 0.1, max_error: 0.01 }),
+    )
+    expect(await validatorErrors(output)).toEqual([])
+    expect(JSON.stringify(summary.notes)).toMatch(/Flat-shaded primitives/)
+    // Where merging near-equal normals first would pin a surface: native/mesh-core/tests/flat_simplify.rs.
+    expect(summary.output_faces).toBeLessThan(0.15 * (summary.input_faces as number))
+    expect((await flatShading(output)).worstAngle).toBeLessThan(1.5)
   })
 })
 

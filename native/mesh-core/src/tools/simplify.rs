@@ -127,11 +127,14 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     // normals back after (flat_shading.rs); `flat` says which, in the order of the meshes' primitives.
     let mut flat = Vec::new();
     for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
-        *p = weld_near_normals(weld_identical(p));
-        flat.push(is_flat_shaded(p));
-        if flat[flat.len() - 1] {
-            *p = as_surface(p);
-        }
+        let welded = weld_identical(p);
+        // Judged before near normals merge: on a fine flat-shaded surface neighbouring faces'
+        // normals are within a degree, and merging them would leave it neither flat nor smooth.
+        flat.push(is_flat_shaded(&welded));
+        *p = match flat[flat.len() - 1] {
+            true => as_surface(&welded),
+            false => weld_near_normals(welded),
+        };
         p.indices = without_degenerate(std::mem::take(&mut p.indices));
     }
     if flat.contains(&true) {
