@@ -16,9 +16,9 @@ use crate::weld_normals::{weld_near_normals, NOISE_ANGLE_DEG};
 /// positions a small face's own normal is off by a fraction of a degree.
 const FACE_ANGLE_DEG: f32 = 5.0;
 
-/// Faces whose smallest corner angle has a sine under this have no reliable normal of their own
-/// (slivers): they say nothing either way.
-const SLIVER_SINE: f32 = 1e-3;
+/// Faces whose height over their longest edge is under this share of that edge have no reliable
+/// normal of their own (slivers and points): they say nothing either way.
+const SLIVER: f32 = 1e-3;
 
 /// Whether every face of `p` with a reliable normal of its own carries that normal at all three
 /// corners (within `NOISE_ANGLE_DEG` of one another and `FACE_ANGLE_DEG` of the face's), and
@@ -50,13 +50,12 @@ pub fn is_flat_shaded(p: &Primitive) -> bool {
     judged > 0
 }
 
-/// A face's unit normal from its corners, or None for a sliver (`SLIVER_SINE`).
+/// A face's unit normal from its corners, or None for a sliver (`SLIVER`).
 fn own_normal(a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> Option<[f32; 3]> {
     let n = face_normal(a, b, c);
     let longest2 = [sub(b, a), sub(c, b), sub(a, c)].iter().map(|e| dot(*e, *e)).fold(0.0f32, f32::max);
-    // |n| = |e1| |e2| sin(angle) ≥ sin(smallest angle) · (shortest product): compared with the
-    // longest edge squared, a conservative test for slivers and points.
-    (dot(n, n).sqrt() > SLIVER_SINE * longest2).then(|| normalize(n)).flatten()
+    // |n| is twice the area: the longest edge times the height over it.
+    (dot(n, n).sqrt() > SLIVER * longest2).then(|| normalize(n)).flatten()
 }
 
 /// `p` without its normals, with the corners that differed only by them merged (and faces left
