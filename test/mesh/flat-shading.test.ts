@@ -52,7 +52,12 @@ describe('flat-shaded models', () => {
     expect(JSON.stringify(summary.notes)).toMatch(/Flat-shaded primitives/)
     // Held apart by their normals, the facets kept 1,300 of the 1,332 faces before; now 546.
     expect(summary.output_faces).toBeLessThan(0.5 * (summary.input_faces as number))
-    expect(await deviation(output)).toBeLessThanOrEqual(maxError * 1.001)
+    // The summary's error is the deviation measured, not the collapse error (5 times smaller on
+    // such edges): the same figure as this test's own measure, within float rounding.
+    const measured = await deviation(output)
+    expect(measured).toBeLessThanOrEqual(maxError * 1.001)
+    expect(summary.error as number).toBeGreaterThanOrEqual(measured * 0.999)
+    expect(summary.error as number).toBeLessThanOrEqual(maxError)
     const { worstAngle, triangles } = await flatShading(output)
     expect(triangles).toBe(summary.output_faces)
     expect(worstAngle).toBeLessThan(1.5)
