@@ -103,7 +103,7 @@ pub fn with_face_normals(p: &Primitive) -> Primitive {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simplify::{simplify_primitive, simplify_surface_with_locks};
+    use crate::simplify::{simplify_primitive, simplify_surface};
 
     /// A closed prism of `sides` facets around the y axis, radius 1 and height `height`, flat
     /// shaded: every facet (and both caps) with its own four or `sides` corners.
@@ -254,7 +254,7 @@ mod tests {
             (64, vec![(0.0, 0.5), (0.05, 0.45), (1.0, 0.45), (1.05, 0.5), (1.2, 0.5)], 0.02),
         ] {
             let part = as_surface(&bevelled_part(sides, &profile));
-            let measured = simplify_surface_with_locks(&part, 10, bound, false, &vec![false; part.positions.len()]);
+            let measured = simplify_surface(&part, 10, bound, false);
             let deviation_measured = deviation(&part, &measured.primitive);
             assert!(deviation_measured <= bound, "{sides} sides, bound {bound}");
             // It says the deviation it measured, not the collapse error.

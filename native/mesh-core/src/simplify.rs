@@ -78,12 +78,17 @@ pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_err
     simplify_measured(p, target_faces, max_error, lock_border, locks, false)
 }
 
-/// As `simplify_primitive_with_locks`, with the result measured at rest too: every source vertex
+/// As `simplify_primitive`, with the result measured at rest too: every source vertex
 /// within `max_error` of the simplified faces, or the collapse searched down until it is (as in
 /// the poses, `held_in_poses`). For surfaces of sharp edges with nothing pinning them, such as
 /// flat-shaded ones simplified as their surface (flat_shading.rs): there the collapse error, a
 /// distance to the planes of the faces around a vertex, misses how far a collapse along one facet's
 /// plane leaves the edge it cut (twice the bound on the bench's `hard-surface` parts).
+pub fn simplify_surface(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool) -> Simplified {
+    simplify_surface_with_locks(p, target_faces, max_error, lock_border, &vec![false; p.positions.len()])
+}
+
+/// As `simplify_surface`, keeping the vertices flagged in `locks` in place.
 pub fn simplify_surface_with_locks(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool]) -> Simplified {
     simplify_measured(p, target_faces, max_error, lock_border, locks, true)
 }

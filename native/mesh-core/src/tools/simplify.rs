@@ -130,11 +130,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         let welded = weld_identical(p);
         // Judged before near normals merge: on a fine flat-shaded surface neighbouring faces'
         // normals are within a degree, and merging them would leave it neither flat nor smooth.
-        flat.push(is_flat_shaded(&welded));
-        *p = match flat[flat.len() - 1] {
-            true => as_surface(&welded),
-            false => weld_near_normals(welded),
-        };
+        let is_flat = is_flat_shaded(&welded);
+        flat.push(is_flat);
+        *p = if is_flat { as_surface(&welded) } else { weld_near_normals(welded) };
         p.indices = without_degenerate(std::mem::take(&mut p.indices));
     }
     if flat.contains(&true) {
