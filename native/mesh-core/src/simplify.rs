@@ -148,15 +148,12 @@ fn simplify_measured(p: &Primitive, target_faces: usize, max_error: f32, lock_bo
     };
     let mut collapsed = collapse(max_error);
     let shapes = match (PoseShapes::of(p), at_rest) {
-        (Some(mut shapes), true) => {
-            shapes.poses.push(shapes.rest.clone());
-            Some(shapes)
-        }
-        (None, true) => Some(PoseShapes { rest: p.positions.clone(), poses: vec![p.positions.clone()] }),
-        (shapes, false) => shapes,
+        (None, true) => Some(PoseShapes { rest: p.positions.clone(), poses: Vec::new() }),
+        (shapes, _) => shapes,
     };
     if let Some(shapes) = shapes {
-        collapsed = held_in_poses(&shapes, &p.indices, max_error, collapsed, collapse);
+        let held = Held { shapes: &shapes, source: &p.indices, bound: max_error, at_rest };
+        collapsed = held_in_poses(&held, collapsed, collapse);
     }
     let (indices, mut error) = collapsed;
     // A surface measured at rest says the deviation measured, which on its sharp edges the
@@ -183,14 +180,9 @@ const POSE_ROUNDS: usize = 3;
 /// measured in the poses, it cannot. (Locking the vertices that strayed and collapsing again does
 /// not help when the face target stops the collapse: it then collapses elsewhere instead, and
 /// others stray.)
-fn held_in_poses(
-    shapes: &PoseShapes,
-    source: &[u32],
-    max_error: f32,
-    first: (Vec<u32>, f32),
-    collapse: impl Fn(f32) -> (Vec<u32>, f32) + Sync,
-) -> (Vec<u32>, f32) {
-    if holds_in_poses(shapes, source, &first.0, max_error) {
+fn held_in_poses(held: &Held, first: (Vec<u32>, f32), collapse: impl Fn(f32) -> (Vec<u32>, f32) + Sync) -> (Vec<u32>, f32) {
+    let max_error = held.bound;
+    if held.by(&first.0) {
         return first;
     }
     // Any limit at or above the error the first collapse reached gives the same collapse.
@@ -200,8 +192,8 @@ fn held_in_poses(
         let limits = [holds + (fails - holds) / 3.0, holds + (fails - holds) * 2.0 / 3.0];
         let mut tried = in_parallel::map(&limits, true, |&limit| {
             let candidate = collapse(limit);
-            let held = holds_in_poses(shapes, source, &candidate.0, max_error);
-            (candidate, held)
+            let holds = held.by(&candidate.0);
+            (candidate, holds)
         });
         let (upper, upper_held) = tried.pop().expect("two limits");
         let (lower, lower_held) = tried.pop().expect("two limits");
@@ -216,50 +208,72 @@ fn held_in_poses(
     best.unwrap_or_else(|| collapse(0.0))
 }
 
-/// Whether every vertex of the `source` faces lies within `bound` of the `simplified` faces in
-/// every pose. A vertex the simplified faces keep is on them. For the others, triangles within the
-/// bound at rest are tried first in each pose (a pose moves neighbours together, so they usually
-/// still are); only where they are not are the pose's triangles searched.
-fn holds_in_poses(shapes: &PoseShapes, source: &[u32], simplified: &[u32], bound: f32) -> bool {
-    let mut checked = vec![false; shapes.rest.len()];
-    source.iter().for_each(|&v| checked[v as usize] = true);
-    simplified.iter().for_each(|&v| checked[v as usize] = false);
-    let at_rest = SurfaceGrid::new(&shapes.rest, simplified, bound);
-    // A triangle within the bound at rest, the first found; the nearest one, looked for only
-    // where the first is not within the bound in some pose.
-    let witnesses: Vec<(usize, Option<u32>, Option<Option<u32>>)> =
-        checked.iter().enumerate().filter(|(_, &c)| c).map(|(v, _)| (v, at_rest.witness(shapes.rest[v]), None)).collect();
-    let bound2 = bound * bound;
-    let within = |posed: &[[f32; 3]], v: usize, t: Option<u32>| t.is_some_and(|t| triangle_distance2(posed, simplified, t, posed[v]) <= bound2);
-    // The poses are checked in groups, one a thread where the checks are worth it (thousands of
-    // vertices); each group keeps its own nearest triangles, and a group that finds a stray
-    // vertex stops the others at their next pose. The answer is the same however they are grouped.
-    let threads = in_parallel::threads(witnesses.len() * shapes.poses.len() >= CHECKS_WORTH_THREADS);
-    let groups: Vec<&[Vec<[f32; 3]>]> = shapes.poses.chunks(shapes.poses.len().div_ceil(threads).max(1)).collect();
-    let strayed = AtomicBool::new(false);
-    let held = in_parallel::map(&groups, groups.len() > 1, |poses| {
-        let mut witnesses = witnesses.clone();
-        poses.iter().all(|posed| {
-            if strayed.load(Ordering::Relaxed) {
+/// What a simplified primitive must hold to: every vertex of the `source` faces within `bound`
+/// of the simplified faces in every pose of `shapes`, and at rest too when `at_rest`.
+struct Held<'a> {
+    shapes: &'a PoseShapes,
+    source: &'a [u32],
+    bound: f32,
+    at_rest: bool,
+}
+
+impl Held<'_> {
+    /// Whether the `simplified` faces hold. A vertex the simplified faces keep is on them. For the
+    /// others, a triangle within the bound at rest is found first (where there is none, a result
+    /// held at rest fails at once); in each pose that triangle is tried first (a pose moves
+    /// neighbours together, so it usually still is within), and only where it is not are the
+    /// pose's triangles searched.
+    fn by(&self, simplified: &[u32]) -> bool {
+        let (shapes, bound) = (self.shapes, self.bound);
+        let mut checked = vec![false; shapes.rest.len()];
+        self.source.iter().for_each(|&v| checked[v as usize] = true);
+        simplified.iter().for_each(|&v| checked[v as usize] = false);
+        let at_rest = SurfaceGrid::new(&shapes.rest, simplified, bound);
+        // A triangle within the bound at rest, the first found; the nearest one, looked for only
+        // where the first is not within the bound in some pose.
+        let mut witnesses: Vec<(usize, Option<u32>, Option<Option<u32>>)> = Vec::new();
+        for v in (0..checked.len()).filter(|&v| checked[v]) {
+            let first = at_rest.witness(shapes.rest[v]);
+            if first.is_none() && self.at_rest {
                 return false;
             }
-            let mut searched: Option<SurfaceGrid> = None;
-            // Before a grid of the pose is built, the triangles that were near the vertex at rest
-            // are tried in the pose: a pose moves neighbours together, so one of them usually
-            // still is, and building a grid costs more than a vertex's tries by far.
-            let held = witnesses.iter_mut().all(|(v, first, nearest)| {
-                within(posed, *v, *first)
-                    || within(posed, *v, *nearest.get_or_insert_with(|| at_rest.nearest(shapes.rest[*v])))
-                    || at_rest.candidates(shapes.rest[*v]).any(|t| within(posed, *v, Some(t)))
-                    || searched.get_or_insert_with(|| SurfaceGrid::new(posed, simplified, bound)).near(posed[*v])
-            });
-            if !held {
-                strayed.store(true, Ordering::Relaxed);
-            }
-            held
-        })
-    });
-    held.into_iter().all(|h| h)
+            witnesses.push((v, first, None));
+        }
+        if shapes.poses.is_empty() {
+            return true;
+        }
+        let bound2 = bound * bound;
+        let within = |posed: &[[f32; 3]], v: usize, t: Option<u32>| t.is_some_and(|t| triangle_distance2(posed, simplified, t, posed[v]) <= bound2);
+        // The poses are checked in groups, one a thread where the checks are worth it (thousands of
+        // vertices); each group keeps its own nearest triangles, and a group that finds a stray
+        // vertex stops the others at their next pose. The answer is the same however they are grouped.
+        let threads = in_parallel::threads(witnesses.len() * shapes.poses.len() >= CHECKS_WORTH_THREADS);
+        let groups: Vec<&[Vec<[f32; 3]>]> = shapes.poses.chunks(shapes.poses.len().div_ceil(threads).max(1)).collect();
+        let strayed = AtomicBool::new(false);
+        let held = in_parallel::map(&groups, groups.len() > 1, |poses| {
+            let mut witnesses = witnesses.clone();
+            poses.iter().all(|posed| {
+                if strayed.load(Ordering::Relaxed) {
+                    return false;
+                }
+                let mut searched: Option<SurfaceGrid> = None;
+                // Before a grid of the pose is built, the triangles that were near the vertex at rest
+                // are tried in the pose: a pose moves neighbours together, so one of them usually
+                // still is, and building a grid costs more than a vertex's tries by far.
+                let held = witnesses.iter_mut().all(|(v, first, nearest)| {
+                    within(posed, *v, *first)
+                        || within(posed, *v, *nearest.get_or_insert_with(|| at_rest.nearest(shapes.rest[*v])))
+                        || at_rest.candidates(shapes.rest[*v]).any(|t| within(posed, *v, Some(t)))
+                        || searched.get_or_insert_with(|| SurfaceGrid::new(posed, simplified, bound)).near(posed[*v])
+                });
+                if !held {
+                    strayed.store(true, Ordering::Relaxed);
+                }
+                held
+            })
+        });
+        held.into_iter().all(|h| h)
+    }
 }
 
 /// The larger of `at_least` and the largest distance from a vertex of the `source` faces to the
