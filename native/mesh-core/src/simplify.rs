@@ -232,8 +232,10 @@ impl Held<'_> {
         // A triangle within the bound at rest, the first found; the nearest one, looked for only
         // where the first is not within the bound in some pose.
         let mut witnesses: Vec<(usize, Option<u32>, Option<Option<u32>>)> = Vec::new();
+        let mut last = None;
         for v in (0..checked.len()).filter(|&v| checked[v]) {
-            let first = at_rest.witness(shapes.rest[v]);
+            let first = at_rest.witness_from(shapes.rest[v], last);
+            last = first.or(last);
             if first.is_none() && self.at_rest {
                 return false;
             }
@@ -290,10 +292,11 @@ fn deviation_at_rest(positions: &[[f32; 3]], source: &[u32], simplified: &[u32],
     // Over the cores in shares where there are many (the largest is the same however they are cut).
     let shares: Vec<&[usize]> = removed.chunks(removed.len().div_ceil(in_parallel::threads(removed.len() >= CHECKS_WORTH_THREADS)).max(1)).collect();
     let largest = in_parallel::map(&shares, shares.len() > 1, |share| {
-        share.iter().fold(at_least, |largest, &v| match grid.witness(positions[v]) {
-            Some(t) if distance(t, v) <= largest => largest,
-            _ => largest.max(grid.nearest(positions[v]).map_or(reach, |t| distance(t, v))),
-        })
+        let (largest, _) = share.iter().fold((at_least, None), |(largest, last), &v| match grid.witness_from(positions[v], last) {
+            Some(t) if distance(t, v) <= largest => (largest, Some(t)),
+            found => (largest.max(grid.nearest(positions[v]).map_or(reach, |t| distance(t, v))), found.or(last)),
+        });
+        largest
     });
     largest.into_iter().fold(at_least, f32::max)
 }

@@ -121,6 +121,14 @@ impl<'a> SurfaceGrid<'a> {
         self.binned(p).iter().chain(&self.large).copied().find(|&t| self.distance2_within(t, p, reach2) <= reach2)
     }
 
+    /// As `witness`, trying `hint` first: points taken in a mesh's order are mostly neighbours, and
+    /// the last one's triangle is usually within reach of the next, for one distance instead of a
+    /// cell's search.
+    pub fn witness_from(&self, p: [f32; 3], hint: Option<u32>) -> Option<u32> {
+        let reach2 = self.reach * self.reach;
+        hint.filter(|&t| self.distance2_within(t, p, reach2) <= reach2).or_else(|| self.witness(p))
+    }
+
     /// The nearest triangle within the grid's reach of `p`, if any.
     pub fn nearest(&self, p: [f32; 3]) -> Option<u32> {
         let mut best = (self.reach * self.reach, None);
