@@ -1,20 +1,23 @@
 //! What optimize and simplify keep of a scene beyond its triangles, found missing on models of
 //! structures the bench had not had (session 18): cameras and punctual lights stay on their nodes,
 //! tangents go where no material shades with them, primitives of one mesh that share a material
-//! become one, and plain output stores vertex colours in 16 bits.
+//! become one, and plain output stores vertex colours in 16 bits (8 where the source's were).
 use base64::Engine;
 use mesh_core::read::{read_model, ReadOptions};
 use mesh_core::tools::{optimize, simplify, Input};
 use serde_json::{json, Value};
 
+/// The colour of grid vertex (`j`, `i`) of an `n` × `n` grid.
+type Colour = dyn Fn(usize, usize, usize) -> [f32; 4];
+
 /// A grid of `n` × `n` quads in the XZ plane from `x0`, with normals, tangents and colours.
-fn grid(n: usize, x0: f32) -> (Vec<[f32; 3]>, Vec<[f32; 4]>, Vec<u16>) {
+fn grid(n: usize, x0: f32, colour: &Colour) -> (Vec<[f32; 3]>, Vec<[f32; 4]>, Vec<u16>) {
     let mut positions = Vec::new();
     let mut colours = Vec::new();
     for i in 0..=n {
         for j in 0..=n {
             positions.push([x0 + j as f32, 0.0, i as f32]);
-            colours.push([j as f32 / n as f32, i as f32 / n as f32, 0.25, 1.0]);
+            colours.push(colour(j, i, n));
         }
     }
     let mut indices = Vec::new();
@@ -32,6 +35,11 @@ fn grid(n: usize, x0: f32) -> (Vec<[f32; 3]>, Vec<[f32; 4]>, Vec<u16>) {
 /// own, side by side), placed by a node that also carries a camera, beside a light's node and
 /// nodes naming `extra_refs` (camera, light) indices; `materials` are the material objects.
 fn scene(materials: &[Value], primitive_materials: &[usize], extra_refs: Option<(usize, usize)>) -> Vec<u8> {
+    scene_coloured(materials, primitive_materials, extra_refs, &|j, i, n| [j as f32 / n as f32, i as f32 / n as f32, 0.25, 1.0])
+}
+
+/// As `scene`, with the vertex colours `colour` gives.
+fn scene_coloured(materials: &[Value], primitive_materials: &[usize], extra_refs: Option<(usize, usize)>, colour: &Colour) -> Vec<u8> {
     let mut bin: Vec<u8> = Vec::new();
     let mut views = Vec::new();
     let mut accessors = Vec::new();
@@ -48,7 +56,7 @@ fn scene(materials: &[Value], primitive_materials: &[usize], extra_refs: Option<
     };
     let mut primitives = Vec::new();
     for (k, &material) in primitive_materials.iter().enumerate() {
-        let (positions, colours, indices) = grid(8, k as f32 * 8.0);
+        let (positions, colours, indices) = grid(8, k as f32 * 8.0, colour);
         let count = positions.len();
         let (min, max) = (positions[0], positions[count - 1]);
         let floats = |values: &mut dyn Iterator<Item = f32>| values.flat_map(f32::to_le_bytes).collect::<Vec<u8>>();
@@ -199,6 +207,26 @@ fn plain_output_stores_colours_in_16_bits_within_their_step() {
     for (v, c) in p.positions.iter().zip(colours.chunks_exact(4)) {
         let expected = [v[0] / 8.0, v[2] / 8.0, 0.25, 1.0];
         assert!(expected.iter().zip(c).all(|(e, c)| (e - c).abs() <= 0.5 / 65535.0 + 1e-7), "{c:?} vs {expected:?}");
+    }
+}
+
+#[test]
+fn plain_output_stores_colours_an_8_bit_source_had_in_8_bits_exactly() {
+    // Colours of 8-bit steps, as readers of 8-bit colours make them: b / 255 (glTF's normalized
+    // bytes) or b × (1 / 255) (the PLY reader), which differ in the last bit for some b.
+    let byte = |k: usize| (k * 31 % 256) as u8;
+    let colour = move |j: usize, i: usize, _| [byte(j) as f32 / 255.0, byte(i + 3) as f32 * (1.0 / 255.0), byte(j + i) as f32 / 255.0, 1.0];
+    let (_, glb) = simplified(&scene_coloured(&materials(), &[PLAIN], None, &colour));
+    let doc = json_of(&glb);
+    let accessor = doc["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"].as_u64().unwrap() as usize;
+    assert_eq!(doc["accessors"][accessor]["componentType"], json!(5121));
+    assert_eq!(doc["accessors"][accessor]["normalized"], json!(true));
+    let model = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
+    let p = &model.meshes[0].primitives[0];
+    for (v, c) in p.positions.iter().zip(p.attribute("COLOR_0").unwrap().data.chunks_exact(4)) {
+        let (j, i) = (v[0] as usize, v[2] as usize);
+        let bytes = [byte(j), byte(i + 3), byte(j + i), 255];
+        assert_eq!(c, bytes.map(|b| b as f32 / 255.0), "at {v:?}");
     }
 }
 

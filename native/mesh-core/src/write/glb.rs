@@ -370,10 +370,15 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
             Column::bytes(bytes, 4, None, 5123, true)
         } else if grid.is_some() && a.semantic.starts_with("COLOR_") {
             Column::bytes(stream(values, a.components, 4, |v, o| o.push(round(v * 255.0) as u8)), 4, None, 5121, true)
+        } else if a.semantic.starts_with("COLOR_") && a.data.iter().all(|&v| (0.0..=1.0).contains(&v) && (v * 255.0 - round(v * 255.0)).abs() <= 1e-3) {
+            // Plain output of colours an 8-bit source was read into (as b / 255 or b × (1 / 255)):
+            // the same bytes again. A float colour this near an 8-bit step is within 1e-3 / 255 of
+            // it, closer than the 16-bit form below would keep it.
+            Column::bytes(stream(values, a.components, 4, |v, o| o.push(round(v * 255.0) as u8)), 4, None, 5121, true)
         } else if a.semantic.starts_with("COLOR_") && a.data.iter().all(|v| (0.0..=1.0).contains(v)) {
             // Plain output: colours in 16 bits, within 1/131070 of the float (no display shows the
-            // difference) at half its bytes, or a quarter of the floats an 8- or 16-bit source was
-            // read into. Out-of-range values (not glTF's colours, but seen) stay floats.
+            // difference) at half its bytes, or a quarter of the floats a 16-bit source was read
+            // into. Out-of-range values (not glTF's colours, but seen) stay floats.
             Column::bytes(stream(values, a.components, 8, |v, o| o.extend_from_slice(&(round(v * 65535.0) as u16).to_le_bytes())), 8, None, 5123, true)
         } else {
             let stride = a.components * 4;
