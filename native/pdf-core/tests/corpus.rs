@@ -1,7 +1,8 @@
 //! Every PDF of the shared corpus, whole and damaged: the core returns text or an error value,
 //! never panics. The damage is a seeded mutation loop (truncations, flipped bytes, dropped and
 //! duplicated chunks) — a fuzz target that runs on stable Rust with a fixed budget here, and
-//! with a bigger one through `PDF_FUZZ_CASES=20000 cargo test --release -p pdf-core --test corpus`.
+//! with a bigger one through `PDF_FUZZ_CASES=20000 cargo test --release -p pdf-core --test corpus`
+//! (`PDF_FUZZ_SEED`, a nonzero number, for another stream of damage than CI's).
 
 use pdf_core::{ErrorCode, Mode, PdfDocument};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -143,7 +144,11 @@ fn mutated_and_truncated_corpus_pdfs_never_panic() {
         .map(|path| std::fs::read(path).expect("readable file"))
         .filter(|bytes| bytes.len() <= 1 << 20)
         .collect();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let start = std::env::var("PDF_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&s: &u64| s != 0);
+    let mut rng = Rng(start.unwrap_or(0x9E37_79B9_7F4A_7C15));
     let (mut opened, mut refused, mut slowest) = (0, 0, Duration::ZERO);
     for case in 0..cases {
         let original = &files[case % files.len()];

@@ -116,7 +116,11 @@ fn describe(root: &Value) -> Result<Vec<Compressed>> {
                     .and_then(|a| a.get(semantic))
                     .and_then(Value::as_u64)
                     .ok_or_else(|| MeshError::invalid(format!("the Draco attribute {semantic} has no accessor in the primitive")))?;
-                attributes.push((semantic.clone(), id, accessor as usize));
+                let accessor = usize::try_from(accessor)
+                    .ok()
+                    .filter(|&a| a < accessors.len())
+                    .ok_or_else(|| MeshError::invalid(format!("the Draco attribute {semantic} refers to a missing accessor")))?;
+                attributes.push((semantic.clone(), id, accessor));
             }
             let position = attributes.iter().find(|a| a.0 == "POSITION").ok_or_else(|| MeshError::invalid("a Draco primitive has no POSITION"))?;
             let points = count_of(accessors, Some(position.2 as u64))?;
@@ -299,6 +303,22 @@ mod tests {
         assert_eq!(declared_counts(&sequential).unwrap(), Some(DeclaredCounts { faces: 128, vertices: 5 }));
         let edgebreaker = [b'D', b'R', b'A', b'C', b'O', 2, 2, 1, 1, 0, 0, 0, 7, 9];
         assert_eq!(declared_counts(&edgebreaker).unwrap(), Some(DeclaredCounts { faces: 9, vertices: 7 }));
+    }
+
+    #[test]
+    fn an_attribute_naming_a_missing_accessor_is_an_invalid_mesh() {
+        // Found by fuzzing Box_Draco.glb: a NORMAL pointing past the accessors panicked.
+        let root = json!({
+            "accessors": [{ "count": 24, "type": "VEC3" }, { "count": 36, "type": "SCALAR" }],
+            "meshes": [{ "primitives": [{
+                "attributes": { "POSITION": 0, "NORMAL": 6 },
+                "indices": 1,
+                "extensions": { EXTENSION: { "bufferView": 0, "attributes": { "POSITION": 0, "NORMAL": 1 } } },
+            }] }],
+        });
+        let error = describe(&root).err().expect("refused");
+        assert_eq!(error.code.as_str(), "invalid_mesh");
+        assert!(error.message.contains("NORMAL refers to a missing accessor"), "{}", error.message);
     }
 
     #[test]
