@@ -14,6 +14,8 @@ const SEEDS: &[&str] = &[
     "glb/CesiumMan.glb",
     // KHR_draco_mesh_compression: the Draco decoder reads the mutated bitstream.
     "glb/Box_Draco.glb",
+    // Seven meshes of different layouts in one scene (merging, debris, materials).
+    "glb/ShapeCollection.glb",
     "gltf/BoxTextured_embedded/BoxTextured.gltf",
     "ply/cube_binary.ply",
     "ply/test_pos_color.ply",
