@@ -140,6 +140,12 @@ fn readable_mutants_never_panic_a_tool() {
                         &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 0.7, "remove_debris": 0.01, "textures": "keep", "max_texture_size": null, "keep_nodes": false, "instancing": false }),
                     )
                     .err(),
+                    // The images too: decoded, resized and encoded again.
+                    tools::optimize::run(
+                        &input,
+                        &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 1, "remove_debris": 0, "textures": "webp", "max_texture_size": 64, "keep_nodes": false, "instancing": false }),
+                    )
+                    .err(),
                     tools::split::run(
                         &input,
                         &json!({ "max_faces": 200_000, "detail": "medium", "max_parts": 4, "min_part_faces": 0, "min_part_area": 0.005,
@@ -159,6 +165,6 @@ fn readable_mutants_never_panic_a_tool() {
             ran += 1;
         }
     }
-    eprintln!("tool fuzz: {ran} readable mutants through all four tools");
+    eprintln!("tool fuzz: {ran} readable mutants through all four tools (optimize twice: textures kept, then WebP)");
     assert!(ran > 0, "some mutants should stay readable");
 }
