@@ -106,13 +106,51 @@ fn mutated_corpus_files_never_panic_a_reader() {
     assert!(outcomes[0] > 0, "mutations should break some files");
 }
 
+/// Every tool on a readable file, with complete options as the service's catalog sends them:
+/// whatever the file holds, each answers a result or an error about the file, never a panic or
+/// an error about its options. False when one panicked.
+fn every_tool_survives(data: &[u8], extension: &str) -> bool {
+    use mesh_core::tools::{self, Input};
+    use serde_json::json;
+    let input = Input { data, name: "fuzz", extension, read: ReadOptions::default() };
+    catch_unwind(AssertUnwindSafe(|| {
+        let outcomes = [
+            tools::inspect::run(&input, &json!({ "max_faces": 200_000 })).err(),
+            tools::simplify::run(
+                &input,
+                &json!({ "max_faces": 1_000_000, "target_ratio": 0.5, "max_error": 0.01, "lock_border": false, "format": "glb", "keep_nodes": false, "animation_error": null }),
+            )
+            .err(),
+            tools::optimize::run(
+                &input,
+                &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 0.7, "remove_debris": 0.01, "textures": "keep", "max_texture_size": null, "keep_nodes": false, "instancing": false }),
+            )
+            .err(),
+            // The images too: decoded, resized and encoded again.
+            tools::optimize::run(
+                &input,
+                &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 1, "remove_debris": 0, "textures": "webp", "max_texture_size": 64, "keep_nodes": false, "instancing": false }),
+            )
+            .err(),
+            tools::split::run(
+                &input,
+                &json!({ "max_faces": 200_000, "detail": "medium", "max_parts": 4, "min_part_faces": 0, "min_part_area": 0.005,
+                         "format": "glb", "preprocess": "auto", "segmented": true }),
+            )
+            .err(),
+        ];
+        for e in outcomes.into_iter().flatten() {
+            assert_ne!(e.code, mesh_core::ErrorCode::InvalidOptions, "{e}");
+        }
+    }))
+    .is_ok()
+}
+
 /// Mutants a reader still accepts go through every tool: hostile geometry (NaN or huge
 /// coordinates, broken attributes, odd skins) must come back as a result or an error value,
 /// never a panic. MESH_TOOL_FUZZ_ITERATIONS sets the budget per seed (default 40).
 #[test]
 fn readable_mutants_never_panic_a_tool() {
-    use mesh_core::tools::{self, Input};
-    use serde_json::json;
     let Some(corpus) = corpus() else { return };
     let iterations = budget("MESH_TOOL_FUZZ_ITERATIONS", 40);
     let mut rng = Rng(stream(0xD1B5_4A32_D192_ED03));
@@ -125,39 +163,7 @@ fn readable_mutants_never_panic_a_tool() {
             if read_model(&mutant, extension, &ReadOptions::default()).is_err() {
                 continue;
             }
-            let input = Input { data: &mutant, name: "fuzz", extension, read: ReadOptions::default() };
-            let outcome = catch_unwind(AssertUnwindSafe(|| {
-                // Complete options, as the service's catalog sends them: any error must be about the file.
-                let outcomes = [
-                    tools::inspect::run(&input, &json!({ "max_faces": 200_000 })).err(),
-                    tools::simplify::run(
-                        &input,
-                        &json!({ "max_faces": 1_000_000, "target_ratio": 0.5, "max_error": 0.01, "lock_border": false, "format": "glb", "keep_nodes": false, "animation_error": null }),
-                    )
-                    .err(),
-                    tools::optimize::run(
-                        &input,
-                        &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 0.7, "remove_debris": 0.01, "textures": "keep", "max_texture_size": null, "keep_nodes": false, "instancing": false }),
-                    )
-                    .err(),
-                    // The images too: decoded, resized and encoded again.
-                    tools::optimize::run(
-                        &input,
-                        &json!({ "max_faces": 2_000_000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 1, "remove_debris": 0, "textures": "webp", "max_texture_size": 64, "keep_nodes": false, "instancing": false }),
-                    )
-                    .err(),
-                    tools::split::run(
-                        &input,
-                        &json!({ "max_faces": 200_000, "detail": "medium", "max_parts": 4, "min_part_faces": 0, "min_part_area": 0.005,
-                                 "format": "glb", "preprocess": "auto", "segmented": true }),
-                    )
-                    .err(),
-                ];
-                for e in outcomes.into_iter().flatten() {
-                    assert_ne!(e.code, mesh_core::ErrorCode::InvalidOptions, "{e}");
-                }
-            }));
-            if outcome.is_err() {
+            if !every_tool_survives(&mutant, extension) {
                 let path = std::env::temp_dir().join(format!("mesh-tool-fuzz-crash-{i}.{extension}"));
                 std::fs::write(&path, &mutant).unwrap();
                 panic!("a tool panicked on a readable mutant of {seed}; saved to {}", path.display());
@@ -165,6 +171,142 @@ fn readable_mutants_never_panic_a_tool() {
             ran += 1;
         }
     }
-    eprintln!("tool fuzz: {ran} readable mutants through all four tools (optimize twice: textures kept, then WebP)");
+    eprintln!("tool fuzz: {ran} readable mutants through all five runs (optimize twice: textures kept, then WebP)");
     assert!(ran > 0, "some mutants should stay readable");
+}
+
+/// GLB files whose glTF JSON is mutated as glTF, not as bytes.
+const GLB_SEEDS: &[&str] = &["glb/Box.glb", "glb/BoxTextured.glb", "glb/BoxMeshopt.glb", "glb/CesiumMan.glb", "glb/Box_Draco.glb", "glb/ShapeCollection.glb"];
+
+/// The GLB's JSON and binary chunk.
+fn split_glb(glb: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    let length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let json = serde_json::from_slice(&glb[20..20 + length]).unwrap();
+    let bin = glb.get(20 + length + 8..).unwrap_or_default().to_vec();
+    (json, bin)
+}
+
+fn join_glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+    let mut text = serde_json::to_vec(json).unwrap();
+    while !text.len().is_multiple_of(4) {
+        text.push(b' ');
+    }
+    let total = 12 + 8 + text.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
+    let mut glb = Vec::with_capacity(total);
+    glb.extend_from_slice(b"glTF");
+    glb.extend_from_slice(&2u32.to_le_bytes());
+    glb.extend_from_slice(&(total as u32).to_le_bytes());
+    glb.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    glb.extend_from_slice(b"JSON");
+    glb.extend_from_slice(&text);
+    if !bin.is_empty() {
+        glb.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+        glb.extend_from_slice(b"BIN\0");
+        glb.extend_from_slice(bin);
+    }
+    glb
+}
+
+/// Every JSON pointer in `value`, depth first.
+fn pointers(value: &serde_json::Value, at: String, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => map.iter().for_each(|(k, v)| pointers(v, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out)),
+        serde_json::Value::Array(items) => items.iter().enumerate().for_each(|(i, v)| pointers(v, format!("{at}/{i}"), out)),
+        _ => {}
+    }
+    out.push(at);
+}
+
+/// One to three changes a hostile or broken exporter could make to a glTF document: a number
+/// set to an edge value or its neighbour (indices, counts, offsets, strides, component types,
+/// matrices), a member or element removed, an element duplicated, a value of another type.
+fn mutate_gltf(json: &mut serde_json::Value, rng: &mut Rng) {
+    use serde_json::{json, Value};
+    const EDGES: &[f64] = &[0.0, 1.0, -1.0, 2.0, 3.0, 4.0, 255.0, 65535.0, 2147483648.0, 4294967297.0, 1e30, -1e30, 0.5, 5120.0, 5125.0, 5126.0];
+    for _ in 0..1 + rng.below(3) {
+        let mut all = Vec::new();
+        pointers(json, String::new(), &mut all);
+        let at = all[rng.below(all.len())].clone();
+        let Some((parent, key)) = at.rsplit_once('/') else { continue };
+        let target = json.pointer_mut(&at).expect("a pointer just listed");
+        match rng.below(6) {
+            0 | 1 => {
+                if let Some(n) = target.as_f64() {
+                    *target = match rng.below(3) {
+                        0 => json!(n + 1.0),
+                        1 => json!(n - 1.0),
+                        _ => json!(EDGES[rng.below(EDGES.len())]),
+                    };
+                } else {
+                    *target = json!(EDGES[rng.below(EDGES.len())]);
+                }
+            }
+            2 => *target = [Value::Null, json!("x"), json!([]), json!({}), json!(true)][rng.below(5)].clone(),
+            3 => match json.pointer_mut(parent) {
+                Some(Value::Object(map)) => {
+                    map.remove(&key.replace("~1", "/").replace("~0", "~"));
+                }
+                Some(Value::Array(items)) => {
+                    if let Ok(i) = key.parse::<usize>() {
+                        items.remove(i);
+                    }
+                }
+                _ => {}
+            },
+            4 => {
+                if let Some(Value::Array(items)) = json.pointer_mut(parent) {
+                    if let Ok(i) = key.parse::<usize>() {
+                        let copy = items[i].clone();
+                        items.insert(i, copy);
+                    }
+                }
+            }
+            _ => {
+                // Another element's value in its place (an index pointing elsewhere, a node
+                // made its own ancestor, an accessor of another shape).
+                let other = all[rng.below(all.len())].clone();
+                if let Some(value) = json.pointer(&other).cloned() {
+                    if !other.starts_with(&at) {
+                        *json.pointer_mut(&at).expect("listed") = value;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// glTF documents changed as glTF (`mutate_gltf`) over their original binary chunk: the readers
+/// and every tool answer a value, never a panic. MESH_GLTF_FUZZ_ITERATIONS sets the budget per
+/// seed (default 200).
+#[test]
+fn structurally_mutated_gltf_never_panics_a_reader_or_a_tool() {
+    let Some(corpus) = corpus() else { return };
+    let iterations = budget("MESH_GLTF_FUZZ_ITERATIONS", 200);
+    let mut rng = Rng(stream(0x94D0_49BB_1331_11EB));
+    let (mut readable, mut refused) = (0usize, 0usize);
+    for seed in GLB_SEEDS {
+        let (json, bin) = split_glb(&std::fs::read(corpus.join(seed)).unwrap());
+        for i in 0..iterations {
+            let mut changed = json.clone();
+            mutate_gltf(&mut changed, &mut rng);
+            let mutant = join_glb(&changed, &bin);
+            let save = |what: &str| {
+                let path = std::env::temp_dir().join(format!("mesh-gltf-fuzz-crash-{i}.glb"));
+                std::fs::write(&path, &mutant).unwrap();
+                panic!("{what} panicked on a glTF mutant of {seed}; saved to {}", path.display());
+            };
+            match catch_unwind(AssertUnwindSafe(|| read_model(&mutant, "glb", &ReadOptions::default()))) {
+                Err(_) => save("the reader"),
+                Ok(Err(_)) => refused += 1,
+                Ok(Ok(_)) => {
+                    readable += 1;
+                    if !every_tool_survives(&mutant, "glb") {
+                        save("a tool");
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("glTF fuzz: {refused} mutants refused, {readable} read and through every tool");
+    assert!(readable > 0 && refused > 0, "mutations should break some documents and keep others readable");
 }

@@ -241,6 +241,19 @@ fn targets(primitive: &Value) -> impl Iterator<Item = &serde_json::Map<String, V
     array(primitive, "targets").iter().filter_map(Value::as_object)
 }
 
+/// The accessor types glTF allows for a vertex attribute the tools keep (as named, and as
+/// component counts): a NORMAL of two floats would otherwise be written a third short per vertex.
+fn allowed_types(semantic: &str) -> Option<(&'static str, &'static [usize])> {
+    match semantic {
+        "NORMAL" => Some(("VEC3", &[3])),
+        "TANGENT" => Some(("VEC4", &[4])),
+        s if s.starts_with("TEXCOORD_") => Some(("VEC2", &[2])),
+        s if s.starts_with("COLOR_") => Some(("VEC3 or VEC4", &[3, 4])),
+        s if s.starts_with("JOINTS_") || s.starts_with("WEIGHTS_") => Some(("VEC4", &[4])),
+        _ => None,
+    }
+}
+
 fn keeps_attribute(semantic: &str) -> bool {
     semantic == "NORMAL" || semantic == "TANGENT" || ["TEXCOORD_", "COLOR_", "JOINTS_", "WEIGHTS_"].iter().any(|p| semantic.starts_with(p))
 }
@@ -326,8 +339,14 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
                 }
                 let Some(accessor) = accessor.as_u64() else { continue };
                 let (components, data) = shared.take(accessor as usize, views)?;
-                if (semantic.starts_with("JOINTS_") || semantic.starts_with("WEIGHTS_")) && components != 4 {
-                    return Err(MeshError::invalid(format!("{semantic} is not VEC4")));
+                if let Some((types, _)) = allowed_types(semantic).filter(|(_, counts)| !counts.contains(&components)) {
+                    // Skinning cannot go on without its joints and weights; any other attribute of
+                    // a type glTF does not allow is left out, and the rest of the model kept.
+                    if semantic.starts_with("JOINTS_") || semantic.starts_with("WEIGHTS_") {
+                        return Err(MeshError::invalid(format!("{semantic} is not {types}")));
+                    }
+                    dropped.push(format!("{semantic} attributes that are not {types}"));
+                    continue;
                 }
                 if data.len() != positions.len() * components {
                     return Err(MeshError::invalid(format!("{semantic} has a different vertex count than POSITION")));
@@ -611,6 +630,25 @@ mod tests {
         });
         edit(&mut doc);
         read(&serde_json::to_vec(&doc).unwrap(), None, SourceFormat::Gltf, &ReadOptions::default())
+    }
+
+    #[test]
+    fn an_attribute_of_a_type_gltf_does_not_allow_is_left_out_or_refused() {
+        // Found by fuzzing: a NORMAL pointing at a VEC2 accessor of the right count was written a
+        // third short per vertex, and optimize panicked on it.
+        let with = |semantic: &'static str| {
+            read_morphed(move |doc| {
+                doc["accessors"].as_array_mut().unwrap().push(json!({ "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC2" }));
+                doc["meshes"][0]["primitives"][0]["attributes"][semantic] = json!(4);
+            })
+        };
+        for semantic in ["NORMAL", "TANGENT", "COLOR_0"] {
+            let model = with(semantic).unwrap();
+            assert!(model.meshes[0].primitives[0].attribute(semantic).is_none(), "{semantic}");
+            assert!(model.notes.iter().any(|n| n.contains(&format!("{semantic} attributes that are not VEC"))), "{semantic}: {:?}", model.notes);
+        }
+        assert!(with("TEXCOORD_0").unwrap().meshes[0].primitives[0].attribute("TEXCOORD_0").is_some());
+        assert_eq!(with("JOINTS_0").unwrap_err().message, "JOINTS_0 is not VEC4");
     }
 
     #[test]
