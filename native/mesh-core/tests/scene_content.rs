@@ -192,19 +192,28 @@ fn primitives_of_one_mesh_with_one_material_become_one() {
     }
 }
 
-#[test]
-fn plain_output_stores_colours_in_16_bits_within_their_step() {
-    let source = scene(&materials(), &[PLAIN], None);
-    let (_, glb) = simplified(&source);
+/// A vertex's position and colour.
+type Coloured = ([f32; 3], [f32; 4]);
+
+/// Simplify's output of a one-primitive `source`: its COLOR_0 accessor, and each vertex's
+/// position and colour as read back.
+fn simplified_colours(source: &[u8]) -> (Value, Vec<Coloured>) {
+    let (_, glb) = simplified(source);
     let doc = json_of(&glb);
-    let colour = doc["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"].as_u64().unwrap() as usize;
-    assert_eq!(doc["accessors"][colour]["componentType"], json!(5123));
-    assert_eq!(doc["accessors"][colour]["normalized"], json!(true));
+    let accessor = doc["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"].as_u64().unwrap() as usize;
     let model = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
     let p = &model.meshes[0].primitives[0];
-    let colours = &p.attribute("COLOR_0").unwrap().data;
+    let colours = p.attribute("COLOR_0").unwrap().data.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
+    (doc["accessors"][accessor].clone(), p.positions.iter().copied().zip(colours).collect())
+}
+
+#[test]
+fn plain_output_stores_colours_in_16_bits_within_their_step() {
+    let (accessor, colours) = simplified_colours(&scene(&materials(), &[PLAIN], None));
+    assert_eq!(accessor["componentType"], json!(5123));
+    assert_eq!(accessor["normalized"], json!(true));
     // Every colour the grid had (u, v, 0.25, 1) is back within half a 16-bit step.
-    for (v, c) in p.positions.iter().zip(colours.chunks_exact(4)) {
+    for (v, c) in colours {
         let expected = [v[0] / 8.0, v[2] / 8.0, 0.25, 1.0];
         assert!(expected.iter().zip(c).all(|(e, c)| (e - c).abs() <= 0.5 / 65535.0 + 1e-7), "{c:?} vs {expected:?}");
     }
@@ -216,14 +225,10 @@ fn plain_output_stores_colours_an_8_bit_source_had_in_8_bits_exactly() {
     // bytes) or b × (1 / 255) (the PLY reader), which differ in the last bit for some b.
     let byte = |k: usize| (k * 31 % 256) as u8;
     let colour = move |j: usize, i: usize, _| [byte(j) as f32 / 255.0, byte(i + 3) as f32 * (1.0 / 255.0), byte(j + i) as f32 / 255.0, 1.0];
-    let (_, glb) = simplified(&scene_coloured(&materials(), &[PLAIN], None, &colour));
-    let doc = json_of(&glb);
-    let accessor = doc["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"].as_u64().unwrap() as usize;
-    assert_eq!(doc["accessors"][accessor]["componentType"], json!(5121));
-    assert_eq!(doc["accessors"][accessor]["normalized"], json!(true));
-    let model = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
-    let p = &model.meshes[0].primitives[0];
-    for (v, c) in p.positions.iter().zip(p.attribute("COLOR_0").unwrap().data.chunks_exact(4)) {
+    let (accessor, colours) = simplified_colours(&scene_coloured(&materials(), &[PLAIN], None, &colour));
+    assert_eq!(accessor["componentType"], json!(5121));
+    assert_eq!(accessor["normalized"], json!(true));
+    for (v, c) in colours {
         let (j, i) = (v[0] as usize, v[2] as usize);
         let bytes = [byte(j), byte(i + 3), byte(j + i), 255];
         assert_eq!(c, bytes.map(|b| b as f32 / 255.0), "at {v:?}");

@@ -255,7 +255,7 @@ fn allowed_types(semantic: &str) -> Option<(&'static str, &'static [usize])> {
 }
 
 fn keeps_attribute(semantic: &str) -> bool {
-    semantic == "NORMAL" || semantic == "TANGENT" || ["TEXCOORD_", "COLOR_", "JOINTS_", "WEIGHTS_"].iter().any(|p| semantic.starts_with(p))
+    allowed_types(semantic).is_some()
 }
 
 /// Decoded float accessors shared by several primitives: each is decoded once, and handed over

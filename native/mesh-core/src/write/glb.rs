@@ -368,12 +368,12 @@ fn write_primitive(b: &mut Builder, p: &Primitive, grid: Option<Grid>, targets: 
         } else if let (Some(_), Some(g)) = (grid, uv_grid) {
             let bytes: Vec<u8> = a.data.chunks_exact(2).flat_map(|uv| [g.encode(uv[0], 0), g.encode(uv[1], 1)]).flat_map(u16::to_le_bytes).collect();
             Column::bytes(bytes, 4, None, 5123, true)
-        } else if grid.is_some() && a.semantic.starts_with("COLOR_") {
-            Column::bytes(stream(values, a.components, 4, |v, o| o.push(round(v * 255.0) as u8)), 4, None, 5121, true)
-        } else if a.semantic.starts_with("COLOR_") && a.data.iter().all(|&v| (0.0..=1.0).contains(&v) && (v * 255.0 - round(v * 255.0)).abs() <= 1e-3) {
-            // Plain output of colours an 8-bit source was read into (as b / 255 or b × (1 / 255)):
-            // the same bytes again. A float colour this near an 8-bit step is within 1e-3 / 255 of
-            // it, closer than the 16-bit form below would keep it.
+        } else if a.semantic.starts_with("COLOR_")
+            && (grid.is_some() || a.data.iter().all(|&v| (0.0..=1.0).contains(&v) && (v * 255.0 - round(v * 255.0)).abs() <= 1e-3))
+        {
+            // Quantized output; or plain output of colours an 8-bit source was read into (as b / 255
+            // or b × (1 / 255)): the same bytes again. A float colour this near an 8-bit step is
+            // within 1e-3 / 255 of it, closer than the 16-bit form below would keep it.
             Column::bytes(stream(values, a.components, 4, |v, o| o.push(round(v * 255.0) as u8)), 4, None, 5121, true)
         } else if a.semantic.starts_with("COLOR_") && a.data.iter().all(|v| (0.0..=1.0).contains(v)) {
             // Plain output: colours in 16 bits, within 1/131070 of the float (no display shows the
