@@ -2,10 +2,10 @@
 // binary is missing or KILN_MESH_BACKEND=wasm, the wasm32-wasip1-threads build of the same crate
 // (mesh.wasi.cjs beside it, produced by `node native/build-wasm.ts mesh-node`); with neither
 // present it throws an error saying how to build one. The core answers with values, never throws:
-// failures come back as {code, message, hint} and are raised here as DomainError.
+// failures come back as {code, message, hint} and are raised here as DomainError. The WASM build
+// runs in a worker thread of its own (wasm-isolated.ts), so a file that aborts it fails as invalid_mesh.
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { dirname, join, resolve, sep } from 'node:path'
 import { DomainError } from '../domain/errors.ts'
 import type { ToolInputFile, ToolRunner } from '../domain/ports/tool-runner.ts'
@@ -13,6 +13,7 @@ import { getTool, type ToolId } from '../domain/tools/catalog.ts'
 import { simplifyCoreOptions } from '../domain/tools/options/simplify_3d_model.ts'
 import { splitCoreOptions } from '../domain/tools/options/split_3d_model.ts'
 import { loadNativeAddon } from './load.ts'
+import { isolatedWasmBinding } from './wasm-isolated.ts'
 
 export type MeshTool = 'inspect' | 'simplify' | 'optimize' | 'split'
 export type MeshErrorCode = 'invalid_mesh' | 'unsupported_format' | 'limit_exceeded' | 'invalid_options'
@@ -47,7 +48,6 @@ export interface MeshAddon {
     optionsJson: string,
     resourceDir?: string | null,
   ): Promise<Outcome>
-  coreVersion(): string
 }
 
 export interface MeshInput {
@@ -69,7 +69,21 @@ const wasmLoader = join(import.meta.dirname, 'mesh-node', 'mesh.wasi.cjs')
 /** One build of the core, or null when it was not produced on this machine. */
 export function loadMeshBuild(kind: 'native' | 'wasm'): MeshAddon | null {
   if (kind === 'native') return loadNativeAddon<MeshAddon>('mesh-node', 'mesh')
-  return existsSync(wasmLoader) ? (createRequire(import.meta.url)(wasmLoader) as MeshAddon) : null
+  return existsSync(wasmLoader)
+    ? isolatedWasmBinding<MeshAddon>(wasmLoader, ['measure', 'runTool'], abortedOutcome)
+    : null
+}
+
+/** The answer to a file that aborted the WASM build, as the native build answers a panic. */
+function abortedOutcome(): Outcome {
+  return {
+    files: [],
+    error: {
+      code: 'invalid_mesh',
+      message: 'the model could not be processed (it stopped the mesh core)',
+      hint: 'The file may be corrupt; re-export it and try again.',
+    },
+  }
 }
 
 let cached: { addon: MeshAddon; backend: 'native' | 'wasm' } | undefined

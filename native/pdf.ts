@@ -1,10 +1,9 @@
 // Typed entry to the PDF core. It uses the napi-rs addon built for this platform, else the
 // wasm32-wasip1-threads build of the same binding (native/build-wasm.ts; also when
-// KILN_PDF_BACKEND=wasm), else fails
+// KILN_PDF_BACKEND=wasm; run in a worker thread of its own, wasm-isolated.ts), else fails
 // with a message that says how to build one. Core failures arrive as values and leave here as
 // DomainErrors with the service's codes.
 import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { DomainError, type ErrorCode } from '../domain/errors.ts'
 import { loadNativeAddon } from './load.ts'
@@ -19,6 +18,7 @@ import type {
   RenderedPage,
   RenderOutcome,
 } from './pdf-node/index.d.ts'
+import { isolatedWasmBinding } from './wasm-isolated.ts'
 
 export type { PdfExtraction, PdfLine, PdfPage }
 
@@ -33,15 +33,19 @@ export interface LoadedPdfBinding {
   kind: 'native' | 'wasm'
 }
 
-const require = createRequire(import.meta.url)
-
 /** The loader napi-rs generates beside the .wasm file; it needs @napi-rs/wasm-runtime. */
 export const wasmLoaderPath = join(import.meta.dirname, 'pdf-node', 'pdf.wasi.cjs')
 
 /** Picks the native addon, else the WASM build at `wasmPath`; throws when neither exists. */
 export function selectPdfBinding(native: PdfBinding | null, wasmPath: string): LoadedPdfBinding {
   if (native) return { binding: native, kind: 'native' }
-  if (existsSync(wasmPath)) return { binding: require(wasmPath) as PdfBinding, kind: 'wasm' }
+  if (existsSync(wasmPath))
+    return {
+      binding: isolatedWasmBinding<PdfBinding>(wasmPath, ['extractText', 'countPages', 'renderPage'], () => ({
+        failure: brokenReader,
+      })),
+      kind: 'wasm',
+    }
   throw new Error(
     `The PDF core is not built for ${process.platform}-${process.arch}: run \`node native/build.ts pdf-node\` ` +
       '(native addon) or `node native/build-wasm.ts pdf-node` (WASM fallback).',
@@ -91,6 +95,13 @@ export async function renderPdfPage(bytes: Buffer, pageNumber: number, dpi: numb
   const outcome = await pdfBinding().binding.renderPage(bytes, pageNumber, dpi)
   if (outcome.failure || !outcome.page) throw toDomainError(outcome.failure ?? unknownFailure)
   return outcome.page
+}
+
+/** The answer to a file that aborted the WASM build, as the native build answers a panic. */
+const brokenReader: PdfFailure = {
+  code: 'invalid_pdf',
+  message: 'The PDF could not be read: its structure broke the reader.',
+  hint: 'The file is likely damaged; re-export it (for example print to PDF) and try again.',
 }
 
 const unknownFailure: PdfFailure = {

@@ -79,6 +79,38 @@ describe.runIf(runnable)('mesh core: the WASM build gives the native results', (
     }
   })
 
+  it('a file that aborts the WASM build fails as invalid_mesh, and the build serves the next', {
+    timeout: 120_000,
+  }, async () => {
+    // Box_Draco.glb with one bit of its Draco stream flipped: the decoder panics on it (the native
+    // build catches that and answers without the decoder's reason); wasm32 cannot unwind, so the
+    // WASM build aborts on it.
+    const source = await readFile(join(corpusDir, 'glb/Box_Draco.glb'))
+    const damaged = Buffer.from(source)
+    damaged[2361] = (damaged[2361] ?? 0) ^ 8
+    const inspect = (addon: MeshAddon, data: Buffer) =>
+      addon.runTool('inspect', data, 'box.glb', 'glb', JSON.stringify(coreOptions('inspect', {})))
+    const native_ = await inspect(native as MeshAddon, damaged)
+    expect(native_.error?.message).toBe('a Draco-compressed mesh does not decode')
+    // Sound calls in flight beside it get their answers.
+    const [aborted, ...sound] = await Promise.all([
+      inspect(wasm as MeshAddon, damaged),
+      inspect(wasm as MeshAddon, source),
+      inspect(wasm as MeshAddon, source),
+    ])
+    expect(aborted.error).toEqual({
+      code: 'invalid_mesh',
+      message: 'the model could not be processed (it stopped the mesh core)',
+      hint: 'The file may be corrupt; re-export it and try again.',
+    })
+    const expected = (await inspect(native as MeshAddon, source)).summaryJson
+    const withoutTimings = (json?: string) => ({ ...JSON.parse(json ?? 'null'), timings_s: null })
+    for (const outcome of [...sound, await inspect(wasm as MeshAddon, source)]) {
+      expect(outcome.error).toBeUndefined()
+      expect(withoutTimings(outcome.summaryJson)).toEqual(withoutTimings(expected))
+    }
+  })
+
   it('the facade runs on the WASM build with KILN_MESH_BACKEND=wasm', { timeout: 60_000 }, () => {
     const script = `
       import { meshBackend, runMeshTool } from './native/mesh.ts'
