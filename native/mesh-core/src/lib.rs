@@ -20,6 +20,7 @@ pub mod instancing;
 pub mod merge;
 pub mod merge_materials;
 pub mod mesh_ops;
+pub mod part_grid;
 pub mod pose;
 pub mod prune;
 pub mod render;

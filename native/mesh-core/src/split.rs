@@ -4,8 +4,9 @@
 //! below the size floor, and the smallest parts beyond the ceiling, merge into the nearest part.
 use crate::bake::BakedObject;
 use crate::math::{cross, dot, face_normal, length, sub, Bounds};
+use crate::part_grid::PartGrid;
 use crate::topology::UnionFind;
-use std::collections::HashMap;
+use std::collections::{BinaryHeap, HashMap};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Preprocess {
@@ -128,36 +129,82 @@ fn gap(a: &Bounds, b: &Bounds) -> f32 {
     length(d)
 }
 
-/// Merges part `from` into the nearest other part (same object first, then bounding-box gap, then centre distance).
-fn merge_into_nearest(parts: &mut Vec<Part>, from: usize) {
-    let source = parts.remove(from);
-    let score = |p: &Part| (p.object != source.object, gap(&p.bounds, &source.bounds), length(sub(p.bounds.center(), source.bounds.center())));
-    let nearest = (0..parts.len()).min_by(|&a, &b| score(&parts[a]).partial_cmp(&score(&parts[b])).unwrap_or(std::cmp::Ordering::Equal));
-    let Some(target) = nearest else {
-        parts.push(source);
-        return;
-    };
-    let t = &mut parts[target];
-    t.faces.extend_from_slice(&source.faces);
-    t.area += source.area;
-    t.bounds.add(source.bounds.min);
-    t.bounds.add(source.bounds.max);
+/// A part waiting to merge: smallest area first, then the earliest part.
+#[derive(PartialEq)]
+struct Waiting {
+    area: f64,
+    part: usize,
+    /// The part's merge count when this entry was made; a grown part has a newer entry.
+    version: u32,
 }
 
-/// Merges parts below the floors (fewest area first), then the smallest parts until at most
-/// `max_parts` remain. Returns how many parts were merged away.
+impl Eq for Waiting {}
+
+impl Ord for Waiting {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Reversed: BinaryHeap pops its greatest.
+        other.area.total_cmp(&self.area).then(other.part.cmp(&self.part))
+    }
+}
+
+impl PartialOrd for Waiting {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Merges parts below the floors (least area first), then the smallest parts until at most
+/// `max_parts` remain, each into the nearest other part: of the same object where it has one,
+/// then by bounding-box gap, then by distance between centres, then the earliest. Returns how many
+/// parts were merged away; the parts left keep their order. A heap gives the next part to merge
+/// and a grid of the parts' bounds its nearest (`part_grid.rs`): 100,000 loose pieces took 54 s
+/// when each merge scanned every part for both.
 pub fn consolidate(parts: &mut Vec<Part>, min_faces: usize, min_area: f64, max_parts: usize) -> usize {
     let before = parts.len();
-    while parts.len() > 1 {
-        let small =
-            (0..parts.len()).filter(|&i| parts[i].faces.len() < min_faces || parts[i].area < min_area).min_by(|&a, &b| parts[a].area.total_cmp(&parts[b].area));
-        let Some(i) = small else { break };
-        merge_into_nearest(parts, i);
+    let mut grid = PartGrid::new(&parts.iter().map(|p| p.bounds).collect::<Vec<_>>());
+    let mut alive = vec![true; before];
+    let mut version = vec![0u32; before];
+    let mut of_object: HashMap<usize, usize> = HashMap::new();
+    parts.iter().for_each(|p| *of_object.entry(p.object).or_default() += 1);
+    let mut left = before;
+    let under_floor = |p: &Part| p.faces.len() < min_faces || p.area < min_area;
+    for floors_only in [true, false] {
+        let waits = |p: &Part| !floors_only || under_floor(p);
+        let mut queue: BinaryHeap<Waiting> =
+            (0..before).filter(|&i| alive[i] && waits(&parts[i])).map(|i| Waiting { area: parts[i].area, part: i, version: version[i] }).collect();
+        while left > if floors_only { 1 } else { max_parts.max(1) } {
+            let Some(next) = queue.pop() else { break };
+            let from = next.part;
+            if !alive[from] || next.version != version[from] {
+                continue;
+            }
+            let source = &parts[from];
+            let same_object = of_object[&source.object] > 1;
+            let accept = |i: usize| i != from && alive[i] && (!same_object || parts[i].object == source.object);
+            let key = |i: usize| (gap(&parts[i].bounds, &source.bounds), length(sub(parts[i].bounds.center(), source.bounds.center())));
+            let target = grid.nearest(&source.bounds, accept, key).expect("another part is left");
+            let source = std::mem::take(&mut parts[from].faces);
+            let (area, bounds) = (parts[from].area, parts[from].bounds);
+            alive[from] = false;
+            grid.remove(from);
+            left -= 1;
+            *of_object.get_mut(&parts[from].object).expect("counted") -= 1;
+            let t = &mut parts[target];
+            t.faces.extend_from_slice(&source);
+            t.area += area;
+            t.bounds.merge(&bounds);
+            version[target] += 1;
+            grid.grown(target, &t.bounds);
+            if waits(t) {
+                queue.push(Waiting { area: t.area, part: target, version: version[target] });
+            }
+        }
     }
-    while parts.len() > max_parts.max(1) {
-        let smallest = (0..parts.len()).min_by(|&a, &b| parts[a].area.total_cmp(&parts[b].area)).expect("more than one part");
-        merge_into_nearest(parts, smallest);
-    }
+    let mut index = 0;
+    parts.retain(|_| {
+        index += 1;
+        alive[index - 1]
+    });
     before - parts.len()
 }
 
@@ -187,6 +234,94 @@ mod tests {
         assert_eq!(labels, vec![0, 0, 0, 0, 1, 1, 1, 1]);
         let v = signed_volume(&set.positions, set.faces[..4].iter().copied());
         assert!((v - 1.0 / 6.0).abs() < 1e-6, "{v}");
+    }
+
+    /// The consolidation as first written, scanning every part for each merge: the reference the
+    /// heap and grid must agree with, part for part and face for face.
+    fn consolidate_by_scanning(parts: &mut Vec<Part>, min_faces: usize, min_area: f64, max_parts: usize) {
+        let merge_into_nearest = |parts: &mut Vec<Part>, from: usize| {
+            let source = parts.remove(from);
+            let score = |p: &Part| (p.object != source.object, gap(&p.bounds, &source.bounds), length(sub(p.bounds.center(), source.bounds.center())));
+            let target = (0..parts.len()).min_by(|&a, &b| score(&parts[a]).partial_cmp(&score(&parts[b])).unwrap_or(std::cmp::Ordering::Equal)).unwrap();
+            let t = &mut parts[target];
+            t.faces.extend_from_slice(&source.faces);
+            t.area += source.area;
+            t.bounds.merge(&source.bounds);
+        };
+        while parts.len() > 1 {
+            let small = (0..parts.len())
+                .filter(|&i| parts[i].faces.len() < min_faces || parts[i].area < min_area)
+                .min_by(|&a, &b| parts[a].area.total_cmp(&parts[b].area));
+            let Some(i) = small else { break };
+            merge_into_nearest(parts, i);
+        }
+        while parts.len() > max_parts.max(1) {
+            let smallest = (0..parts.len()).min_by(|&a, &b| parts[a].area.total_cmp(&parts[b].area)).unwrap();
+            merge_into_nearest(parts, smallest);
+        }
+    }
+
+    #[test]
+    fn consolidation_agrees_with_scanning_every_part_on_varied_layouts() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let coordinate = |next: &mut dyn FnMut() -> u64| (next() % 10_000) as f32 / 100.0;
+        for round in 0..60 {
+            let n = 1 + (next() % 400) as usize;
+            let objects = 1 + (next() % 4) as usize;
+            // Layouts: a spread in 3D, a flat sheet, a line, a tight cluster with a few far away,
+            // one point; sizes from specks to parts spanning the scene; areas with ties.
+            let layout = round % 5;
+            let mut parts: Vec<Part> = (0..n)
+                .map(|i| {
+                    let mut at = [coordinate(&mut next), coordinate(&mut next), coordinate(&mut next)];
+                    match layout {
+                        1 => at[2] = 0.0,
+                        2 => at = [at[0], 0.0, 0.0],
+                        3 if i % 50 != 0 => at = at.map(|c| c * 0.01),
+                        4 => at = [1.0; 3],
+                        _ => {}
+                    }
+                    let size = coordinate(&mut next) * if next() % 10 == 0 { 1.0 } else { 0.02 };
+                    let faces = 1 + (next() % 30) as usize;
+                    Part {
+                        object: (next() % objects as u64) as usize,
+                        faces: (0..faces as u32).map(|f| i as u32 * 100 + f).collect(),
+                        area: (next() % 20) as f64,
+                        bounds: Bounds { min: at, max: at.map(|c| c + size) },
+                    }
+                })
+                .collect();
+            let (min_faces, min_area, max_parts) = ((next() % 12) as usize, (next() % 6) as f64, 1 + (next() % 40) as usize);
+            let mut expected = parts.clone();
+            consolidate_by_scanning(&mut expected, min_faces, min_area, max_parts);
+            let merged = consolidate(&mut parts, min_faces, min_area, max_parts);
+            assert_eq!(merged, n - expected.len(), "round {round}");
+            let faces = |ps: &[Part]| ps.iter().map(|p| (p.object, p.faces.clone())).collect::<Vec<_>>();
+            assert_eq!(faces(&parts), faces(&expected), "round {round}: layout {layout}, {n} parts");
+        }
+    }
+
+    #[test]
+    fn a_hundred_thousand_loose_pieces_consolidate_in_one_pass() {
+        let parts: Vec<Part> = (0..100_000)
+            .map(|i| {
+                // Rows of small pieces a little apart, as the instanced rows of a scene.
+                let at = [(i % 1000) as f32 * 0.01, (i / 1000) as f32 * 0.3, 0.0];
+                Part { object: i, faces: vec![i as u32], area: 0.5, bounds: Bounds { min: at, max: [at[0] + 0.02, at[1] + 0.02, 0.0] } }
+            })
+            .collect();
+        let mut consolidated = parts.clone();
+        let started = std::time::Instant::now();
+        assert_eq!(consolidate(&mut consolidated, 0, 0.0, 64), 100_000 - 64);
+        // Scanning every part took minutes here; the grid takes well under a second.
+        assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+        assert_eq!(consolidated.iter().map(|p| p.faces.len()).sum::<usize>(), 100_000);
     }
 
     #[test]

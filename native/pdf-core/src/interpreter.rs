@@ -21,6 +21,10 @@ const MAX_FORM_DEPTH: usize = 12;
 /// Work allowed on one page, in operators and glyphs: far above any real page, it stops a
 /// hostile file (forms drawing forms drawing forms …) from multiplying work without end.
 const MAX_WORK_PER_PAGE: usize = 5_000_000;
+/// Arrays nested deeper than this in a content stream are skipped, contents and all. No operator
+/// reads nested arrays (TJ, d and the rest take flat ones; property lists at most a few levels),
+/// and a hostile stream of 200,000 `[` nested operands until dropping them overflowed the stack.
+const MAX_ARRAY_DEPTH: usize = 32;
 
 /// What one page's content produced.
 #[derive(Default)]
@@ -132,6 +136,8 @@ impl<'d, 'c> Interpreter<'d, 'c> {
         let mut lexer = Lexer::new(content);
         let mut operands: Vec<Operand> = Vec::new();
         let mut arrays: Vec<Vec<Operand>> = Vec::new();
+        // Open arrays past MAX_ARRAY_DEPTH, whose contents are skipped.
+        let mut too_deep = 0usize;
         let base_depth = self.stack.len();
         while let Some(token) = lexer.next_token() {
             self.work += 1;
@@ -139,12 +145,25 @@ impl<'d, 'c> Interpreter<'d, 'c> {
                 self.marks.truncated = true;
                 break;
             }
+            let operator =
+                matches!(token, Token::Keyword(k) if !matches!(k, b"true" | b"false" | b"null"));
+            if too_deep > 0 && !operator && !matches!(token, Token::ArrayStart | Token::ArrayEnd) {
+                continue;
+            }
             let operand = match token {
                 Token::Number(value) => Operand::Number(value as f32),
                 Token::String(bytes) => Operand::String(bytes),
                 Token::Name(name) => Operand::Name(name),
+                Token::ArrayStart if arrays.len() >= MAX_ARRAY_DEPTH => {
+                    too_deep += 1;
+                    continue;
+                }
                 Token::ArrayStart => {
                     arrays.push(Vec::new());
+                    continue;
+                }
+                Token::ArrayEnd if too_deep > 0 => {
+                    too_deep -= 1;
                     continue;
                 }
                 Token::ArrayEnd => match arrays.pop() {
@@ -157,6 +176,7 @@ impl<'d, 'c> Interpreter<'d, 'c> {
                     if !arrays.is_empty() {
                         // An operator inside an array means the array was never closed.
                         arrays.clear();
+                        too_deep = 0;
                     }
                     if keyword == b"ID" {
                         skip_inline_image(&mut lexer);

@@ -102,3 +102,58 @@ fn ruling_lines_of_a_page_that_draws_billions_stay_bounded() {
         .iter()
         .any(|note| note.contains("cut short")));
 }
+
+/// One page of Helvetica drawing `content`; `junk` goes into the page dictionary.
+fn page_pdf(content: &str, junk: &str) -> Vec<u8> {
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R {junk} /Resources << /Font << /F1 5 0 R >> >> >>"),
+        stream(content),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+    ];
+    let mut out = b"%PDF-1.4\n".to_vec();
+    for (index, object) in objects.iter().enumerate() {
+        out.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", index + 1).as_bytes());
+    }
+    out.extend_from_slice(b"trailer\n<< /Root 1 0 R >>\n%%EOF\n");
+    out
+}
+
+/// Extracts page 1 on a thread with a 512 KiB stack, so that work recursing with the input's
+/// nesting fails here, as it would on a smaller stack than the test harness's.
+fn text_on_a_small_stack(pdf: Vec<u8>) -> String {
+    std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(move || {
+            let doc = PdfDocument::open(&pdf).expect("opens");
+            doc.extract(1, 1, Mode::Plain).pages[0].text.clone()
+        })
+        .expect("a thread")
+        .join()
+        .expect("no overflow")
+}
+
+#[test]
+fn arrays_nested_without_end_in_a_content_stream_cost_no_stack() {
+    // 200,000 nested operand arrays overflowed the stack when dropped (an abort, not a panic).
+    let depth = 200_000;
+    let content = format!(
+        "BT /F1 12 Tf 10 100 Td {}{} TJ [(kept)] TJ ET",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    assert_eq!(text_on_a_small_stack(page_pdf(&content, "")).trim(), "kept");
+    // Arrays nested within reach still reach their operator: the marked-content properties here.
+    let content =
+        "/Span << /ActualText [[[(x)]]] >> BDC BT /F1 12 Tf 10 100 Td [(a) -20 (b)] TJ ET EMC";
+    assert_eq!(text_on_a_small_stack(page_pdf(content, "")).trim(), "ab");
+}
+
+#[test]
+fn arrays_nested_without_end_in_an_object_cost_no_stack() {
+    let depth = 1_000_000;
+    let junk = format!("/Junk {}{}", "[".repeat(depth), "]".repeat(depth));
+    // The page's dictionary does not parse; the document must still answer, not overflow.
+    text_on_a_small_stack(page_pdf("BT /F1 12 Tf 10 100 Td (a) Tj ET", &junk));
+}
