@@ -10,21 +10,25 @@ fn nested_forms_pdf() -> Vec<u8> {
 
 /// The innermost form draws `innermost` (text, or rules and text).
 fn nested_forms_pdf_drawing(innermost: &str) -> Vec<u8> {
-    const LEVELS: usize = 10;
+    forms_drawing_forms(10, 10, innermost)
+}
+
+/// `levels` forms, each drawing the next `copies` times; the last draws `innermost`.
+fn forms_drawing_forms(levels: usize, copies: usize, innermost: &str) -> Vec<u8> {
     let mut objects = vec![
         "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources 4 0 R /Contents 5 0 R >>"
             .to_string(),
     ];
-    let forms: String = (0..=LEVELS)
+    let forms: String = (0..=levels)
         .map(|level| format!("/X{level} {} 0 R ", 7 + level))
         .collect();
     objects.push(format!("<< /Font << /F1 6 0 R >> /XObject << {forms}>> >>"));
     objects.push(stream("/X0 Do"));
     objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string());
-    for level in 0..LEVELS {
-        let body = format!("/X{} Do ", level + 1).repeat(10);
+    for level in 0..levels {
+        let body = format!("/X{} Do ", level + 1).repeat(copies);
         objects.push(stream_with(
             "/Type /XObject /Subtype /Form /BBox [0 0 200 200] /Resources 4 0 R",
             &body,
@@ -156,4 +160,40 @@ fn arrays_nested_without_end_in_an_object_cost_no_stack() {
     let junk = format!("/Junk {}{}", "[".repeat(depth), "]".repeat(depth));
     // The page's dictionary does not parse; the document must still answer, not overflow.
     text_on_a_small_stack(page_pdf("BT /F1 12 Tf 10 100 Td (a) Tj ET", &junk));
+}
+
+#[test]
+fn forms_that_multiply_or_draw_themselves_are_not_rendered() {
+    // 10^10 form runs; and one form drawing itself twice, which kept the renderer busy without end.
+    let self_drawing = {
+        let mut pdf = forms_drawing_forms(1, 2, "BT /F1 12 Tf 10 10 Td (a) Tj ET");
+        let at = pdf
+            .windows(6)
+            .position(|w| w == b"/X1 Do")
+            .expect("the outer form draws X1");
+        pdf[at..at + 6].copy_from_slice(b"/X0 Do");
+        pdf
+    };
+    for pdf in [nested_forms_pdf(), self_drawing] {
+        let started = Instant::now();
+        let Err(error) = pdf_core::ocr::render_page(&pdf, 1, 72.0) else {
+            panic!("rendered")
+        };
+        assert!(
+            error
+                .message
+                .contains("forms draw forms more than 100000 times"),
+            "{}",
+            error.message
+        );
+        assert!(started.elapsed().as_secs() < 60);
+    }
+    // Three levels of three copies: 1 + 3 + 9 + 27 form runs, drawn.
+    let page = pdf_core::ocr::render_page(
+        &forms_drawing_forms(3, 3, "BT /F1 12 Tf 10 10 Td (a) Tj ET"),
+        1,
+        72.0,
+    )
+    .expect("renders");
+    assert_eq!((page.width, page.height), (200, 200));
 }

@@ -47,6 +47,15 @@ fn bounded_scale(width_pt: f64, height_pt: f64, dpi: f64) -> f64 {
 
 /// Renders page `page_number` (1-based) of the PDF at `dpi` (bounded, see [`MAX_RENDER_PIXELS`]).
 pub fn render_page(bytes: &[u8], page_number: usize, dpi: f64) -> Result<RenderedPage, PdfError> {
+    // Forms drawing forms multiply the renderer's work without a bound of its own (form_fanout.rs).
+    if let Ok(doc) = crate::PdfDocument::open(bytes) {
+        if doc.form_runs(page_number.saturating_sub(1)) > crate::MAX_FORM_RUNS {
+            return Err(invalid(format!(
+                "Page {page_number} was not rendered: its forms draw forms more than {} times (or draw themselves).",
+                crate::MAX_FORM_RUNS
+            )));
+        }
+    }
     let pdf = Pdf::new(bytes.to_vec())
         .map_err(|error| invalid(format!("The PDF could not be rendered: {error:?}.")))?;
     let pages = pdf.pages();
