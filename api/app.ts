@@ -17,7 +17,7 @@ import type { FetchPolicy } from '../app/jobs/stage-input.ts'
 import type { Services } from '../app/services.ts'
 import { authenticateFrom, knownKeyPrincipal, type Principal, requireScope, runScope } from './auth.ts'
 import { serializerCompiler } from './compiled-serializer.ts'
-import { frameworkErrors, installErrorHandling } from './error-handler.ts'
+import { clientErrors, frameworkErrors, installErrorHandling } from './error-handler.ts'
 import { registerOps, requestId } from './ops/plugin.ts'
 import { OwnWrites } from './own-writes.ts'
 import { registerRestResourceMetadata } from './protected-resource.ts'
@@ -81,6 +81,7 @@ export async function buildApp({
     trustProxy: services.ctx.config.trustProxy.length > 0 ? services.ctx.config.trustProxy : false,
     return503OnClosing: true,
     frameworkErrors,
+    clientErrorHandler: clientErrors,
     genReqId: requestId,
   }).withTypeProvider<ZodTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)

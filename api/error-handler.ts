@@ -1,5 +1,6 @@
 // One place that turns any failure into the spec's `{error: {code, message}}` with its status, and
 // Retry-After on 429 and 503.
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { clientSafeText } from '../app/security/client-safe-text.ts'
@@ -62,6 +63,29 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
         ? new DomainError('invalid_request', 'The path is not a valid URL.')
         : fromFastify(error)
   void sendError(reply, domain)
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: a request Node's HTTP parser refuses (headers or URL past
+ * its 16 KiB, a malformed request line or header, a body that did not arrive in time) never
+ * reaches Fastify's routes or error handler, and was answered in Fastify's own format. Here it is
+ * answered in the spec's: 400 invalid_request, or 408 for the timeout (the status clients and
+ * proxies know to retry on), then the connection closes.
+ */
+export function clientErrors(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, reason, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'The request did not arrive in time; send it again.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [400, 'Bad Request', 'The request line and headers are larger than the 16 KiB the server reads.']
+        : [400, 'Bad Request', 'The request is not valid HTTP/1.1.']
+  const body = JSON.stringify({ error: { code: 'invalid_request', message } })
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    )
+  socket.destroy()
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -86,6 +86,7 @@ describe('slow bodies', () => {
       // The request timeout, plus Node's check interval (a quarter of it), plus scheduling slack.
       expect(result.endedAfterMs!, name).toBeLessThan(requestMs + requestMs / 4 + 1000)
       expect([0, 408], `${name}: ${result.answer.slice(0, 200)}`).toContain(result.status)
+      if (result.status === 408) expect(result.answer).toContain('{"error":{"code":"invalid_request"')
       expectNoInternals(result.answer, name)
     },
   )
