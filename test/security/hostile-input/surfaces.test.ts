@@ -225,6 +225,18 @@ const cases = (): Case[] => [
     code: 'invalid_json',
   },
   {
+    name: 'JSON with a __proto__ member',
+    send: () =>
+      raw(
+        'POST',
+        '/v1/uploads',
+        { ...authorized(), ...json },
+        '{"filename":"a.glb","__proto__":{"admin":true}}',
+      ),
+    status: 400,
+    code: 'invalid_json',
+  },
+  {
     name: 'JSON nested 20 000 deep',
     send: () =>
       raw('POST', '/v1/uploads', { ...authorized(), ...json }, `${'['.repeat(20_000)}${']'.repeat(20_000)}`),
