@@ -550,26 +550,24 @@ fn has_cycle(parent: &[Option<usize>]) -> bool {
     const REACHES_ROOT: usize = usize::MAX - 1;
     // Per node: UNSEEN, REACHES_ROOT, or the walk (its start) that stepped on it.
     let mut state = vec![UNSEEN; parent.len()];
-    for start in 0..parent.len() {
+    // Marks `from` nodes as `to` up from `start`; the node where it stopped.
+    let mut relabel = |start: usize, from: usize, to: usize| {
         let mut at = start;
-        while state[at] == UNSEEN {
-            state[at] = start;
+        while state[at] == from {
+            state[at] = to;
             match parent[at] {
                 Some(p) => at = p,
                 None => break,
             }
         }
-        if state[at] == start && parent[at].is_some() {
+        (at, state[at])
+    };
+    for start in 0..parent.len() {
+        let (stopped, label) = relabel(start, UNSEEN, start);
+        if label == start && parent[stopped].is_some() {
             return true;
         }
-        let mut at = start;
-        while state[at] == start {
-            state[at] = REACHES_ROOT;
-            match parent[at] {
-                Some(p) => at = p,
-                None => break,
-            }
-        }
+        relabel(start, start, REACHES_ROOT);
     }
     false
 }
