@@ -1,41 +1,162 @@
-//! Nearest-part queries for split's consolidation: a uniform grid of cells over the parts' bounds,
-//! each part listed in the cells its bounding box overlaps. A query walks rings of cells outward
-//! from the source box and stops once no unseen part can be nearer than the best found: a part
-//! met first at ring r lies at least r - 1 whole cells away along some axis. Parts only grow (a
-//! merge unites two boxes), so a part is added to the cells its new box reaches and never removed;
-//! the caller skips parts merged away. A part spanning more than `MAX_CELLS_PER_PART` cells is
-//! kept in a short list every query reads instead.
+//! Nearest-part queries for split's consolidation, where nearest is the least bounding-box gap,
+//! then the least distance between centres, then the earliest part. Two uniform grids over the
+//! parts' space answer them:
+//! - boxes: each part listed in the cells its box overlaps. A part that touches the source box is
+//!   listed in one of the source's own cells; one that does not is found by walking rings of cells
+//!   outward, stopping once no unseen part can be nearer (a part met first r rings out lies at
+//!   least r - 1 cells away along some axis);
+//! - centres: each part in the cell of its centre. Where several parts touch the source (gap 0),
+//!   the nearest centre among them decides, found by the same ring walk over centres; parts that
+//!   overlap one another by the thousand (hair cards, foliage) are then not all compared.
+//!
+//! Parts only grow (a merge unites two boxes): a grown part is added to the box cells it newly
+//! reaches, and moved to the cell of its new centre. A part spanning more than
+//! `MAX_CELLS_PER_PART` box cells is kept in a list every query reads instead.
 use crate::math::Bounds;
 
-/// Cells a part may be listed in before it moves to the list every query reads.
+/// Box cells a part may be listed in before it moves to the list every query reads.
 const MAX_CELLS_PER_PART: usize = 64;
 
-/// Cells in the whole grid, at most (about 32 MB of empty lists).
+/// Parts listed near a source (in its own box cells, or wide) up to which all of them are read.
+const FEW_LISTED: usize = 512;
+
+/// Cells in a grid, at most (about 32 MB of empty lists).
 const MAX_CELLS: usize = 1 << 20;
 
 type CellRange = ([usize; 3], [usize; 3]);
 
-pub struct PartGrid {
+/// A uniform division of a box into cells.
+struct Lattice {
     origin: [f32; 3],
     cell: [f32; 3],
     dims: [usize; 3],
-    cells: Vec<Vec<u32>>,
-    /// Parts spanning too many cells to list.
+}
+
+impl Lattice {
+    /// Cells of side `size` (at least) over `all`, at most MAX_CELLS of them.
+    fn new(all: &Bounds, mut size: f32) -> Self {
+        let extent: [f32; 3] = [0, 1, 2].map(|k| (all.max[k] - all.min[k]).max(0.0));
+        let count = |size: f32| extent.map(|e| if size > 0.0 && size.is_finite() { ((e / size).ceil() as usize).max(1) } else { 1 });
+        while count(size).iter().product::<usize>() > MAX_CELLS {
+            size *= 2.0;
+        }
+        let dims = count(size);
+        let cell = [0, 1, 2].map(|k| if dims[k] > 1 { size } else { extent[k].max(f32::MIN_POSITIVE) });
+        let origin = [0, 1, 2].map(|k| if all.min[k].is_finite() { all.min[k] } else { 0.0 });
+        Lattice { origin, cell, dims }
+    }
+
+    fn cells(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    fn index(&self, c: [usize; 3]) -> usize {
+        (c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]
+    }
+
+    fn range(&self, b: &Bounds) -> CellRange {
+        (self.at(b.min), self.at(b.max))
+    }
+
+    fn at(&self, p: [f32; 3]) -> [usize; 3] {
+        [0, 1, 2].map(|k| (((p[k] - self.origin[k]) / self.cell[k]).floor().max(0.0) as usize).min(self.dims[k] - 1))
+    }
+
+    /// The least distance, along some axis, from the range to a cell r rings out, less half a cell
+    /// of slack for rounding at cell walls.
+    fn ring_distance(&self, r: usize) -> f32 {
+        let step = (0..3).filter(|&k| self.dims[k] > 1).map(|k| self.cell[k]).fold(f32::INFINITY, f32::min);
+        if step.is_finite() {
+            (r as f32 - 1.5).max(0.0) * step
+        } else {
+            0.0
+        }
+    }
+
+    /// Rings around the range that hold any cell: beyond the last, the rings cover the lattice.
+    fn last_ring(&self, (lo, hi): CellRange) -> usize {
+        (0..3).map(|k| lo[k].max(self.dims[k] - 1 - hi[k])).max().unwrap_or(0)
+    }
+
+    /// Calls `visit` with the index of every cell exactly `r` rings out from the range.
+    fn ring(&self, (lo, hi): CellRange, r: usize, mut visit: impl FnMut(usize)) {
+        let a = [0, 1, 2].map(|k| lo[k].saturating_sub(r));
+        let b = [0, 1, 2].map(|k| (hi[k] + r).min(self.dims[k] - 1));
+        let on_face = |k: usize, c: usize| c + r == lo[k] || c == hi[k] + r;
+        for z in a[2]..=b[2] {
+            for y in a[1]..=b[1] {
+                if r == 0 || on_face(2, z) || on_face(1, y) {
+                    (a[0]..=b[0]).for_each(|x| visit(self.index([x, y, z])));
+                } else {
+                    // Inside the ring's y and z faces only its two x faces are new.
+                    if lo[0] >= r {
+                        visit(self.index([lo[0] - r, y, z]));
+                    }
+                    if hi[0] + r < self.dims[0] {
+                        visit(self.index([hi[0] + r, y, z]));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The best part so far: (key, part), keys compared, ties to the lower part.
+type Best = Option<((f32, f32), usize)>;
+
+fn improve(best: &mut Best, key: (f32, f32), part: usize) {
+    let better = match best {
+        None => true,
+        Some((k, p)) => match key.partial_cmp(k) {
+            Some(std::cmp::Ordering::Less) => true,
+            Some(std::cmp::Ordering::Greater) => false,
+            _ => part < *p,
+        },
+    };
+    if better {
+        *best = Some((key, part));
+    }
+}
+
+/// Calls `look` with each part of `list` not `gone`, dropping the gone ones as it meets them,
+/// until `look` says stop; whether it did.
+fn live_entries(list: &mut Vec<u32>, gone: &[bool], look: &mut impl FnMut(usize) -> bool) -> bool {
+    let mut i = 0;
+    while i < list.len() {
+        let part = list[i] as usize;
+        if gone[part] {
+            list.swap_remove(i);
+        } else if look(part) {
+            return true;
+        } else {
+            i += 1;
+        }
+    }
+    false
+}
+
+pub struct PartGrid {
+    boxes: Lattice,
+    box_cells: Vec<Vec<u32>>,
+    /// Parts spanning too many box cells to list.
     wide: Vec<u32>,
-    /// Per part, the cells it is listed in, or None once it is in `wide`.
+    /// Per part, the box cells it is listed in, or None once it is in `wide`.
     listed: Vec<Option<CellRange>>,
-    /// Parts merged away; a query drops them from the cells it reads.
+    centres: Lattice,
+    centre_cells: Vec<Vec<u32>>,
+    /// Per part, the centre cell it is in.
+    centre_cell: Vec<usize>,
+    /// Parts merged away; a query drops them from the box cells it reads.
     gone: Vec<bool>,
 }
 
 impl PartGrid {
-    /// A grid over `bounds` (one per part, in part order). Cells are about as large as the median
-    /// part, and no smaller than an even share of the space, so a part usually overlaps a few
-    /// cells and a cell lists a few parts.
+    /// Grids over `bounds` (one per part, in part order). Box cells are about as large as the
+    /// median part, and no smaller than an even share of the space, so a part usually overlaps a
+    /// few and a cell lists a few parts; centre cells are an even share of the space.
     pub fn new(bounds: &[Bounds]) -> Self {
         let mut all = Bounds::empty();
         bounds.iter().for_each(|b| all.merge(b));
-        let origin = if bounds.is_empty() { [0.0; 3] } else { all.min };
         let extent: [f32; 3] = [0, 1, 2].map(|k| (all.max[k] - all.min[k]).max(0.0));
         let largest = extent.iter().copied().fold(0.0f32, f32::max);
         let mut sides: Vec<f32> = bounds.iter().map(|b| (0..3).map(|k| b.max[k] - b.min[k]).fold(0.0f32, f32::max)).collect();
@@ -52,42 +173,55 @@ impl PartGrid {
         } else {
             (spanned.iter().map(|&e| e as f64).product::<f64>() / bounds.len().max(1) as f64).powf(1.0 / spanned.len() as f64) as f32
         };
-        let mut size = median.max(share);
-        let count = |size: f32| extent.map(|e| if size > 0.0 && size.is_finite() { ((e / size).ceil() as usize).max(1) } else { 1 });
-        while count(size).iter().product::<usize>() > MAX_CELLS {
-            size *= 2.0;
-        }
-        let dims = count(size);
-        let cell = [0, 1, 2].map(|k| if dims[k] > 1 { size } else { extent[k].max(f32::MIN_POSITIVE) });
+        let boxes = Lattice::new(&all, median.max(share));
+        let centres = Lattice::new(&all, share);
         let mut grid = PartGrid {
-            origin,
-            cell,
-            dims,
-            cells: vec![Vec::new(); dims.iter().product()],
+            box_cells: vec![Vec::new(); boxes.cells()],
+            boxes,
             wide: Vec::new(),
             listed: vec![None; bounds.len()],
+            centre_cells: vec![Vec::new(); centres.cells()],
+            centres,
+            centre_cell: vec![0; bounds.len()],
             gone: vec![false; bounds.len()],
         };
         for (part, b) in bounds.iter().enumerate() {
             grid.list(part, b, None);
+            let cell = grid.centres.index(grid.centres.at(b.center()));
+            grid.centre_cell[part] = cell;
+            grid.centre_cells[cell].push(part as u32);
         }
         grid
     }
 
-    /// Lists `part` in the cells its grown bounds `b` reach.
+    /// Records that `part` grew to the bounds `b`.
     pub fn grown(&mut self, part: usize, b: &Bounds) {
         if let Some(before) = self.listed[part] {
             self.list(part, b, Some(before));
+        }
+        let cell = self.centres.index(self.centres.at(b.center()));
+        if cell != self.centre_cell[part] {
+            self.leave_centre_cell(part);
+            self.centre_cell[part] = cell;
+            self.centre_cells[cell].push(part as u32);
         }
     }
 
     /// Forgets `part` (merged into another).
     pub fn remove(&mut self, part: usize) {
         self.gone[part] = true;
+        self.leave_centre_cell(part);
+    }
+
+    fn leave_centre_cell(&mut self, part: usize) {
+        let cell = &mut self.centre_cells[self.centre_cell[part]];
+        if let Some(at) = cell.iter().position(|&p| p as usize == part) {
+            cell.swap_remove(at);
+        }
     }
 
     fn list(&mut self, part: usize, b: &Bounds, before: Option<CellRange>) {
-        let range = self.range(b);
+        let range = self.boxes.range(b);
         let (lo, hi) = range;
         if (0..3).map(|k| hi[k] - lo[k] + 1).product::<usize>() > MAX_CELLS_PER_PART {
             self.listed[part] = None;
@@ -100,83 +234,91 @@ impl PartGrid {
             for y in lo[1]..=hi[1] {
                 for x in lo[0]..=hi[0] {
                     if before.is_none_or(|r| !inside([x, y, z], r)) {
-                        let at = self.index([x, y, z]);
-                        self.cells[at].push(part as u32);
+                        let at = self.boxes.index([x, y, z]);
+                        self.box_cells[at].push(part as u32);
                     }
                 }
             }
         }
     }
 
-    fn index(&self, c: [usize; 3]) -> usize {
-        (c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]
-    }
-
-    fn range(&self, b: &Bounds) -> CellRange {
-        let at = |k: usize, v: f32| (((v - self.origin[k]) / self.cell[k]).floor().max(0.0) as usize).min(self.dims[k] - 1);
-        ([0, 1, 2].map(|k| at(k, b.min[k])), [0, 1, 2].map(|k| at(k, b.max[k])))
-    }
-
-    /// The part `accept`ed with the least `distance` from the box `from` (ties to the lower part
-    /// index). `distance` must be a gap between boxes, or at least it: a part wholly in cells r
-    /// rings out counts as at least (r - 1) cells away. Returns (part, its distance key).
-    pub fn nearest<K: PartialOrd + Copy>(&mut self, from: &Bounds, accept: impl Fn(usize) -> bool, key: impl Fn(usize) -> (f32, K)) -> Option<usize> {
-        let mut best: Option<(f32, K, usize)> = None;
-        let consider = |best: &mut Option<(f32, K, usize)>, part: usize| {
-            if !accept(part) {
-                return;
+    /// The `accept`ed part nearest to the box `from`: least `key` (its gap to `from`, which is 0
+    /// where the boxes touch, then the distance between centres), ties to the lower part index.
+    pub fn nearest(&mut self, from: &Bounds, accept: impl Fn(usize) -> bool, key: impl Fn(usize) -> (f32, f32)) -> Option<usize> {
+        let range = self.boxes.range(from);
+        let mut best: Best = None;
+        // The wide parts and the parts listed in the source's own cells: every part that touches
+        // it is among them. Where they are many (parts overlapping by the thousand), the first
+        // that touches hands the search to the centres; where few (a small part inside a large
+        // one, whose centre is far), they are all read.
+        let mut listed = self.wide.len();
+        self.boxes.ring(range, 0, |cell| listed += self.box_cells[cell].len());
+        let many = listed > FEW_LISTED;
+        let mut touching = None;
+        let mut look = |part: usize| {
+            if accept(part) {
+                let k = key(part);
+                improve(&mut best, k, part);
+                if k.0 == 0.0 {
+                    touching = Some(part);
+                }
             }
-            let (gap, tie) = key(part);
-            let better = match best {
-                None => true,
-                Some((g, t, p)) => match (gap, tie).partial_cmp(&(*g, *t)) {
-                    Some(std::cmp::Ordering::Less) => true,
-                    Some(std::cmp::Ordering::Greater) => false,
-                    _ => part < *p,
-                },
-            };
-            if better {
-                *best = Some((gap, tie, part));
-            }
+            many && touching.is_some()
         };
         let gone = &self.gone;
-        self.wide.retain(|&p| !gone[p as usize]);
-        self.wide.iter().for_each(|&p| consider(&mut best, p as usize));
-        let (lo, hi) = self.range(from);
-        let step = (0..3).filter(|&k| self.dims[k] > 1).map(|k| self.cell[k]).fold(f32::INFINITY, f32::min);
-        let reach = (0..3).map(|k| lo[k].max(self.dims[k] - 1 - hi[k])).max().unwrap_or(0);
-        for r in 0..=reach {
-            if let Some((gap, _, _)) = best {
-                // Half a cell of slack for rounding at cell walls.
-                if gap < (r as f32 - 1.5).max(0.0) * step {
-                    break;
-                }
+        let mut stopped = live_entries(&mut self.wide, gone, &mut look);
+        let box_cells = &mut self.box_cells;
+        self.boxes.ring(range, 0, |cell| stopped = stopped || live_entries(&mut box_cells[cell], gone, &mut look));
+        match touching {
+            Some(part) if many => return self.nearest_touching(from, &accept, &key, (key(part), part)),
+            Some(_) => return best.map(|(_, part)| part),
+            None => {}
+        }
+        for r in 1..=self.boxes.last_ring(range) {
+            if best.is_some_and(|((gap, _), _)| gap < self.boxes.ring_distance(r)) {
+                break;
             }
-            let (a, b) = ([0, 1, 2].map(|k| lo[k].saturating_sub(r)), [0, 1, 2].map(|k| (hi[k] + r).min(self.dims[k] - 1)));
-            // Cells of the ring: in the grown range, on its outer face along some axis.
-            let on_face = |k: usize, c: usize| (c + r == lo[k]) || (c == hi[k] + r);
-            for z in a[2]..=b[2] {
-                for y in a[1]..=b[1] {
-                    let (dims, gone, cells) = (self.dims, &self.gone, &mut self.cells);
-                    let mut visit = |x: usize| {
-                        let cell = &mut cells[(z * dims[1] + y) * dims[0] + x];
-                        cell.retain(|&p| !gone[p as usize]);
-                        cell.iter().for_each(|&p| consider(&mut best, p as usize));
-                    };
-                    if r == 0 || on_face(2, z) || on_face(1, y) {
-                        (a[0]..=b[0]).for_each(&mut visit);
-                    } else {
-                        // Inside the ring's y and z faces only its two x faces are new.
-                        if lo[0] >= r {
-                            visit(lo[0] - r);
-                        }
-                        if hi[0] + r < self.dims[0] {
-                            visit(hi[0] + r);
+            let (gone, box_cells) = (&self.gone, &mut self.box_cells);
+            self.boxes.ring(range, r, |cell| {
+                live_entries(&mut box_cells[cell], gone, &mut |p| {
+                    if accept(p) {
+                        improve(&mut best, key(p), p);
+                    }
+                    false
+                });
+            });
+        }
+        best.map(|(_, part)| part)
+    }
+
+    /// Among the parts that touch `from` (gap 0; `best` is one), the one whose centre is nearest:
+    /// centre cells r rings out hold no centre nearer than r - 1 cells.
+    fn nearest_touching(
+        &self,
+        from: &Bounds,
+        accept: &impl Fn(usize) -> bool,
+        key: &impl Fn(usize) -> (f32, f32),
+        touching: ((f32, f32), usize),
+    ) -> Option<usize> {
+        let mut best = Some(touching);
+        let centre = self.centres.at(from.center());
+        let range = (centre, centre);
+        for r in 0..=self.centres.last_ring(range) {
+            if best.is_some_and(|((_, distance), _)| distance < self.centres.ring_distance(r)) {
+                break;
+            }
+            self.centres.ring(range, r, |cell| {
+                for &p in &self.centre_cells[cell] {
+                    let p = p as usize;
+                    if accept(p) {
+                        let k = key(p);
+                        if k.0 == 0.0 {
+                            improve(&mut best, k, p);
                         }
                     }
                 }
-            }
+            });
         }
-        best.map(|(_, _, part)| part)
+        best.map(|(_, part)| part)
     }
 }

@@ -157,8 +157,8 @@ impl PartialOrd for Waiting {
 /// `max_parts` remain, each into the nearest other part: of the same object where it has one,
 /// then by bounding-box gap, then by distance between centres, then the earliest. Returns how many
 /// parts were merged away; the parts left keep their order. A heap gives the next part to merge
-/// and a grid of the parts' bounds its nearest (`part_grid.rs`): 100,000 loose pieces took 54 s
-/// when each merge scanned every part for both.
+/// and grids of the parts' bounds and centres its nearest (`part_grid.rs`): 100,000 loose pieces
+/// took 54 s when each merge scanned every part for both.
 pub fn consolidate(parts: &mut Vec<Part>, min_faces: usize, min_area: f64, max_parts: usize) -> usize {
     let before = parts.len();
     let mut grid = PartGrid::new(&parts.iter().map(|p| p.bounds).collect::<Vec<_>>());
@@ -271,12 +271,15 @@ mod tests {
             state
         };
         let coordinate = |next: &mut dyn FnMut() -> u64| (next() % 10_000) as f32 / 100.0;
-        for round in 0..60 {
-            let n = 1 + (next() % 400) as usize;
+        for round in 0..120 {
+            // Overlapping parts by the thousand, so that the nearest touching part is found by
+            // centre (part_grid.rs) as well as by reading all.
+            let n = if round % 6 == 5 { 1000 + (next() % 2000) as usize } else { 1 + (next() % 400) as usize };
             let objects = 1 + (next() % 4) as usize;
             // Layouts: a spread in 3D, a flat sheet, a line, a tight cluster with a few far away,
-            // one point; sizes from specks to parts spanning the scene; areas with ties.
-            let layout = round % 5;
+            // one point, parts overlapping by the hundred; sizes from specks to parts spanning the
+            // scene; areas with ties.
+            let layout = round % 6;
             let mut parts: Vec<Part> = (0..n)
                 .map(|i| {
                     let mut at = [coordinate(&mut next), coordinate(&mut next), coordinate(&mut next)];
@@ -287,7 +290,7 @@ mod tests {
                         4 => at = [1.0; 3],
                         _ => {}
                     }
-                    let size = coordinate(&mut next) * if next() % 10 == 0 { 1.0 } else { 0.02 };
+                    let size = coordinate(&mut next) * if layout == 5 || next() % 10 == 0 { 1.0 } else { 0.02 };
                     let faces = 1 + (next() % 30) as usize;
                     Part {
                         object: (next() % objects as u64) as usize,
