@@ -113,9 +113,11 @@ impl PdfDocument {
         None
     }
 
-    pub(crate) fn content(&self, page: ObjectId) -> Vec<u8> {
+    /// The page's content streams joined, and whether any of them could not be decoded (an
+    /// unknown filter, or past the decode ceiling) and was left out.
+    pub(crate) fn content(&self, page: ObjectId) -> (Vec<u8>, bool) {
         let Ok(dict) = self.doc.get_dictionary(page) else {
-            return Vec::new();
+            return (Vec::new(), false);
         };
         let streams: Vec<&Object> = match objects::get(&self.doc, dict, b"Contents") {
             Some(Object::Array(items)) => items.iter().collect(),
@@ -123,16 +125,20 @@ impl PdfDocument {
             None => Vec::new(),
         };
         let mut content = Vec::new();
+        let mut skipped = false;
         for item in streams {
             if let Some(Object::Stream(stream)) = objects::resolve(&self.doc, item) {
-                if let Some(data) = objects::decoded(stream) {
-                    content.extend_from_slice(&data);
-                    // Streams of one page are concatenated; a token must not run across the seam.
-                    content.push(b'\n');
+                match objects::decoded(stream) {
+                    Some(data) => {
+                        content.extend_from_slice(&data);
+                        // Streams of one page are concatenated; a token must not run across the seam.
+                        content.push(b'\n');
+                    }
+                    None => skipped = true,
                 }
             }
         }
-        content
+        (content, skipped)
     }
 }
 

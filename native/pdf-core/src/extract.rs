@@ -55,6 +55,7 @@ impl PdfDocument {
         let mut fonts_without_unicode = BTreeSet::new();
         let mut failed_pages = Vec::new();
         let mut truncated_pages = Vec::new();
+        let mut undecoded_pages = Vec::new();
         for number in first.max(1)..=last.min(self.page_count()) {
             let page = self.pages[number - 1];
             let outcome = catch_unwind(AssertUnwindSafe(|| {
@@ -63,7 +64,11 @@ impl PdfDocument {
                 if with_lines {
                     interpreter = interpreter.recording_rules();
                 }
-                interpreter.run(&self.content(page), self.resources(page));
+                let (content, skipped) = self.content(page);
+                if skipped {
+                    undecoded_pages.push(number);
+                }
+                interpreter.run(&content, self.resources(page));
                 if let Ok(dict) = self.doc.get_dictionary(page) {
                     interpreter.run_annotations(dict);
                 }
@@ -113,6 +118,12 @@ impl PdfDocument {
         }
         if !truncated_pages.is_empty() {
             extraction.notes.push(format!("Pages {truncated_pages:?} have more content than a page can hold; their text is cut short."));
+        }
+        if !undecoded_pages.is_empty() {
+            extraction.notes.push(format!(
+                "Pages {undecoded_pages:?} have a content stream that could not be decoded (an unknown filter, or more than {} MiB decoded); it was left out.",
+                crate::objects::MAX_STREAM_BYTES >> 20
+            ));
         }
         if !failed_pages.is_empty() {
             extraction.notes.push(format!(

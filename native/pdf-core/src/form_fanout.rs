@@ -152,7 +152,7 @@ impl PdfDocument {
             active: Vec::new(),
         };
         let resources = self.resources(page);
-        let (mut total, _) = counter.runs(&self.content(page), resources, 0);
+        let (mut total, _) = counter.runs(&self.content(page).0, resources, 0);
         for appearance in appearances(&self.doc, dict) {
             if total > MAX_FORM_RUNS {
                 break;

@@ -197,3 +197,34 @@ fn forms_that_multiply_or_draw_themselves_are_not_rendered() {
     .expect("renders");
     assert_eq!((page.width, page.height), (200, 200));
 }
+
+#[test]
+fn a_content_stream_that_does_not_decode_is_left_out_with_a_note() {
+    // Two content streams: one through a filter no reader knows, then one that draws text. (A
+    // stream decoding past the 256 MiB ceiling is left out the same way.)
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents [4 0 R 5 0 R] /Resources << /Font << /F1 6 0 R >> >> >>".to_string(),
+        stream_with("/Filter /NoSuchDecode", "BT /F1 12 Tf (lost) Tj ET"),
+        stream("BT /F1 12 Tf 10 100 Td (kept) Tj ET"),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+    ];
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    for (index, object) in objects.iter().enumerate() {
+        pdf.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", index + 1).as_bytes());
+    }
+    pdf.extend_from_slice(b"trailer\n<< /Root 1 0 R >>\n%%EOF\n");
+    let extraction = PdfDocument::open(&pdf)
+        .expect("opens")
+        .extract(1, 1, Mode::Plain);
+    assert_eq!(extraction.pages[0].text.trim(), "kept");
+    assert!(
+        extraction
+            .notes
+            .iter()
+            .any(|n| n.starts_with("Pages [1] have a content stream that could not be decoded")),
+        "{:?}",
+        extraction.notes
+    );
+}
