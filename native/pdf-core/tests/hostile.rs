@@ -38,11 +38,16 @@ fn forms_drawing_forms(levels: usize, copies: usize, innermost: &str) -> Vec<u8>
         "/Type /XObject /Subtype /Form /BBox [0 0 200 200] /Resources 4 0 R",
         innermost,
     ));
+    pdf_of(&objects)
+}
+
+/// A PDF of `objects`, numbered from 1, without a cross-reference table (the reader rebuilds it by
+/// scanning, which is also under test).
+fn pdf_of(objects: &[String]) -> Vec<u8> {
     let mut out = b"%PDF-1.4\n".to_vec();
     for (index, object) in objects.iter().enumerate() {
         out.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", index + 1).as_bytes());
     }
-    // No cross-reference table: the reader rebuilds it by scanning, which is also under test.
     out.extend_from_slice(b"trailer\n<< /Root 1 0 R >>\n%%EOF\n");
     out
 }
@@ -116,12 +121,7 @@ fn page_pdf(content: &str, junk: &str) -> Vec<u8> {
         stream(content),
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
     ];
-    let mut out = b"%PDF-1.4\n".to_vec();
-    for (index, object) in objects.iter().enumerate() {
-        out.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", index + 1).as_bytes());
-    }
-    out.extend_from_slice(b"trailer\n<< /Root 1 0 R >>\n%%EOF\n");
-    out
+    pdf_of(&objects)
 }
 
 /// Extracts page 1 on a thread with a 512 KiB stack, so that work recursing with the input's
@@ -210,12 +210,7 @@ fn a_content_stream_that_does_not_decode_is_left_out_with_a_note() {
         stream("BT /F1 12 Tf 10 100 Td (kept) Tj ET"),
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
     ];
-    let mut pdf = b"%PDF-1.4\n".to_vec();
-    for (index, object) in objects.iter().enumerate() {
-        pdf.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", index + 1).as_bytes());
-    }
-    pdf.extend_from_slice(b"trailer\n<< /Root 1 0 R >>\n%%EOF\n");
-    let extraction = PdfDocument::open(&pdf)
+    let extraction = PdfDocument::open(&pdf_of(&objects))
         .expect("opens")
         .extract(1, 1, Mode::Plain);
     assert_eq!(extraction.pages[0].text.trim(), "kept");
