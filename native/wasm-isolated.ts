@@ -84,10 +84,6 @@ class Host {
     this.#worker.on('exit', () => end())
   }
 
-  get ended(): boolean {
-    return this.#ended
-  }
-
   send(call: Call): void {
     const id = this.#nextId++
     this.#calls.set(id, call)
@@ -136,7 +132,8 @@ export function isolatedWasmBinding<T extends object>(
   for (const method of methods)
     binding[method] = (...args) =>
       new Promise((resolve, reject) => {
-        if (!shared || shared.ended) shared = new Host(loaderPath, onEnd)
+        // onEnd forgets a shared host that ended, so a call never goes to a dead one.
+        shared ??= new Host(loaderPath, onEnd)
         shared.send({ method, args, resolve, reject, alone: false })
       })
   return binding as T

@@ -130,12 +130,17 @@ fn gap(a: &Bounds, b: &Bounds) -> f32 {
 }
 
 /// A part waiting to merge: smallest area first, then the earliest part.
-#[derive(PartialEq)]
 struct Waiting {
     area: f64,
     part: usize,
     /// The part's merge count when this entry was made; a grown part has a newer entry.
     version: u32,
+}
+
+impl PartialEq for Waiting {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
 }
 
 impl Eq for Waiting {}

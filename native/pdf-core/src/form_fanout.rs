@@ -96,16 +96,8 @@ fn form_named<'d>(
     resources: Option<&'d Dictionary>,
     name: &[u8],
 ) -> Option<(ObjectId, &'d Stream)> {
-    let xobjects = objects::dict(doc, resources?, b"XObject")?;
-    let Ok(Object::Reference(id)) = xobjects.get(name) else {
-        return None;
-    };
-    match doc.get_object(*id) {
-        Ok(Object::Stream(stream))
-            if objects::name(doc, &stream.dict, b"Subtype") == Some(b"Form") =>
-        {
-            Some((*id, stream))
-        }
+    match objects::xobject(doc, resources, name)? {
+        (id, stream, Some(b"Form")) => Some((id, stream)),
         _ => None,
     }
 }

@@ -449,20 +449,10 @@ impl<'d, 'c> Interpreter<'d, 'c> {
     }
 
     fn draw_xobject(&mut self, resources: Option<&'d Dictionary>, name: &[u8]) {
-        let Some(xobjects) = resources.and_then(|r| objects::dict(self.doc, r, b"XObject")) else {
+        let Some((id, stream, subtype)) = objects::xobject(self.doc, resources, name) else {
             return;
         };
-        let Ok(entry) = xobjects.get(name) else {
-            return;
-        };
-        let id = match entry {
-            Object::Reference(id) => *id,
-            _ => return,
-        };
-        let Ok(Object::Stream(stream)) = self.doc.get_object(id) else {
-            return;
-        };
-        match objects::name(self.doc, &stream.dict, b"Subtype") {
+        match subtype {
             Some(b"Image") => self.marks.images += 1,
             Some(b"Form") => {
                 let form_matrix = objects::array(self.doc, &stream.dict, b"Matrix")

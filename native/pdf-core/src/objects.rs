@@ -56,6 +56,22 @@ pub fn stream<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option
     }
 }
 
+/// The XObject `name` of `resources` (held by reference, as the format requires), with its
+/// object id and its subtype (`Image`, `Form`, …).
+pub fn xobject<'a>(
+    doc: &'a Document,
+    resources: Option<&'a Dictionary>,
+    name: &[u8],
+) -> Option<(lopdf::ObjectId, &'a Stream, Option<&'a [u8]>)> {
+    let Ok(Object::Reference(id)) = dict(doc, resources?, b"XObject")?.get(name) else {
+        return None;
+    };
+    let Ok(Object::Stream(stream)) = doc.get_object(*id) else {
+        return None;
+    };
+    Some((*id, stream, self::name(doc, &stream.dict, b"Subtype")))
+}
+
 pub fn number(doc: &Document, object: &Object) -> Option<f32> {
     match resolve(doc, object)? {
         Object::Integer(value) => Some(*value as f32),

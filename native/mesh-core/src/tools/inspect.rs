@@ -209,9 +209,13 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         .nodes
         .iter()
         .enumerate()
-        .map(|(i, n)| match i < MAX_LISTED {
-            true => json!({ "index": i, "name": n.name, "mesh": n.mesh, "children": n.children, "has_transform": n.matrix != crate::model::IDENTITY }),
-            false => Value::Null,
+        // Nodes past the listed ones are placeholders (`list` keeps the first ones).
+        .map(|(i, n)| {
+            if i < MAX_LISTED {
+                json!({ "index": i, "name": n.name, "mesh": n.mesh, "children": n.children, "has_transform": n.matrix != crate::model::IDENTITY })
+            } else {
+                Value::Null
+            }
         })
         .collect();
     let slots = texture_slots(&model.materials);
