@@ -180,7 +180,7 @@ fn forms_that_multiply_or_draw_themselves_are_not_rendered() {
         assert!(
             error
                 .message
-                .contains("forms draw forms more than 100000 times"),
+                .contains("draw one another more than 100000 times"),
             "{}",
             error.message
         );
@@ -193,6 +193,103 @@ fn forms_that_multiply_or_draw_themselves_are_not_rendered() {
     )
     .expect("renders");
     assert_eq!((page.width, page.height), (200, 200));
+}
+
+/// A page whose resources are `resources` and whose content is `content`, with `objects` from
+/// object 6 on (1–5: catalog, pages, the page, its resources, its content).
+fn page_with(resources: &str, content: &str, objects: Vec<String>) -> Vec<u8> {
+    let mut all = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources 4 0 R /Contents 5 0 R >>"
+            .to_string(),
+        resources.to_string(),
+        stream(content),
+    ];
+    all.extend(objects);
+    pdf_of(&all)
+}
+
+/// `levels` Type 3 fonts /T0, /T1, … whose one glyph (`a`) shows `copies` glyphs of the next
+/// font; the last one's glyph fills a square. Fonts are objects 6, 8, …, each followed by its
+/// glyph procedure.
+fn type3_fonts(levels: usize, copies: usize) -> (String, Vec<String>) {
+    let names: String = (0..levels)
+        .map(|level| format!("/T{level} {} 0 R ", 6 + 2 * level))
+        .collect();
+    let mut objects = Vec::new();
+    for level in 0..levels {
+        objects.push(format!(
+            "<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] \
+             /CharProcs << /a {} 0 R >> /Encoding << /Differences [97 /a] >> /FirstChar 97 /LastChar 97 \
+             /Widths [1000] /Resources 4 0 R >>",
+            7 + 2 * level
+        ));
+        let glyph = match level + 1 < levels {
+            true => format!(
+                "1000 0 d0 BT /T{} 1000 Tf 0 0 Td ({}) Tj ET",
+                level + 1,
+                "a".repeat(copies)
+            ),
+            false => "1000 0 d0 0 0 500 500 re f".to_string(),
+        };
+        objects.push(stream(&glyph));
+    }
+    (format!("<< /Font << {names}>> >>"), objects)
+}
+
+/// The page rendered for OCR on a thread of 2 MiB of stack (so a renderer that never finishes
+/// fails the test instead of hanging it): the rendered size, or the refusal's message.
+fn rendered(pdf: Vec<u8>) -> Result<(u32, u32), String> {
+    let (sender, answer) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let page = pdf_core::ocr::render_page(&pdf, 1, 72.0);
+            sender.send(page.map(|p| (p.width, p.height)).map_err(|e| e.message))
+        })
+        .expect("a thread");
+    answer
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("answered within a minute")
+}
+
+#[test]
+fn type3_glyphs_that_multiply_or_draw_themselves_are_not_rendered() {
+    let refused = |result: Result<(u32, u32), String>| {
+        result.is_err_and(|message| message.contains("Type 3 glyphs draw one another"))
+    };
+    // A glyph that shows itself: the renderer recursed until its stack overflowed, which no
+    // unwinding catches (the process ended).
+    let (resources, mut objects) = type3_fonts(1, 1);
+    objects[1] = stream("1000 0 d0 BT /T0 1000 Tf 0 0 Td (aa) Tj ET");
+    let page = page_with(&resources, "BT /T0 12 Tf 10 10 Td (a) Tj ET", objects);
+    assert!(refused(rendered(page)));
+    // Eight fonts of ten glyphs each: 10^7 glyphs drawn for one on the page.
+    let (resources, objects) = type3_fonts(8, 10);
+    let page = page_with(&resources, "BT /T0 12 Tf 10 10 Td (a) Tj ET", objects);
+    assert!(refused(rendered(page)));
+    // The text state's font comes back with `Q`: the multiplying font shows the glyph.
+    let (resources, objects) = type3_fonts(8, 10);
+    let content = "BT /T0 12 Tf q /T7 12 Tf Q 10 10 Td (a) Tj ET";
+    assert!(refused(rendered(page_with(&resources, content, objects))));
+    // Glyphs that draw the next one, 45 fonts deep, and three levels of three: drawn.
+    for (levels, copies) in [(45, 1), (3, 3)] {
+        let (resources, objects) = type3_fonts(levels, copies);
+        let page = page_with(&resources, "BT /T0 12 Tf 10 10 Td (aaaa) Tj ET", objects);
+        assert_eq!(
+            rendered(page),
+            Ok((200, 200)),
+            "{levels} levels of {copies}"
+        );
+    }
+    // A page of 200,000 plain Type 3 glyphs draws each once: it is not refused for its length.
+    let (resources, objects) = type3_fonts(1, 1);
+    let content = format!("BT /T0 1 Tf 0 0 Td ({}) Tj ET", "a".repeat(200_000));
+    assert_eq!(
+        rendered(page_with(&resources, &content, objects)),
+        Ok((200, 200))
+    );
 }
 
 #[test]

@@ -47,12 +47,13 @@ fn bounded_scale(width_pt: f64, height_pt: f64, dpi: f64) -> f64 {
 
 /// Renders page `page_number` (1-based) of the PDF at `dpi` (bounded, see [`MAX_RENDER_PIXELS`]).
 pub fn render_page(bytes: &[u8], page_number: usize, dpi: f64) -> Result<RenderedPage, PdfError> {
-    // Forms drawing forms multiply the renderer's work without a bound of its own (form_fanout.rs).
+    // Forms and Type 3 glyphs drawing one another multiply the renderer's work without a bound
+    // of its own, and a glyph drawing itself overflows its stack (nested_runs.rs).
     if let Ok(doc) = crate::PdfDocument::open(bytes) {
-        if doc.form_runs(page_number.saturating_sub(1)) > crate::MAX_FORM_RUNS {
+        if doc.nested_runs(page_number.saturating_sub(1)) > crate::MAX_NESTED_RUNS {
             return Err(invalid(format!(
-                "Page {page_number} was not rendered: its forms draw forms more than {} times (or draw themselves).",
-                crate::MAX_FORM_RUNS
+                "Page {page_number} was not rendered: its forms and Type 3 glyphs draw one another more than {} times (or draw themselves).",
+                crate::MAX_NESTED_RUNS
             )));
         }
     }
