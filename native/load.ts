@@ -7,11 +7,21 @@ import { join } from 'node:path'
 const require = createRequire(import.meta.url)
 
 export function loadNativeAddon<T>(crate: string, binaryName: string): T | null {
+  return loadNativeBuild<T>(crate, binaryName)?.addon ?? null
+}
+
+/** The addon loaded, and the file it was loaded from (for a host process to load it too). */
+export function loadNativeBuild<T>(crate: string, binaryName: string): { addon: T; path: string } | null {
+  const path = addonPath(crate, binaryName)
+  return path ? { addon: require(path) as T, path } : null
+}
+
+function addonPath(crate: string, binaryName: string): string | null {
   const dir = join(import.meta.dirname, crate)
   if (!existsSync(dir)) return null
   const platformTag = `${process.platform}-${process.arch}`
   const file = readdirSync(dir).find(
     (name) => name.startsWith(`${binaryName}.${platformTag}`) && name.endsWith('.node'),
   )
-  return file ? (require(join(dir, file)) as T) : null
+  return file ? join(dir, file) : null
 }

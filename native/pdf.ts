@@ -1,12 +1,12 @@
-// Typed entry to the PDF core. It uses the napi-rs addon built for this platform, else the
-// wasm32-wasip1-threads build of the same binding (native/build-wasm.ts; also when
-// KILN_PDF_BACKEND=wasm; run in a worker thread of its own, wasm-isolated.ts), else fails
-// with a message that says how to build one. Core failures arrive as values and leave here as
-// DomainErrors with the service's codes.
+// Typed entry to the PDF core. It uses the napi-rs addon built for this platform, its OCR
+// renderer in a child process of its own (process-isolated.ts), else the wasm32-wasip1-threads
+// build of the same binding (native/build-wasm.ts; also when KILN_PDF_BACKEND=wasm; run in a
+// worker thread of its own, wasm-isolated.ts), else fails with a message that says how to build
+// one. Core failures arrive as values and leave here as DomainErrors with the service's codes.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { DomainError, type ErrorCode } from '../domain/errors.ts'
-import { loadNativeAddon } from './load.ts'
+import { loadNativeBuild } from './load.ts'
 import type {
   CountOutcome,
   ExtractOptions,
@@ -18,6 +18,7 @@ import type {
   RenderedPage,
   RenderOutcome,
 } from './pdf-node/index.d.ts'
+import { isolatedProcessBinding } from './process-isolated.ts'
 import { isolatedWasmBinding } from './wasm-isolated.ts'
 
 export type { PdfExtraction, PdfLine, PdfPage }
@@ -36,9 +37,29 @@ export interface LoadedPdfBinding {
 /** The loader napi-rs generates beside the .wasm file; it needs @napi-rs/wasm-runtime. */
 export const wasmLoaderPath = join(import.meta.dirname, 'pdf-node', 'pdf.wasi.cjs')
 
-/** Picks the native addon, else the WASM build at `wasmPath`; throws when neither exists. */
-export function selectPdfBinding(native: PdfBinding | null, wasmPath: string): LoadedPdfBinding {
-  if (native) return { binding: native, kind: 'native' }
+/** The native addon as loaded, and the file it was loaded from. */
+export interface NativePdfBuild {
+  addon: PdfBinding
+  path: string
+}
+
+/**
+ * How long the renderer may draw one page: a Letter page takes a tenth of a second to a second at
+ * 300 dpi, and pages built to keep it busy (a path of a million segments, a dash pattern of a
+ * billion dashes) would take hours; the job's own time limit does not stop work on another thread.
+ */
+export const RENDER_TIME_LIMIT_MS = 30_000
+
+/**
+ * Picks the native addon, else the WASM build at `wasmPath`; throws when neither exists. The
+ * native renderer may take `renderTimeLimitMs` a page.
+ */
+export function selectPdfBinding(
+  native: NativePdfBuild | null,
+  wasmPath: string,
+  renderTimeLimitMs = RENDER_TIME_LIMIT_MS,
+): LoadedPdfBinding {
+  if (native) return { binding: withIsolatedRenderer(native, renderTimeLimitMs), kind: 'native' }
   if (existsSync(wasmPath))
     return {
       binding: isolatedWasmBinding<PdfBinding>(wasmPath, ['extractText', 'countPages', 'renderPage'], () => ({
@@ -52,11 +73,27 @@ export function selectPdfBinding(native: PdfBinding | null, wasmPath: string): L
   )
 }
 
+/**
+ * The addon with its renderer in a child process: hayro, the renderer, is not ours to bound. A
+ * page that overflows its stack (a PostScript function nested 100,000 deep) ends the process it
+ * runs in, and one that keeps it drawing for hours can only be stopped with its process. Text
+ * extraction, our own code, runs here.
+ */
+function withIsolatedRenderer({ addon, path }: NativePdfBuild, timeLimitMs: number): PdfBinding {
+  const { renderPage } = isolatedProcessBinding<Pick<PdfBinding, 'renderPage'>>(
+    path,
+    ['renderPage'],
+    () => ({ failure: stoppedRenderer }),
+    { ms: timeLimitMs, overrun: () => ({ failure: renderOverrun(timeLimitMs) }) },
+  )
+  return { extractText: addon.extractText, countPages: addon.countPages, renderPage }
+}
+
 let loaded: LoadedPdfBinding | undefined
 
 export function pdfBinding(): LoadedPdfBinding {
   const native =
-    process.env.KILN_PDF_BACKEND === 'wasm' ? null : loadNativeAddon<PdfBinding>('pdf-node', 'pdf')
+    process.env.KILN_PDF_BACKEND === 'wasm' ? null : loadNativeBuild<PdfBinding>('pdf-node', 'pdf')
   loaded ??= selectPdfBinding(native, wasmLoaderPath)
   return loaded
 }
@@ -102,6 +139,22 @@ const brokenReader: PdfFailure = {
   code: 'invalid_pdf',
   message: 'The PDF could not be read: its structure broke the reader.',
   hint: 'The file is likely damaged; re-export it (for example print to PDF) and try again.',
+}
+
+/** The answer to a page whose drawing ended the renderer's process. */
+const stoppedRenderer: PdfFailure = {
+  code: 'invalid_pdf',
+  message: 'The page could not be rendered: drawing it stopped the renderer.',
+  hint: 'The file is likely damaged or built to break readers; re-export it (for example print to PDF) and try again.',
+}
+
+/** The answer to a page the renderer was still drawing after `ms`. */
+function renderOverrun(ms: number): PdfFailure {
+  return {
+    code: 'invalid_pdf',
+    message: `The page was not rendered: drawing it took longer than ${ms / 1000} s.`,
+    hint: 'The page is built to keep a renderer busy, or far larger than a page; re-export it (for example print to PDF) and try again.',
+  }
 }
 
 const unknownFailure: PdfFailure = {

@@ -27,8 +27,11 @@ describe('PDF core facade', () => {
     )
   })
 
-  it('prefers the native addon over a present WASM build', () => {
-    const native = { countPages: async () => ({ pageCount: 1 }) } as unknown as PdfBinding
-    expect(selectPdfBinding(native, '/nonexistent').binding).toBe(native)
+  it('prefers the native addon over a present WASM build, its renderer in a child process', () => {
+    const addon = { countPages: async () => ({ pageCount: 1 }) } as unknown as PdfBinding
+    const { binding, kind } = selectPdfBinding({ addon, path: '/nonexistent/pdf.node' }, '/nonexistent')
+    expect(kind).toBe('native')
+    expect(binding.countPages).toBe(addon.countPages)
+    expect(binding.renderPage).not.toBe(addon.renderPage)
   })
 })

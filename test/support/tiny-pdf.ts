@@ -1,15 +1,22 @@
 // A minimal valid PDF for tests that need one without the shared corpus.
 /** A one-page PDF whose text is `text`, with a correct cross-reference table. */
 export function tinyPdf(text: string): Buffer {
-  const objects = [
+  return pdfOfObjects([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    null,
+    pdfStream(`BT /F1 18 Tf 30 100 Td (${text}) Tj ET`),
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ]
-  const stream = `BT /F1 18 Tf 30 100 Td (${text}) Tj ET`
-  objects[3] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`
+  ])
+}
+
+/** A stream object of `content` (Latin-1), with `dictionary` entries before its length. */
+export function pdfStream(content: string, dictionary = ''): string {
+  return `<< ${dictionary} /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`
+}
+
+/** A PDF of `objects` (numbered from 1, the first the catalog), with a correct cross-reference table. */
+export function pdfOfObjects(objects: readonly string[]): Buffer {
   let out = '%PDF-1.4\n'
   const offsets: number[] = []
   objects.forEach((body, i) => {

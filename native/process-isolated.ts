@@ -1,0 +1,61 @@
+// Runs methods of a native addon in a child process of its own (isolated.ts). A Rust panic in an
+// addon is caught and answered as a failure value, but a stack overflow or an abort is not: it
+// ends the process, and in the embedded service that is the API with every job in flight. Code
+// that has met such files and is not ours to bound (the OCR renderer, hayro) runs here instead,
+// where such a file ends only the child.
+import { fork } from 'node:child_process'
+import type { Socket } from 'node:net'
+import { hostExecArgv, isolatedBinding, type TimeLimit } from './isolated.ts'
+
+/** What a child wrote to stderr last, for the error when it never loaded the binding. */
+const STDERR_KEPT = 2048
+
+/**
+ * The addon (or CommonJS module) at `path`, each of `methods` run in a child process; a call past
+ * `limit` ends its child (a process stops wherever its work is, which a thread cannot).
+ */
+export function isolatedProcessBinding<T extends object>(
+  path: string,
+  methods: readonly (keyof T & string)[],
+  crashed: (method: string) => unknown,
+  limit?: TimeLimit,
+): T {
+  return isolatedBinding<T>(
+    (events) => {
+      const child = fork(new URL('./process-host.ts', import.meta.url), [path], {
+        execArgv: hostExecArgv(),
+        serialization: 'advanced',
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      })
+      let stderr = ''
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT)
+      })
+      child.on('message', events.message)
+      child.on('error', events.end)
+      child.on('exit', (code, signal) =>
+        events.end(
+          new Error(`the host exited (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim()}` : ''}`),
+        ),
+      )
+      // The stderr pipe is a socket, which can be unreferenced like the child and its channel.
+      const handles: ({ ref(): void; unref(): void } | null | undefined)[] = [
+        child,
+        child.channel,
+        child.stderr as unknown as Socket | null,
+      ]
+      return {
+        // A send that fails because the child is gone is answered by its exit.
+        post: (request) => void child.send(request, () => {}),
+        hold: (held) => {
+          for (const handle of handles) held ? handle?.ref() : handle?.unref()
+        },
+        close: () => void child.kill('SIGKILL'),
+      }
+    },
+    `The addon ${path}`,
+    methods,
+    crashed,
+    limit,
+  )
+}
