@@ -1,8 +1,9 @@
 // Runs methods of a native addon in a child process of its own (isolated.ts). A Rust panic in an
 // addon is caught and answered as a failure value, but a stack overflow or an abort is not: it
-// ends the process, and in the embedded service that is the API with every job in flight. Code
-// that has met such files and is not ours to bound (the OCR renderer, hayro) runs here instead,
-// where such a file ends only the child.
+// ends the process, which for a tool is the job's (workers/runtime/isolated-run.ts), so the whole
+// job failed as an internal error over one bad page. Code that has met such files and is not ours
+// to bound (the OCR renderer, hayro) runs here instead, where such a file ends only this child
+// and the caller goes on without that call's result.
 import { fork } from 'node:child_process'
 import type { Socket } from 'node:net'
 import { hostExecArgv, isolatedBinding, type TimeLimit } from './isolated.ts'
