@@ -4,13 +4,17 @@
 // @napi-rs/wasm-runtime rethrows the abort on the thread that loaded the binding: loaded on the
 // main thread, it ends the process. Here it ends the host worker.
 import { Worker } from 'node:worker_threads'
-import { hostExecArgv, isolatedBinding } from './isolated.ts'
+import { hostExecArgv, isolatedBinding, type TimeLimit } from './isolated.ts'
 
-/** The binding at `loaderPath` (a napi-rs `*.wasi.cjs`), each of `methods` run in a host worker. */
+/**
+ * The binding at `loaderPath` (a napi-rs `*.wasi.cjs`), each of `methods` run in a host worker;
+ * a call past `limit` ends its worker.
+ */
 export function isolatedWasmBinding<T extends object>(
   loaderPath: string,
   methods: readonly (keyof T & string)[],
   crashed: (method: string) => unknown,
+  limit?: TimeLimit,
 ): T {
   return isolatedBinding<T>(
     (events) => {
@@ -31,5 +35,6 @@ export function isolatedWasmBinding<T extends object>(
     `The WASM build ${loaderPath}`,
     methods,
     crashed,
+    limit,
   )
 }
