@@ -33,6 +33,12 @@ export interface ChannelEvents {
 /** Opens a channel to a fresh host of the binding. */
 export type OpenChannel = (events: ChannelEvents) => Channel
 
+/** A kind of host for one build: how to open one, and the build's name for errors. */
+export interface HostKind {
+  open: OpenChannel
+  describe: string
+}
+
 interface Call {
   method: string
   args: unknown[]
@@ -159,13 +165,11 @@ class Host {
 }
 
 /**
- * A binding whose `methods` run in hosts opened by `open` (`describe` names the build in errors);
- * `crashed(method)` is the answer to a call that ends its host on its own, and `limit` (if any)
- * how long a call may take.
+ * A binding whose `methods` run in hosts of `kind`; `crashed(method)` is the answer to a call that
+ * ends its host on its own, and `limit` (if any) how long a call may take.
  */
 export function isolatedBinding<T extends object>(
-  open: OpenChannel,
-  describe: string,
+  { open, describe }: HostKind,
   methods: readonly (keyof T & string)[],
   crashed: (method: string) => unknown,
   limit?: TimeLimit,

@@ -12,8 +12,9 @@ import type { ToolInputFile, ToolRunner } from '../domain/ports/tool-runner.ts'
 import { getTool, type ToolId } from '../domain/tools/catalog.ts'
 import { simplifyCoreOptions } from '../domain/tools/options/simplify_3d_model.ts'
 import { splitCoreOptions } from '../domain/tools/options/split_3d_model.ts'
+import { isolatedBinding } from './isolated.ts'
 import { loadNativeAddon } from './load.ts'
-import { isolatedWasmBinding } from './wasm-isolated.ts'
+import { wasmWorkerHost } from './wasm-isolated.ts'
 
 export type MeshTool = 'inspect' | 'simplify' | 'optimize' | 'split'
 export type MeshErrorCode = 'invalid_mesh' | 'unsupported_format' | 'limit_exceeded' | 'invalid_options'
@@ -70,7 +71,7 @@ const wasmLoader = join(import.meta.dirname, 'mesh-node', 'mesh.wasi.cjs')
 export function loadMeshBuild(kind: 'native' | 'wasm'): MeshAddon | null {
   if (kind === 'native') return loadNativeAddon<MeshAddon>('mesh-node', 'mesh')
   return existsSync(wasmLoader)
-    ? isolatedWasmBinding<MeshAddon>(wasmLoader, ['measure', 'runTool'], abortedOutcome)
+    ? isolatedBinding<MeshAddon>(wasmWorkerHost(wasmLoader), ['measure', 'runTool'], abortedOutcome)
     : null
 }
 

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { DomainError, type ErrorCode } from '../domain/errors.ts'
+import { isolatedBinding } from './isolated.ts'
 import { loadNativeBuild } from './load.ts'
 import type {
   CountOutcome,
@@ -18,8 +19,8 @@ import type {
   RenderedPage,
   RenderOutcome,
 } from './pdf-node/index.d.ts'
-import { isolatedProcessBinding } from './process-isolated.ts'
-import { isolatedWasmBinding } from './wasm-isolated.ts'
+import { childProcessHost } from './process-isolated.ts'
+import { wasmWorkerHost } from './wasm-isolated.ts'
 
 export type { PdfExtraction, PdfLine, PdfPage }
 
@@ -62,9 +63,13 @@ export function selectPdfBinding(
   if (native) return { binding: withIsolatedRenderer(native, renderTimeLimitMs), kind: 'native' }
   if (existsSync(wasmPath))
     return {
-      binding: isolatedWasmBinding<PdfBinding>(wasmPath, ['extractText', 'countPages', 'renderPage'], () => ({
-        failure: brokenReader,
-      })),
+      binding: isolatedBinding<PdfBinding>(
+        wasmWorkerHost(wasmPath),
+        ['extractText', 'countPages', 'renderPage'],
+        () => ({
+          failure: brokenReader,
+        }),
+      ),
       kind: 'wasm',
     }
   throw new Error(
@@ -80,8 +85,8 @@ export function selectPdfBinding(
  * extraction, our own code, runs here.
  */
 function withIsolatedRenderer({ addon, path }: NativePdfBuild, timeLimitMs: number): PdfBinding {
-  const { renderPage } = isolatedProcessBinding<Pick<PdfBinding, 'renderPage'>>(
-    path,
+  const { renderPage } = isolatedBinding<Pick<PdfBinding, 'renderPage'>>(
+    childProcessHost(path),
     ['renderPage'],
     () => ({ failure: stoppedRenderer }),
     { ms: timeLimitMs, overrun: () => ({ failure: renderOverrun(timeLimitMs) }) },

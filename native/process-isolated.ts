@@ -6,23 +6,15 @@
 // and the caller goes on without that call's result.
 import { fork } from 'node:child_process'
 import type { Socket } from 'node:net'
-import { hostExecArgv, isolatedBinding, type TimeLimit } from './isolated.ts'
+import { type HostKind, hostExecArgv } from './isolated.ts'
 
 /** What a child wrote to stderr last, for the error when it never loaded the binding. */
 const STDERR_KEPT = 2048
 
-/**
- * The addon (or CommonJS module) at `path`, each of `methods` run in a child process; a call past
- * `limit` ends its child (a process stops wherever its work is, which a thread cannot).
- */
-export function isolatedProcessBinding<T extends object>(
-  path: string,
-  methods: readonly (keyof T & string)[],
-  crashed: (method: string) => unknown,
-  limit?: TimeLimit,
-): T {
-  return isolatedBinding<T>(
-    (events) => {
+/** Child processes hosting the addon (or CommonJS module) at `path`, for `isolatedBinding`. */
+export function childProcessHost(path: string): HostKind {
+  return {
+    open: (events) => {
       const child = fork(new URL('./process-host.ts', import.meta.url), [path], {
         execArgv: hostExecArgv(),
         serialization: 'advanced',
@@ -54,9 +46,6 @@ export function isolatedProcessBinding<T extends object>(
         close: () => void child.kill('SIGKILL'),
       }
     },
-    `The addon ${path}`,
-    methods,
-    crashed,
-    limit,
-  )
+    describe: `The addon ${path}`,
+  }
 }

@@ -4,20 +4,12 @@
 // @napi-rs/wasm-runtime rethrows the abort on the thread that loaded the binding: loaded on the
 // main thread, it ends the process. Here it ends the host worker.
 import { Worker } from 'node:worker_threads'
-import { hostExecArgv, isolatedBinding, type TimeLimit } from './isolated.ts'
+import { type HostKind, hostExecArgv } from './isolated.ts'
 
-/**
- * The binding at `loaderPath` (a napi-rs `*.wasi.cjs`), each of `methods` run in a host worker;
- * a call past `limit` ends its worker.
- */
-export function isolatedWasmBinding<T extends object>(
-  loaderPath: string,
-  methods: readonly (keyof T & string)[],
-  crashed: (method: string) => unknown,
-  limit?: TimeLimit,
-): T {
-  return isolatedBinding<T>(
-    (events) => {
+/** Host workers of the binding at `loaderPath` (a napi-rs `*.wasi.cjs`), for `isolatedBinding`. */
+export function wasmWorkerHost(loaderPath: string): HostKind {
+  return {
+    open: (events) => {
       const worker = new Worker(new URL('./wasm-host.ts', import.meta.url), {
         workerData: { loaderPath },
         execArgv: hostExecArgv(),
@@ -32,9 +24,6 @@ export function isolatedWasmBinding<T extends object>(
         close: () => void worker.terminate(),
       }
     },
-    `The WASM build ${loaderPath}`,
-    methods,
-    crashed,
-    limit,
-  )
+    describe: `The WASM build ${loaderPath}`,
+  }
 }

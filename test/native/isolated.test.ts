@@ -9,9 +9,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { TimeLimit } from '../../native/isolated.ts'
-import { isolatedProcessBinding } from '../../native/process-isolated.ts'
-import { isolatedWasmBinding } from '../../native/wasm-isolated.ts'
+import { type HostKind, isolatedBinding, type TimeLimit } from '../../native/isolated.ts'
+import { childProcessHost } from '../../native/process-isolated.ts'
+import { wasmWorkerHost } from '../../native/wasm-isolated.ts'
 
 interface StandIn {
   echo(input: Buffer, delayMs: number): Promise<{ bytes: Buffer; length: number; host: string }>
@@ -40,21 +40,15 @@ exports.spin = () => new Promise(() => { for (;;) {} })
 const broken = join(folder, 'broken.cjs')
 writeFileSync(broken, "throw new Error('no build for this platform')\n")
 
-const crashed = (method: string) => ({ crashed: method })
-const hosts = [
-  {
-    kind: 'a worker thread',
-    open: (path: string, limit?: TimeLimit) =>
-      isolatedWasmBinding<StandIn>(path, ['echo', 'fail', 'spin'], crashed, limit),
-  },
-  {
-    kind: 'a child process',
-    open: (path: string, limit?: TimeLimit) =>
-      isolatedProcessBinding<StandIn>(path, ['echo', 'fail', 'spin'], crashed, limit),
-  },
+const hosts: { kind: string; host: (path: string) => HostKind }[] = [
+  { kind: 'a worker thread', host: wasmWorkerHost },
+  { kind: 'a child process', host: childProcessHost },
 ]
 
-describe.each(hosts)('a binding in $kind of its own', ({ open }) => {
+describe.each(hosts)('a binding in $kind of its own', ({ host }) => {
+  const open = (path: string, limit?: TimeLimit) =>
+    isolatedBinding<StandIn>(host(path), ['echo', 'fail', 'spin'], (method) => ({ crashed: method }), limit)
+
   it('answers from another host, with Buffers', async () => {
     const answer = await open(standIn).echo(Buffer.from([1, 2, 3]), 0)
     expect(Buffer.isBuffer(answer.bytes)).toBe(true)
