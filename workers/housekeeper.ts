@@ -35,6 +35,8 @@ export interface TrackedJob {
   startedAt: number
   outputsExpireAt: number | null
   outcome: JobOutcome | null
+  /** Credits a succeeded job returns on settling (absent in checkpoints written before: none). */
+  returned?: number
   released: boolean
   publishedAt: number
   republishes: number
@@ -212,6 +214,7 @@ export class Housekeeper {
         if (job) {
           job.outcome = outcomeOf[event.type]
           job.status = job.outcome
+          if (event.type === 'JobSucceeded') job.returned = event.data.creditsReturned ?? 0
           job.outputsExpireAt = Date.parse(event.data.outputsExpireAt)
         }
         break
@@ -337,7 +340,7 @@ export class Housekeeper {
 
   async #settle(jobId: string, job: TrackedJob): Promise<void> {
     if (job.released || job.outcome === null) return
-    await settleAccount(this.#ctx, job.accountId, jobId, job.outcome)
+    await settleAccount(this.#ctx, job.accountId, jobId, job.outcome, job.returned ?? 0)
     job.released = true
   }
 }

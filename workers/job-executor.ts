@@ -115,6 +115,8 @@ export async function executeJob(
     }
 
     let lastProgress = 0
+    // What was charged for, to price the work a run could not do.
+    let measured = { units: 0, extraUnits: 0 }
     const outcome = await runIsolated({
       tool: job.tool,
       input,
@@ -133,6 +135,7 @@ export async function executeJob(
           }
         }
         const price = priceFor(tool.pricing, units, extraUnits)
+        measured = { units, extraUnits }
         const charged = await handleCommand(ctx.store, accountStream(job.accountId), accountDecider, {
           type: 'ChargeJob',
           data: { jobId: job.jobId, units, price, now: ctx.now() },
@@ -189,17 +192,23 @@ export async function executeJob(
       const stored = await ctx.blobs.putFile(jobOutputKey(job.jobId, name), join(outDir, name))
       files.push({ name, bytes: stored.bytes, sha256: stored.sha256 })
     }
+    // Extra units charged but not done cost nothing: the charge less the price without them.
+    const { units, extraUnits } = measured
+    const done = Math.max(0, extraUnits - outcome.extraUnitsSkipped)
+    const creditsReturned = priceFor(tool.pricing, units, extraUnits) - priceFor(tool.pricing, units, done)
     const { state } = await handleCommand(ctx.store, stream, jobDecider, {
       type: 'CompleteJob',
       data: {
         result: { ...outcome.summary, files },
         computeMs: outcome.computeMs,
+        creditsReturned,
         retentionMs: outputRetentionMs(job.tool, ctx.config.outputRetentionMs),
         attempt,
         now: ctx.now(),
       },
     })
-    if (state.status === 'succeeded') await settleAccount(ctx, state.accountId, job.jobId, 'succeeded')
+    if (state.status === 'succeeded')
+      await settleAccount(ctx, state.accountId, job.jobId, 'succeeded', state.creditsReturned)
   } finally {
     await rm(outDir, { recursive: true, force: true })
     await rm(`${outDir}.input`, { recursive: true, force: true })

@@ -1,4 +1,5 @@
-// Settling a finished job on its account: the slot is released, and a failed job's charge goes back.
+// Settling a finished job on its account: the slot is released, and a failed job's charge goes back
+// (a succeeded job's only for work it was charged for and could not do: its `creditsReturned`).
 // Workers, the housekeeper and the composition root all finish jobs through here.
 import { accountStream } from '../../domain/account/events.ts'
 import type { JobError } from '../../domain/errors.ts'
@@ -13,10 +14,11 @@ export async function settleAccount(
   accountId: string,
   jobId: string,
   outcome: 'succeeded' | 'failed' | 'canceled',
+  returned = 0,
 ) {
   await handleCommand(ctx.store, accountStream(accountId), accountDecider, {
     type: 'FinishJob',
-    data: { jobId, outcome, now: ctx.now() },
+    data: { jobId, outcome, returned, now: ctx.now() },
   })
 }
 

@@ -47,7 +47,10 @@ export async function messageFor(
     | undefined
   if (!created) return null
   const measured = history.findLast((e) => e.type === 'JobMeasured')?.data as { credits: number } | undefined
-  const charged = history.some((e) => e.type === 'JobSucceeded') ? (measured?.credits ?? 0) : 0
+  const succeeded = history.find((e) => e.type === 'JobSucceeded')?.data as
+    | { creditsReturned?: number }
+    | undefined
+  const charged = succeeded ? (measured?.credits ?? 0) - (succeeded.creditsReturned ?? 0) : 0
   const job = {
     id: data.jobId,
     tool: created.tool,

@@ -72,7 +72,8 @@ export type AccountCommand =
       }
     >
   | Command<'ChargeJob', { jobId: string; units: number; price: number }>
-  | Command<'FinishJob', { jobId: string; outcome: JobOutcome }>
+  /** `returned`: credits of a succeeded job's charge that go back (work charged but not done). */
+  | Command<'FinishJob', { jobId: string; outcome: JobOutcome; returned?: number }>
   /** The housekeeper gives up an admission whose job was never recorded (see decide.ts). */
   | Command<'ReleaseOrphanedAdmission', { jobId: string }>
   | Command<'ForgetJob', { jobId: string }>

@@ -106,24 +106,42 @@ function chargeJob(
   ])
 }
 
+/**
+ * `amount` of a charge spent as `allocations`, given back to the lots it came from: the whole
+ * charge as it was taken, a part from the lots spent from last (those that expire last) first.
+ */
+function takenBack(allocations: Allocation[], amount: number): Allocation[] {
+  const back: Allocation[] = []
+  let left = amount
+  for (const allocation of [...allocations].reverse()) {
+    if (left === 0) break
+    const part = Math.min(left, allocation.amount)
+    back.unshift({ lotId: allocation.lotId, amount: part })
+    left -= part
+  }
+  return back
+}
+
 function finishJob(
   state: AccountState,
-  d: { jobId: string; outcome: JobOutcome; now: number },
+  d: { jobId: string; outcome: JobOutcome; returned?: number; now: number },
 ): AccountEvent[] {
   requireOpen(state)
   const job = state.jobs.get(d.jobId)
   if (!job) throw new DomainError('not_found', `Job ${d.jobId} was not admitted on this account.`)
   const events: AccountEvent[] = []
   const at = iso(d.now)
-  if (d.outcome !== 'succeeded' && job.charged !== null && job.charged > 0 && !job.refunded) {
+  // A job that did not succeed costs nothing; one that succeeded costs what it did.
+  const amount = d.outcome === 'succeeded' ? Math.min(d.returned ?? 0, job.charged ?? 0) : (job.charged ?? 0)
+  if (amount > 0 && !job.refunded) {
     events.push({
       type: 'JobRefunded',
       data: {
         accountId: state.accountId,
         jobId: d.jobId,
         tool: job.tool,
-        amount: job.charged,
-        allocations: job.allocations,
+        amount,
+        allocations: takenBack(job.allocations, amount),
         at,
         ...unsealed,
       },

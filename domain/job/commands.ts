@@ -18,7 +18,17 @@ export type JobCommand =
   | Command<'RecordMeasurement', { units: number; credits: number }>
   | Command<'ReportProgress', { fraction: number; message: string | null }>
   /** `attempt`: only that run may finish the job (a stale run of an earlier attempt changes nothing). */
-  | Command<'CompleteJob', { result: JobResult; computeMs: number; retentionMs: number; attempt?: number }>
+  /** `creditsReturned`: credits of the charge for work the run could not do (see ToolOutput). */
+  | Command<
+      'CompleteJob',
+      {
+        result: JobResult
+        computeMs: number
+        retentionMs: number
+        creditsReturned?: number
+        attempt?: number
+      }
+    >
   | Command<'FailJob', { error: JobError; computeMs: number | null; retentionMs: number; attempt?: number }>
   | Command<'CancelJob', { retentionMs: number }>
   | Command<'ExpireJob', Record<never, never>>

@@ -58,10 +58,18 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
       if (isFinished(state) || isStale(state, command.data.attempt)) return []
       if (state.status !== 'running') throw new DomainError('job_running', 'Only a running job can succeed.')
       const { result, computeMs, retentionMs } = command.data
+      const returned = Math.min(command.data.creditsReturned ?? 0, state.credits ?? 0)
       return [
         {
           type: 'JobSucceeded',
-          data: { jobId, result, computeMs, outputsExpireAt: iso(now + retentionMs), at },
+          data: {
+            jobId,
+            result,
+            computeMs,
+            outputsExpireAt: iso(now + retentionMs),
+            at,
+            ...(returned > 0 ? { creditsReturned: returned } : {}),
+          },
         },
       ]
     }

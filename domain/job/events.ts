@@ -44,7 +44,15 @@ export type JobEvent =
   | { type: 'JobProgressed'; data: { jobId: string; fraction: number; message: string | null; at: string } }
   | {
       type: 'JobSucceeded'
-      data: { jobId: string; result: JobResult; computeMs: number; outputsExpireAt: string; at: string }
+      data: {
+        jobId: string
+        result: JobResult
+        computeMs: number
+        outputsExpireAt: string
+        at: string
+        /** Credits of the charge that go back for work the run could not do (absent: none). */
+        creditsReturned?: number
+      }
     }
   | {
       type: 'JobFailed'

@@ -13,6 +13,8 @@ export interface JobState {
   idempotencyKey: string | null
   attempt: number
   credits: number | null
+  /** Credits of the charge that went back when the job succeeded (work charged but not done). */
+  creditsReturned: number
   result: JobResult | null
   error: JobError | null
   outputsExpireAt: number | null
@@ -30,6 +32,7 @@ export const initialJobState = (): JobState => ({
   idempotencyKey: null,
   attempt: 0,
   credits: null,
+  creditsReturned: 0,
   result: null,
   error: null,
   outputsExpireAt: null,
@@ -62,6 +65,7 @@ export function evolveJob(state: JobState, event: JobEvent): JobState {
         ...state,
         status: 'succeeded',
         result: event.data.result,
+        creditsReturned: event.data.creditsReturned ?? 0,
         outputsExpireAt: Date.parse(event.data.outputsExpireAt),
       }
     case 'JobFailed':

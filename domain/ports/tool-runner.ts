@@ -24,6 +24,11 @@ export interface ToolContext {
 export interface ToolOutput {
   /** Tool-specific result fields (the spec's summary fields), without `files`. */
   summary: Record<string, unknown>
+  /**
+   * Extra units charged at measurement that the run could not do (OCR pages the renderer could not
+   * draw): their credits go back, as a failed job's do.
+   */
+  extraUnitsSkipped?: number
 }
 
 export interface Measurement {

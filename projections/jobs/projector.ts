@@ -64,6 +64,9 @@ function evolve(current: JobState | undefined, event: JobEvent, position: number
         ...current,
         status: 'succeeded',
         result: d.result,
+        // Work charged but not done went back (the charge is in JobMeasured).
+        creditsCharged:
+          current.creditsCharged === null ? null : current.creditsCharged - (d.creditsReturned ?? 0),
         computeMs: d.computeMs,
         finishedAt: d.at,
         outputsExpireAt: d.outputsExpireAt,

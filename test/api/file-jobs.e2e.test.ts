@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { audit } from '../../projections/audit.ts'
 import { knownTextPdf, scan } from '../pdf/scanned.ts'
 import { corpusMissing, peerReady } from '../support/peers.ts'
 import {
@@ -12,6 +13,7 @@ import {
   type TestService,
   waitForJob,
 } from '../support/service.ts'
+import { objectAfterPages, overflowingPage, pdfOfPages, textPage } from '../support/tiny-pdf.ts'
 
 const hasCorpus = peerReady('file-jobs', corpusMissing('pdf'))
 
@@ -155,6 +157,41 @@ describe.skipIf(!hasCorpus)('extract_pdf through the lifecycle', () => {
     expect(failed.error!.message).toContain('xyz')
     expect(failed.credits_charged === null || failed.credits_charged === 0).toBe(true)
     expect(await balance()).toBe(before - 2)
+  })
+
+  it('OCR charged for a page the renderer could not draw goes back, and the ledger still proves itself', async () => {
+    const billing = async () =>
+      (await (await ann.request('/v1/billing')).json()) as {
+        balance: number
+        entries: { kind: string; amount: number; job_id: string | null }[]
+      }
+    const before = (await billing()).balance
+    // Page 1 overflows the renderer's stack; pages 2 and 3 show text. All three are read by OCR (ocr=force).
+    const overflowing = overflowingPage(objectAfterPages(3))
+    const pdf = pdfOfPages(
+      [overflowing.page, textPage('Glazes melt at dawn'), textPage('The kiln cools slowly')],
+      overflowing.objects,
+    )
+    const response = await ann.request('/v1/tools/extract_pdf/jobs?filename=kiln.pdf&ocr=force', {
+      method: 'POST',
+      headers: { 'content-type': 'application/pdf' },
+      body: pdf,
+    })
+    expect(response.status).toBe(202)
+    const job = (await waitForJob(ann, ((await response.json()) as Job).id)) as unknown as Job
+    expect(job.status).toBe('succeeded')
+    expect(job.result!.ocr_pages).toBe(2)
+    expect(job.result!.notes).toContainEqual(expect.stringMatching(/^Pages 1 could not be rendered for OCR/))
+    // Charged 1 for the 3 pages and 2 for 3 OCR pages; 2 OCR pages cost 1, so 1 went back.
+    expect(job.credits_charged).toBe(2)
+    const after = await billing()
+    expect(after.balance).toBe(before - 2)
+    expect(after.entries.filter((entry) => entry.job_id === job.id)).toMatchObject([
+      { kind: 'refund', amount: 1 },
+      { kind: 'charge', amount: 3 },
+    ])
+    const report = await audit(service.services.ctx.store)
+    expect(report.violations).toEqual([])
   })
 
   it('a signed download URL refuses a tampered path', async () => {

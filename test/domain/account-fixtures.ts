@@ -100,7 +100,8 @@ export const finish = (
   jobId: string,
   outcome: 'succeeded' | 'failed' | 'canceled',
   now: number,
+  returned?: number,
 ): AccountCommand => ({
   type: 'FinishJob',
-  data: { jobId, outcome, now },
+  data: { jobId, outcome, now, ...(returned === undefined ? {} : { returned }) },
 })

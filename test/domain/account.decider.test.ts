@@ -293,6 +293,47 @@ describe('account: charge, refund, release', () => {
       .thenNothing()
   })
 
+  it('gives back what a succeeded job returns, from the lots spent from last, once and within its charge', () => {
+    // The signup lot (3 left, expiring first) pays 3 of the 8, the pack the other 5.
+    const past = history([
+      open(3),
+      grant('lot_pack', 20, t0, t0 + 90 * day),
+      admit('j1', t0),
+      charge('j1', 8, t0),
+    ])
+    const events = given(past)
+      .when(finish('j1', 'succeeded', t0 + 1, 6))
+      .then([
+        sealed(past, 'JobRefunded', {
+          accountId,
+          jobId: 'j1',
+          tool: 'split_3d_model',
+          amount: 6,
+          allocations: [
+            { lotId: 'lot_signup', amount: 1 },
+            { lotId: 'lot_pack', amount: 5 },
+          ],
+          at: iso(t0 + 1),
+        }),
+        released('j1', 'succeeded', t0 + 1),
+      ])
+    const after = foldAccount([...past, ...events])
+    expect(balanceAt(after, t0 + 2)).toBe(23 - 8 + 6)
+    expect(after.lots.get('lot_signup')?.remaining).toBe(1)
+    // Settled again (the housekeeper after a worker), nothing more goes back.
+    given([...past, ...events])
+      .when(finish('j1', 'succeeded', t0 + 2, 6))
+      .thenNothing()
+    // More than the charge is never given back; a failed job gets its whole charge whatever it returns.
+    for (const [outcome, returned] of [
+      ['succeeded', 50],
+      ['failed', 2],
+    ] as const)
+      given(past)
+        .when(finish('j1', outcome, t0 + 1, returned))
+        .thenMatching([{ type: 'JobRefunded', data: { amount: 8 } }, { type: 'JobReleased' }], outcome)
+  })
+
   it('a canceled job that was never charged is only released', () => {
     given(history([open(10), admit('j1', t0)]))
       .when(finish('j1', 'canceled', t0))

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { jobDecider, uploadDecider } from '../../app/deciders.ts'
+import type { JobCommand } from '../../domain/job/commands.ts'
 import type { JobEvent } from '../../domain/job/events.ts'
+import { evolveJob, initialJobState } from '../../domain/job/state.ts'
 import { specFor } from '../support/given-when-then.ts'
 
 const t0 = Date.parse('2026-01-01T00:00:00Z')
@@ -51,6 +53,25 @@ describe('job lifecycle', () => {
           },
         },
       ])
+  })
+
+  it('a success records the credits of work charged and not done, within what was charged', () => {
+    const measured: JobEvent = { type: 'JobMeasured', data: { jobId: 'j1', units: 12, credits: 5, at } }
+    const complete = (creditsReturned: number): JobCommand => ({
+      type: 'CompleteJob',
+      data: { result: { files: [] }, computeMs: 5, retentionMs, creditsReturned, now: t0 },
+    })
+    given([created, started, measured])
+      .when(complete(2))
+      .then([{ type: 'JobSucceeded', data: { ...succeeded.data, creditsReturned: 2 } }])
+    given([created, started, measured])
+      .when(complete(9))
+      .then([{ type: 'JobSucceeded', data: { ...succeeded.data, creditsReturned: 5 } }])
+    // Nothing to return leaves the event as it always was.
+    given([created, started, measured]).when(complete(0)).then([succeeded])
+    const returned: JobEvent = { type: 'JobSucceeded', data: { ...succeeded.data, creditsReturned: 2 } }
+    const state = [created, started, measured, returned].reduce(evolveJob, initialJobState())
+    expect([state.credits, state.creditsReturned]).toEqual([5, 2])
   })
 
   it('creating twice is a no-op; a redelivered start of the same attempt is a no-op; a higher attempt restarts', () => {

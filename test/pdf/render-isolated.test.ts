@@ -6,30 +6,15 @@ import { describe, expect, it } from 'vitest'
 import { DomainError } from '../../domain/errors.ts'
 import { loadNativeBuild } from '../../native/load.ts'
 import { type PdfBinding, renderPdfPage, selectPdfBinding } from '../../native/pdf.ts'
-import { pdfOfObjects, pdfStream } from '../support/tiny-pdf.ts'
+import { objectAfterPages, overflowingPage, type PdfPageSpec, pdfOfPages } from '../support/tiny-pdf.ts'
 
-/** Page 1 draws `content` with `resources` (objects from 7 on: `objects`); page 2 shows text. */
-function pdfWithHostilePage(content: string, resources: string, objects: string[] = []): Buffer {
-  return pdfOfObjects([
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 5 0 R /Resources ${resources} >>`,
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 6 0 R /Resources << /Font << /F1 7 0 R >> >> >>',
-    pdfStream(content),
-    pdfStream('BT /F1 18 Tf 20 40 Td (drawn) Tj ET'),
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    ...objects,
-  ])
-}
-
-/** Page 1 shades with a PostScript function nested 100,000 deep. */
-function overflowingPdf(): Buffer {
-  const depth = 100_000
-  const program = `{ ${'{ '.repeat(depth)}0.5 ${'} '.repeat(depth)}}`
-  return pdfWithHostilePage('/S0 sh', '<< /Shading << /S0 8 0 R >> >>', [
-    '<< /ShadingType 1 /ColorSpace /DeviceGray /Function 9 0 R >>',
-    pdfStream(program, '/FunctionType 4 /Domain [0 1 0 1] /Range [0 1]'),
-  ])
+/** Page 1 as given (or one that overflows the renderer's stack); page 2 shows text. */
+function pdfWithHostilePage(hostile?: PdfPageSpec): Buffer {
+  const overflowing = overflowingPage(objectAfterPages(2))
+  const text = { content: 'BT /F1 18 Tf 20 40 Td (drawn) Tj ET', width: 200, height: 100 }
+  return hostile
+    ? pdfOfPages([hostile, text])
+    : pdfOfPages([{ ...overflowing.page, width: 200, height: 200 }, text], overflowing.objects)
 }
 
 /** Page 2 of a page pair drew text: some of its pixels are dark. */
@@ -39,7 +24,7 @@ function drawnText(page: { pgm: Buffer; width: number; height: number }): boolea
 
 describe('the OCR renderer in a process of its own', () => {
   it('answers a page that overflows its stack as invalid_pdf, and renders the next page', async () => {
-    const pdf = overflowingPdf()
+    const pdf = pdfWithHostilePage()
     const error = await renderPdfPage(pdf, 1, 72).then(
       () => null,
       (caught: unknown) => caught,
@@ -57,7 +42,11 @@ describe('the OCR renderer in a process of its own', () => {
     expect(native, 'the native addon is built').not.toBeNull()
     const { binding } = selectPdfBinding(native, '/nonexistent', 1000)
     // A dash pattern of a hundred-thousandth of a point along a wide line: billions of dashes.
-    const pdf = pdfWithHostilePage('[0.00001 0.00001] 0 d 50 w 0 0 m 200 200 l S', '<< >>')
+    const pdf = pdfWithHostilePage({
+      content: '[0.00001 0.00001] 0 d 50 w 0 0 m 200 200 l S',
+      width: 200,
+      height: 200,
+    })
     const started = Date.now()
     const outcome = await binding.renderPage(pdf, 1, 300)
     expect(outcome.failure).toMatchObject({

@@ -55,7 +55,7 @@ async function main() {
     await send({ type: 'measured', units, extraUnits })
     const go = await nextMessage()
     if (go.type !== 'run') return
-    const { summary } = await runner.run(job.input, job.options, {
+    const { summary, extraUnitsSkipped = 0 } = await runner.run(job.input, job.options, {
       outDir: job.outDir,
       signal: controller.signal,
       randomBytes: (size) => randomBytes(size),
@@ -63,7 +63,7 @@ async function main() {
         process.send!({ type: 'progress', fraction, message: message ?? null } satisfies ChildMessage)
       },
     })
-    await send({ type: 'done', summary })
+    await send({ type: 'done', summary, extraUnitsSkipped })
   } catch (error) {
     await send({ type: 'failed', error: toJobError(error) })
   }

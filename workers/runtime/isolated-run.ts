@@ -24,7 +24,13 @@ export interface IsolatedJob {
 }
 
 export type IsolatedOutcome =
-  | { ok: true; units: number; summary: Record<string, unknown>; computeMs: number }
+  | {
+      ok: true
+      units: number
+      summary: Record<string, unknown>
+      extraUnitsSkipped: number
+      computeMs: number
+    }
   | { ok: false; units: number | null; error: JobError; computeMs: number }
 
 async function residentMb(pid: number): Promise<number> {
@@ -132,7 +138,13 @@ function runInChild(
           job.onProgress(message.fraction, message.message)
           return
         case 'done':
-          return finish({ ok: true, units: units ?? 0, summary: message.summary, computeMs: elapsed() })
+          return finish({
+            ok: true,
+            units: units ?? 0,
+            summary: message.summary,
+            extraUnitsSkipped: message.extraUnitsSkipped,
+            computeMs: elapsed(),
+          })
         case 'failed':
           return fail(message.error)
       }

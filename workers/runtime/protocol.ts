@@ -19,5 +19,5 @@ export type ChildMessage =
   | { type: 'received' }
   | { type: 'measured'; units: number; extraUnits: number }
   | { type: 'progress'; fraction: number; message: string | null }
-  | { type: 'done'; summary: Record<string, unknown> }
+  | { type: 'done'; summary: Record<string, unknown>; extraUnitsSkipped: number }
   | { type: 'failed'; error: JobError }

@@ -153,7 +153,9 @@ export const runner: ToolRunner<ExtractPdfOptions> = {
       ...extraction.notes,
       ...ocrMissing,
       ...(unrendered.length > 0
-        ? [`Pages ${unrendered.join(', ')} could not be rendered for OCR and keep their text layer.`]
+        ? [
+            `Pages ${unrendered.join(', ')} could not be rendered for OCR and keep their text layer; their OCR was not charged.`,
+          ]
         : []),
     ]
     const finalPages = extraction.pages.map((page) => withOcrText(page, recognised.get(page.number)))
@@ -231,6 +233,8 @@ export const runner: ToolRunner<ExtractPdfOptions> = {
         ocr_pages: recognised.size,
         notes,
       },
+      // Charged as OCR pages at measurement; their credits go back.
+      extraUnitsSkipped: unrendered.length,
     }
   },
 }
