@@ -158,12 +158,17 @@ export const jobRoutes =
       },
     }
     // The body and key schemas document the request; jobRequestFrom judges it, so REST and MCP
-    // answer the same mistake alike.
+    // answer the same mistake alike. Prefer, which only REST has, is judged here.
     const bodyOrStream = ((routeSchema: Parameters<typeof validatorCompiler>[0]) => {
       const validate = validatorCompiler(routeSchema)
-      return routeSchema.httpPart === 'body' || routeSchema.httpPart === 'headers'
-        ? (data: unknown) => ({ value: data })
-        : validate
+      if (routeSchema.httpPart === 'body') return (data: unknown) => ({ value: data })
+      if (routeSchema.httpPart !== 'headers') return validate
+      const validatePrefer = validatorCompiler({
+        ...routeSchema,
+        schema: z.looseObject({ prefer: preferHeader }),
+      })
+      return (data: { prefer?: unknown }) =>
+        data.prefer === undefined ? { value: data } : validatePrefer(data)
     }) as typeof validatorCompiler
 
     // A job read is the hottest route: its headers are checked (and copied) by zod only when they

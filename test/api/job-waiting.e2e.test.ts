@@ -145,6 +145,24 @@ describe('Prefer: wait and the status stream, with jobs held in the queue', () =
     await alice.request(`/v1/jobs/${id}/cancel`, { method: 'POST' })
   })
 
+  it('refuses a Prefer header past its 200 characters at creation as at a read, creating nothing', async () => {
+    const prefer = `wait=1, ${'x'.repeat(300)}`
+    const jobs = async () =>
+      ((await (await alice.request('/v1/jobs?limit=100')).json()) as { jobs: unknown[] }).jobs.length
+    const before = await jobs()
+    const created = await alice.request('/v1/tools/get_random_numbers/jobs', {
+      method: 'POST',
+      json: numbers(),
+      headers: { prefer },
+    })
+    expect(created.status).toBe(400)
+    expect(((await created.json()) as { error: { code: string } }).error.code).toBe('invalid_request')
+    expect(await jobs()).toBe(before)
+    const id = await createQueued(alice)
+    expect((await alice.request(`/v1/jobs/${id}`, { headers: { prefer } })).status).toBe(400)
+    await alice.request(`/v1/jobs/${id}/cancel`, { method: 'POST' })
+  })
+
   it('streams status changes, and a reconnect with Last-Event-ID misses nothing', async () => {
     const jobId = await createQueued(alice)
     const first = await readEvents(alice, jobId, { stopAfter: 1 })
