@@ -55,6 +55,17 @@ describe.skipIf(!hasCorpus)('extract_pdf through the lifecycle', () => {
     return (await waitForJob(ann, job.id)) as unknown as Job
   }
 
+  /** Starts extract_pdf on `body` sent raw (`query`: the file name and options) and waits for its end. */
+  async function runRaw(query: string, body: Buffer): Promise<Job> {
+    const response = await ann.request(`/v1/tools/extract_pdf/jobs?${query}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/pdf' },
+      body,
+    })
+    expect(response.status).toBe(202)
+    return (await waitForJob(ann, ((await response.json()) as Job).id)) as unknown as Job
+  }
+
   it('extracts a multi-page PDF, prices it by pages, and serves its text in chunks that rebuild the file', async () => {
     const job = await uploadAndRun('pdf/pypdf/habibi.pdf')
     expect(job.status).toBe('succeeded')
@@ -130,13 +141,7 @@ describe.skipIf(!hasCorpus)('extract_pdf through the lifecycle', () => {
       ((await (await ann.request('/v1/billing')).json()) as { balance: number }).balance
     const scanned = scan(knownTextPdf(2).pdf).pdf
     const before = await balance()
-    const response = await ann.request('/v1/tools/extract_pdf/jobs?filename=scan.pdf', {
-      method: 'POST',
-      headers: { 'content-type': 'application/pdf' },
-      body: scanned,
-    })
-    expect(response.status).toBe(202)
-    const job = (await waitForJob(ann, ((await response.json()) as Job).id)) as unknown as Job
+    const job = await runRaw('filename=scan.pdf', scanned)
     expect(job.status).toBe('succeeded')
     expect(job.result!.ocr_pages).toBe(2)
     // 1 credit for the 2 pages, 1 for the 2 OCR pages.
@@ -172,13 +177,7 @@ describe.skipIf(!hasCorpus)('extract_pdf through the lifecycle', () => {
       [overflowing.page, textPage('Glazes melt at dawn'), textPage('The kiln cools slowly')],
       overflowing.objects,
     )
-    const response = await ann.request('/v1/tools/extract_pdf/jobs?filename=kiln.pdf&ocr=force', {
-      method: 'POST',
-      headers: { 'content-type': 'application/pdf' },
-      body: pdf,
-    })
-    expect(response.status).toBe(202)
-    const job = (await waitForJob(ann, ((await response.json()) as Job).id)) as unknown as Job
+    const job = await runRaw('filename=kiln.pdf&ocr=force', pdf)
     expect(job.status).toBe('succeeded')
     expect(job.result!.ocr_pages).toBe(2)
     expect(job.result!.notes).toContainEqual(expect.stringMatching(/^Pages 1 could not be rendered for OCR/))

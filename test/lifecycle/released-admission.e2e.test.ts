@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServiceContext } from '../../app/context.ts'
 import { accountStream } from '../../domain/account/events.ts'
-import type { EventStore } from '../../domain/ports/event-store.ts'
 import { audit } from '../../projections/audit.ts'
 import { Housekeeper } from '../../workers/housekeeper.ts'
 import { startTestService, type TestService, waitForJob } from '../support/service.ts'
 import { balanceOf, type JobView, pollUntil } from './support/jobs.ts'
 import { jobBooks } from './support/ledger.ts'
+import { storeAppendingThrough } from './support/store-views.ts'
 
 let service: TestService
 
@@ -36,22 +36,14 @@ function holdJobCreation(ctx: ServiceContext) {
   const released = new Promise<void>((resolve) => {
     release = resolve
   })
-  const holding: EventStore = Object.create(original)
-  holding.append = async (streamId, events, expected) => {
+  ctx.store = storeAppendingThrough(original, async (streamId, events, expected) => {
     if (streamId.startsWith('job-') && events.some((e) => e.type === 'JobCreated')) {
       ctx.store = original
       arrived()
       await released
     }
     return original.append(streamId, events, expected)
-  }
-  holding.appendMany = async (appends) => {
-    const results = []
-    for (const { streamId, events, expected } of appends)
-      results.push(await holding.append(streamId, events, expected))
-    return results
-  }
-  ctx.store = holding
+  })
   return { reached, release }
 }
 

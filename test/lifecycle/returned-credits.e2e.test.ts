@@ -4,7 +4,6 @@
 // which reads what to return from the job's own JobSucceeded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { accountStream } from '../../domain/account/events.ts'
-import type { EventStore } from '../../domain/ports/event-store.ts'
 import { audit } from '../../projections/audit.ts'
 import { tesseractInstalled } from '../pdf/scanned.ts'
 import { peerReady } from '../support/peers.ts'
@@ -12,6 +11,7 @@ import { startTestService, type TestService, waitForJob } from '../support/servi
 import { objectAfterPages, overflowingPage, pdfOfPages, textPage } from '../support/tiny-pdf.ts'
 import { balanceOf, type JobView, pollUntil } from './support/jobs.ts'
 import { jobBooks } from './support/ledger.ts'
+import { storeAppendingThrough } from './support/store-views.ts'
 
 const ready = peerReady('returned credits', !tesseractInstalled() && 'tesseract is not installed')
 
@@ -27,22 +27,14 @@ function loseNextSettling(accountId: string): { lost: () => boolean } {
   let lost = false
   const ctx = service.services.ctx
   const original = ctx.store
-  const losing: EventStore = Object.create(original)
-  losing.append = async (streamId, events, expected) => {
+  ctx.store = storeAppendingThrough(original, async (streamId, events, expected) => {
     if (streamId === accountStream(accountId) && events.some((e) => e.type === 'JobReleased')) {
       ctx.store = original
       lost = true
       throw new Error('the worker ended before settling the account')
     }
     return original.append(streamId, events, expected)
-  }
-  losing.appendMany = async (appends) => {
-    const results = []
-    for (const { streamId, events, expected } of appends)
-      results.push(await losing.append(streamId, events, expected))
-    return results
-  }
-  ctx.store = losing
+  })
   return { lost: () => lost }
 }
 
