@@ -8,6 +8,20 @@ export const errorBody = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
   .meta({ id: 'Error' })
 
+/**
+ * An integer query parameter from `min` to `max` (`fallback` when absent), written in decimal
+ * digits. `z.coerce.number()` alone reads an empty value or spaces as 0, `1e3` as 1000 and `0x10`
+ * as 16. The default sits inside, where the OpenAPI document shows it.
+ */
+export function queryInteger(min: number, max: number, fallback?: number) {
+  const integer = z.coerce.number().int().min(min).max(max)
+  const digitsOnly = (value: unknown) =>
+    typeof value === 'string' && !/^\d+$/.test(value) ? Number.NaN : value
+  return fallback === undefined
+    ? z.preprocess(digitsOnly, integer)
+    : z.preprocess(digitsOnly, integer.default(fallback))
+}
+
 const isoDateTime = z.string().meta({ format: 'date-time' })
 const nullableDateTime = isoDateTime.nullable()
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { readFileChunk } from '../../app/jobs/read-file-chunk.ts'
-import { errors, fileChunk } from '../schemas.ts'
+import { errors, fileChunk, queryInteger } from '../schemas.ts'
 
 export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -12,8 +12,8 @@ export const fileRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Read a text output in chunks',
         params: z.object({ id: z.string().max(64), '*': z.string().min(1).max(1024) }),
         querystring: z.object({
-          offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
-          limit: z.coerce.number().int().min(16).max(100_000).default(20_000),
+          offset: queryInteger(0, Number.MAX_SAFE_INTEGER, 0),
+          limit: queryInteger(16, 100_000, 20_000),
         }),
         response: { 200: fileChunk, ...errors(400, 401, 403, 404, 429) },
       },

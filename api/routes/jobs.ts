@@ -22,7 +22,7 @@ import type { OwnWrites } from '../own-writes.ts'
 import { jobAfterPreferredWait } from '../prefer-wait.ts'
 import { takeQuote } from '../quote-limit.ts'
 import { quote } from '../quote-schema.ts'
-import { errors, job, jobIdParam, jobList } from '../schemas.ts'
+import { errors, job, jobIdParam, jobList, queryInteger } from '../schemas.ts'
 import { renderOptions } from '../signed-paths.ts'
 
 /** The routes that create jobs: they answer before projection, so they skip the own-writes wait. */
@@ -236,8 +236,8 @@ export const jobRoutes =
           tags: ['jobs'],
           summary: 'List jobs, newest first',
           querystring: z.object({
-            limit: z.coerce.number().int().min(1).max(100).default(20),
-            before: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+            limit: queryInteger(1, 100, 20),
+            before: queryInteger(0, Number.MAX_SAFE_INTEGER).optional(),
             tool: z.string().max(64).optional(),
             status: z.enum(jobStatuses).optional(),
           }),

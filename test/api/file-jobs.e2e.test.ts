@@ -97,7 +97,7 @@ describe.skipIf(!hasCorpus)('extract_pdf through the lifecycle', () => {
     expect(Buffer.concat(parts).equals(whole)).toBe(true)
   })
 
-  it('not_text for a non-text output name, 404 for a missing file, 400 for a limit out of range', async () => {
+  it('not_text for a non-text output name, 404 for a missing file, 400 for a limit or offset out of range', async () => {
     const { jobs } = (await (await ann.request('/v1/jobs?tool=extract_pdf&status=succeeded')).json()) as {
       jobs: Job[]
     }
@@ -108,6 +108,11 @@ describe.skipIf(!hasCorpus)('extract_pdf through the lifecycle', () => {
     )
     expect((await ann.request(`/v1/jobs/${id}/files/nothing.txt`)).status).toBe(404)
     expect((await ann.request(`/v1/jobs/${id}/files/x.txt?limit=15`)).status).toBe(400)
+    // An offset in decimal digits only (an empty one read as 0 before).
+    for (const offset of ['', '1e2', '0x10'])
+      expect(
+        (await ann.request(`/v1/jobs/${id}/files/${encodeURIComponent(json.name)}?offset=${offset}`)).status,
+      ).toBe(400)
   })
 
   it('a raw body works the same; a damaged PDF fails with invalid_pdf and costs nothing', async () => {

@@ -9,7 +9,10 @@ describe('OpenAPI for webhooks, waiting, the status stream and quotes', () => {
   let document: {
     paths: Record<
       string,
-      Record<string, { responses: Record<string, unknown>; parameters?: { name: string; in: string }[] }>
+      Record<
+        string,
+        { responses: Record<string, unknown>; parameters?: { name: string; in: string; schema?: unknown }[] }
+      >
     >
     components: { schemas: Record<string, unknown> }
   }
@@ -49,5 +52,23 @@ describe('OpenAPI for webhooks, waiting, the status stream and quotes', () => {
     expect(headerNames('/v1/jobs/{id}', 'get')).toContain('prefer')
     expect(headerNames('/v1/tools/{tool}/jobs', 'post')).toContain('prefer')
     expect(headerNames('/v1/jobs/{id}/events', 'get')).toContain('last-event-id')
+  })
+
+  it('documents the integer query parameters as integers with their bounds', () => {
+    const query = (path: string, name: string) =>
+      document.paths[path]!.get!.parameters!.find((p) => p.in === 'query' && p.name === name)?.schema
+    expect(query('/v1/jobs', 'limit')).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+    })
+    expect(query('/v1/jobs', 'before')).toMatchObject({ type: 'integer', minimum: 0 })
+    expect(
+      query('/v1/jobs/{id}/files/{*}', 'offset') ?? query('/v1/jobs/{id}/files/*', 'offset'),
+    ).toMatchObject({
+      type: 'integer',
+      minimum: 0,
+    })
   })
 })

@@ -208,8 +208,11 @@ describe('REST facade (running jobs)', () => {
       await bob.request('/v1/jobs?tool=get_random_bytes&status=succeeded')
     ).json()) as { jobs: { id: string }[] }
     expect(filtered.jobs.map((j) => j.id)).toEqual([bytes.id])
-    const bad = await bob.request('/v1/jobs?limit=0')
-    expect([bad.status, (await errorOf(bad)).code]).toEqual([400, 'invalid_request'])
+    // Decimal digits only: an empty value, spaces, exponents and hex are not numbers here.
+    for (const query of ['limit=0', 'before=', 'before=%20', 'limit=1e1', 'before=0x10', 'before=-1']) {
+      const bad = await bob.request(`/v1/jobs?${query}`)
+      expect([bad.status, (await errorOf(bad)).code], query).toEqual([400, 'invalid_request'])
+    }
   })
 
   it('cancel of a finished job is job_running; delete removes it; its key then answers 410 job_deleted', async () => {
