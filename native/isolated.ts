@@ -55,7 +55,7 @@ export interface TimeLimit {
 }
 
 /** Structured clone hands byte arrays back as plain Uint8Arrays; callers expect Buffers. */
-export function withBuffers(value: unknown): unknown {
+function withBuffers(value: unknown): unknown {
   if (value instanceof Uint8Array && !Buffer.isBuffer(value))
     return Buffer.from(value.buffer, value.byteOffset, value.byteLength)
   if (Array.isArray(value)) return value.map(withBuffers)
@@ -80,6 +80,7 @@ class Host {
   readonly #calls = new Map<number, Call>()
   readonly #timers = new Map<number, NodeJS.Timeout>()
   readonly #limit: TimeLimit | undefined
+  readonly #onEnd: (host: Host, orphans: Call[]) => void
   #nextId = 0
   #ended = false
 
@@ -90,6 +91,7 @@ class Host {
     onEnd: (host: Host, orphans: Call[]) => void,
   ) {
     this.#limit = limit
+    this.#onEnd = onEnd
     let started = false
     this.#channel = open({
       message: (reply) => {
@@ -113,11 +115,12 @@ class Host {
       },
     })
     this.#channel.hold(false)
-    this.#end = () => onEnd(this, this.#orphaned())
   }
 
   /** Ends the host: its calls in flight go to `onEnd` as orphans. */
-  readonly #end: () => void
+  #end(): void {
+    this.#onEnd(this, this.#orphaned())
+  }
 
   /** Marks the host ended and hands over its calls in flight. */
   #orphaned(): Call[] {
