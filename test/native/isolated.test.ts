@@ -37,6 +37,19 @@ exports.fail = async (message) => { throw new Error(message) }
 exports.spin = () => new Promise(() => { for (;;) {} })
 `,
 )
+// A binding whose work runs on a thread of its own that dies, and whose call is then never
+// answered: emnapi loses a wasm pool thread's work that way when the thread traps before the host
+// read its 'loaded' message (seen under load in CI: the call hung until the test's time ran out).
+const pooled = join(folder, 'pooled.cjs')
+writeFileSync(
+  pooled,
+  `const { Worker } = require('node:worker_threads')
+// The error is handled (emnapi logs a failed load), so it does not end the host on its own.
+exports.lose = () => new Promise(() => {
+  new Worker('throw new Error("unreachable")', { eval: true }).on('error', () => {})
+})
+`,
+)
 const broken = join(folder, 'broken.cjs')
 writeFileSync(broken, "throw new Error('no build for this platform')\n")
 
@@ -97,5 +110,14 @@ describe.each(hosts)('a binding in $kind of its own', ({ host }) => {
     await expect(open(broken).echo(Buffer.from([1]), 0)).rejects.toThrow(
       /did not load: .*no build for this platform/s,
     )
+  })
+})
+
+describe('a binding in a worker thread of its own', () => {
+  it('ends the host when a thread the binding started dies, and answers the call it lost', async () => {
+    const b = isolatedBinding<{ lose(): Promise<never> }>(wasmWorkerHost(pooled), ['lose'], (method) => ({
+      crashed: method,
+    }))
+    expect(await b.lose()).toEqual({ crashed: 'lose' })
   })
 })
