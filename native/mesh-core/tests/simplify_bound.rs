@@ -95,6 +95,21 @@ fn cesium_man_reaches_a_quarter_within_the_requested_deviation() {
     assert!(summary["error"].as_f64().unwrap() <= 0.01);
 }
 
+/// CesiumMan to a tenth: its first collapse strays in a pose, so the search for a limit that holds
+/// continues from the collapse that held, and the error it reports is measured at rest from the
+/// source, not the continued collapse's own estimate (which counts from the faces it started from).
+#[test]
+fn a_search_continued_from_an_earlier_collapse_reports_the_deviation_from_the_source() {
+    let Some(data) = corpus_file("glb/CesiumMan.glb") else { return };
+    let original = read_model(&data, "glb", &ReadOptions::default()).unwrap();
+    let (summary, out) = simplify_glb(&data, json!({ "target_ratio": 0.1, "max_error": 0.01, "format": "glb" }));
+    let (before, after) = (&original.meshes[0].primitives[0], &out.meshes[0].primitives);
+    let measured = deviation(before, after) / Bounds::of(&before.positions).extent();
+    let reported = summary["error"].as_f64().unwrap() as f32;
+    assert!(measured <= reported * 1.001 + 1e-6, "reported {reported}, measured {measured}");
+    assert!(reported <= 0.01, "{summary}");
+}
+
 /// ShapeCollection has no materials, so its UVs are never sampled: they go, as in optimize.
 #[test]
 fn texture_coordinates_no_material_samples_are_dropped() {
