@@ -148,6 +148,8 @@ pub fn read_floats(accessors: &[Value], index: usize, views: &Views) -> Result<(
         out.reserve_exact(l.count * l.components);
         match l.component_type {
             // Floats, most of any large model: whole elements at a time, no per-component type dispatch.
+            // Packed floats (every animation track, most attributes): one pass over the bytes.
+            5126 if s.stride == elem => out.extend(s.bytes[..l.count * elem].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
             5126 => {
                 for i in 0..l.count {
                     let element = &s.bytes[i * s.stride..i * s.stride + elem];

@@ -118,11 +118,14 @@ impl Data {
     }
 }
 
-/// The bytes of one future buffer view: every stream of one layout, back to back.
+/// The bytes of one future buffer view: every stream of one layout, back to back, kept as the
+/// streams came until the view is written (a long animation's keys are tens of MB: appending
+/// each to one growing buffer copied them again at every doubling).
 struct Pending {
     view: usize,
     layout: Data,
-    bytes: Vec<u8>,
+    streams: Vec<Vec<u8>>,
+    len: usize,
     /// For index views: the largest vertex count of the primitives whose indices it holds.
     vertex_count: usize,
 }
@@ -140,21 +143,16 @@ impl Builder {
     /// each view costs a JSON entry and a codec header, and one long stream of similar data
     /// compresses better than many short ones (ShapeCollection's seven meshes made 24 views).
     pub(super) fn view(&mut self, bytes: &[u8], data: Data) -> Slot {
-        let pending = self.pending_for(data);
-        let offset = pending.bytes.len();
-        pending.bytes.extend_from_slice(bytes);
-        Slot { view: pending.view, offset }
+        self.view_owned(bytes.to_vec(), data)
     }
 
-    /// `view` for bytes the caller is done with: the first stream of a view becomes the view's
-    /// buffer rather than a copy of it (a million-vertex mesh's attributes are tens of MB).
+    /// `view` for bytes the caller is done with: they are kept, not copied, until the view is
+    /// written (a million-vertex mesh's attributes are tens of MB).
     pub(super) fn view_owned(&mut self, bytes: Vec<u8>, data: Data) -> Slot {
         let pending = self.pending_for(data);
-        let offset = pending.bytes.len();
-        match offset {
-            0 => pending.bytes = bytes,
-            _ => pending.bytes.extend_from_slice(&bytes),
-        }
+        let offset = pending.len;
+        pending.len += bytes.len();
+        pending.streams.push(bytes);
         Slot { view: pending.view, offset }
     }
 
@@ -165,7 +163,7 @@ impl Builder {
             Some(i) => i,
             None => {
                 self.views.push(Value::Null);
-                self.pending.push(Pending { view: self.views.len() - 1, layout, bytes: Vec::new(), vertex_count: 0 });
+                self.pending.push(Pending { view: self.views.len() - 1, layout, streams: Vec::new(), len: 0, vertex_count: 0 });
                 self.pending.len() - 1
             }
         };
@@ -176,17 +174,25 @@ impl Builder {
         pending
     }
 
-    /// Writes the pending views into the buffers, compressed when asked.
-    fn flush_views(&mut self) {
-        let pending = std::mem::take(&mut self.pending);
+    /// Writes the pending views into the buffers, compressed when asked, with room for `after`
+    /// more bytes in the binary chunk (what is written after the views, and the GLB's head).
+    fn flush_views(&mut self, after: usize) {
+        // Each view's streams as one run of bytes: the codec takes a view whole.
+        let pending: Vec<(usize, Data, Vec<u8>, usize)> = std::mem::take(&mut self.pending)
+            .into_iter()
+            .map(|Pending { view, layout, streams, len: _, vertex_count }| (view, layout, joined(streams), vertex_count))
+            .collect();
         // The views are encoded apart from each other, over the machine's cores when they are
         // large (a big mesh's attributes and indices, a long animation's keys and times), then laid
         // out in order, so the file does not depend on the number of threads.
-        let total: usize = pending.iter().map(|p| p.bytes.len()).sum();
+        let total: usize = pending.iter().map(|p| p.2.len()).sum();
         let compress = self.compress;
-        let encoded =
-            in_parallel::map(&pending, compress && total >= BYTES_WORTH_THREADS, |p| compress.then(|| encode_view(p.layout, &p.bytes, p.vertex_count)));
-        for (Pending { view: index, layout, bytes, vertex_count: _ }, encoded) in pending.into_iter().zip(encoded) {
+        let encoded = in_parallel::map(&pending, compress && total >= BYTES_WORTH_THREADS, |&(_, layout, ref bytes, vertex_count)| {
+            compress.then(|| encode_view(layout, bytes, vertex_count))
+        });
+        // The file's bytes are known now (but for the images): room for them at once.
+        self.bin.reserve(encoded.iter().zip(&pending).map(|(e, p)| e.as_ref().map_or(p.2.len(), |e| e.0.len()) + 3).sum::<usize>() + after);
+        for ((index, layout, bytes, _), encoded) in pending.into_iter().zip(encoded) {
             let bytes = &bytes[..];
             let (target, stride) = match layout {
                 Data::Vertices { stride, .. } => (Some(ARRAY_BUFFER), Some(stride)),
@@ -243,6 +249,16 @@ impl Builder {
         self.accessors.push(a);
         self.accessors.len() - 1
     }
+}
+
+/// Streams back to back: the one stream itself, or a copy of all into one buffer of their size.
+fn joined(mut streams: Vec<Vec<u8>>) -> Vec<u8> {
+    if streams.len() == 1 {
+        return streams.pop().expect("one stream");
+    }
+    let mut bytes = Vec::with_capacity(streams.iter().map(Vec::len).sum());
+    streams.iter().for_each(|s| bytes.extend_from_slice(s));
+    bytes
 }
 
 /// `byteOffset` is 0 when absent (buffer views and EXT_meshopt_compression alike).
@@ -530,7 +546,9 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
     // Keys go where the geometry is on a grid (its error is the budget) or where the caller gave one.
     let reduce_keys = options.quantize || options.animation_error.is_some();
     let animations = write_animations(&mut b, model, &scene.mesh_holder, animation_budget, reduce_keys);
-    b.flush_views();
+    // Room for the images and the GLB's head and JSON, so that neither copies the buffer again.
+    let images: usize = model.images.iter().map(|img| img.data.len() + 3).sum();
+    b.flush_views(images + HEAD_ROOM);
     let images: Vec<Value> = model
         .images
         .iter()
@@ -615,22 +633,27 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
     (pack(&serde_json::to_vec(&root).expect("JSON of plain values"), b.bin), written)
 }
 
+/// Room kept in the binary chunk for the GLB's head and JSON (reserved, so untouched if unused).
+const HEAD_ROOM: usize = 1 << 20;
+
+/// The GLB: its head and JSON chunk put in front of the binary chunk, in the binary chunk's own
+/// buffer (moved along inside it where it has room, as `HEAD_ROOM` leaves, not copied anew).
 fn pack(json: &[u8], mut bin: Vec<u8>) -> Vec<u8> {
-    let mut json = json.to_vec();
-    pad4(&mut json, b' ');
     pad4(&mut bin, 0);
-    let total = 12 + 8 + json.len() + 8 + bin.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    out.extend_from_slice(&0x4E4F_534Au32.to_le_bytes());
-    out.extend_from_slice(&json);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(&0x004E_4942u32.to_le_bytes());
-    out.extend_from_slice(&bin);
-    out
+    let json_len = json.len().next_multiple_of(4);
+    let total = 12 + 8 + json_len + 8 + bin.len();
+    let mut head = Vec::with_capacity(total - bin.len());
+    head.extend_from_slice(b"glTF");
+    head.extend_from_slice(&2u32.to_le_bytes());
+    head.extend_from_slice(&(total as u32).to_le_bytes());
+    head.extend_from_slice(&(json_len as u32).to_le_bytes());
+    head.extend_from_slice(&0x4E4F_534Au32.to_le_bytes());
+    head.extend_from_slice(json);
+    pad4(&mut head, b' ');
+    head.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    head.extend_from_slice(&0x004E_4942u32.to_le_bytes());
+    bin.splice(0..0, head);
+    bin
 }
 
 #[cfg(test)]

@@ -239,7 +239,9 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
     }
     let input = kept.iter().map(|&k| s.input[k]).collect();
     let output = kept.iter().flat_map(|&k| s.output[k * stride..(k + 1) * stride].iter().copied()).collect();
-    Some(Reduced { sampler: AnimationSampler { input, output, ..s.clone() }, spent: gap.units(spent) })
+    // Not `..s.clone()`: that would copy the whole track's keys only to drop them.
+    let sampler = AnimationSampler { input, output, components: s.components, interpolation: s.interpolation.clone() };
+    Some(Reduced { sampler, spent: gap.units(spent) })
 }
 
 /// How far a spherical interpolation's curve strays from the chord between its ends, per unit of

@@ -127,9 +127,7 @@ fn stored_output(compress: bool, s: &AnimationSampler, morph_weights: bool, step
         return stored(float_bytes(output), 4, None, FLOAT);
     }
     if s.components == 4 && s.interpolation != "CUBICSPLINE" && compress {
-        let quaternions: Vec<[f32; 4]> = output.chunks_exact(4).map(|q| [q[0], q[1], q[2], q[3]]).collect();
-        let bytes: Vec<u8> = meshopt::encode_filter_quat(&quaternions, rotation_bits).iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
-        return stored(bytes, 8, Some("QUATERNION"), 5122);
+        return stored(quat_bytes(output, rotation_bits), 8, Some("QUATERNION"), 5122);
     }
     if s.components == 4 && s.interpolation != "CUBICSPLINE" {
         let bytes: Vec<u8> = output.iter().flat_map(|v| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()).collect();
@@ -138,10 +136,7 @@ fn stored_output(compress: bool, s: &AnimationSampler, morph_weights: bool, step
     if s.components == 3 && s.interpolation != "CUBICSPLINE" && compress && step > 0.0 && output.iter().all(|v| v.is_finite()) {
         let bits = mantissa_bits(output.iter().fold(0.0f32, |m, v| m.max(v.abs())), step);
         if bits < 24 {
-            let vectors: Vec<[f32; 3]> = output.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect();
-            let encoded = meshopt::encode_filter_exp(&vectors, bits, EncodeExpMode::SharedComponent);
-            let bytes: Vec<u8> = encoded.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
-            return stored(bytes, 12, Some("EXPONENTIAL"), FLOAT);
+            return stored(exp_bytes::<3>(output, bits), 12, Some("EXPONENTIAL"), FLOAT);
         }
     }
     if s.interpolation == "CUBICSPLINE" && compress && step > 0.0 && output.iter().all(|v| v.is_finite()) {
@@ -211,15 +206,50 @@ impl Stored {
     }
 
     fn write(self, b: &mut Builder) -> usize {
-        let slot = b.view(&self.bytes, self.layout);
+        let slot = b.view_owned(self.bytes, self.layout);
         b.accessor(slot, self.count, self.component_type, self.kind, self.normalized, None)
     }
 }
 
+// The filters below write the stored bytes straight from the track's floats: a long track is
+// millions of them, and going through the crate's typed vectors copied each key three times.
+
+/// `len` bytes written by `fill`, which stores 16- or 32-bit words through its pointer: into the
+/// bytes themselves where they are aligned for that (the allocator's blocks are), else through
+/// words and a copy.
+fn filled(len: usize, fill: impl FnOnce(*mut std::ffi::c_void)) -> Vec<u8> {
+    let mut bytes = vec![0u8; len];
+    if bytes.as_ptr().align_offset(4) != 0 {
+        return through_words(len, fill);
+    }
+    fill(bytes.as_mut_ptr().cast());
+    bytes
+}
+
+/// `filled` through aligned words and a copy.
+fn through_words(len: usize, fill: impl FnOnce(*mut std::ffi::c_void)) -> Vec<u8> {
+    let mut words = vec![0u32; len.div_ceil(4)];
+    fill(words.as_mut_ptr().cast());
+    words.iter().flat_map(|w| w.to_ne_bytes()).take(len).collect()
+}
+
 /// `output` through the codec's EXPONENTIAL filter, `N` components a key, `bits` of mantissa.
 fn exp_bytes<const N: usize>(output: &[f32], bits: i32) -> Vec<u8> {
-    let vectors: Vec<[f32; N]> = output.chunks_exact(N).map(|v| std::array::from_fn(|k| v[k])).collect();
-    meshopt::encode_filter_exp(&vectors, bits, EncodeExpMode::SharedComponent).iter().flatten().flat_map(|v| v.to_le_bytes()).collect()
+    let keys = output.len() / N;
+    // SAFETY: the filter reads `keys` vectors of N floats from `output` and writes as many of N
+    // aligned 32-bit words into the destination, which holds exactly that; 0 < N <= 64.
+    filled(keys * N * 4, |destination| unsafe {
+        let mode = EncodeExpMode::SharedComponent as meshopt::ffi::meshopt_EncodeExpMode;
+        meshopt::ffi::meshopt_encodeFilterExp(destination, keys, N * 4, bits, output.as_ptr(), mode);
+    })
+}
+
+/// Rotation keys (x, y, z, w) through the codec's QUATERNION filter at `bits`: four 16-bit words a key.
+fn quat_bytes(output: &[f32], bits: i32) -> Vec<u8> {
+    let keys = output.len() / 4;
+    // SAFETY: the filter reads `keys` quaternions of four floats from `output` and writes as many
+    // of four aligned 16-bit words (8 bytes) into the destination, which holds exactly that.
+    filled(keys * 8, |destination| unsafe { meshopt::ffi::meshopt_encodeFilterQuat(destination, keys, 8, bits, output.as_ptr()) })
 }
 
 /// Bytes a list of key times takes stored.
@@ -464,6 +494,33 @@ mod tests {
     use crate::model::{Attribute, Mesh, Node, SourceFormat};
     use crate::read::{read_model, ReadOptions};
     use crate::write::{write_glb, GlbOptions};
+
+    #[test]
+    fn filtered_keys_are_the_codec_filters_bytes_however_the_buffer_lies() {
+        let keys: Vec<f32> = (0..300).map(|k| (k as f32 * 0.37).sin() * 40.0 + 0.001 * k as f32).collect();
+        let typed: Vec<u8> =
+            meshopt::encode_filter_exp(&keys.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect::<Vec<_>>(), 15, EncodeExpMode::SharedComponent)
+                .iter()
+                .flatten()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+        assert_eq!(exp_bytes::<3>(&keys, 15), typed);
+        let quaternions: Vec<f32> = (0..100)
+            .flat_map(|k| {
+                let a = k as f32 * 0.05;
+                [0.0, a.sin(), 0.0, a.cos()]
+            })
+            .collect();
+        let typed: Vec<u8> = meshopt::encode_filter_quat(&quaternions.chunks_exact(4).map(|q| [q[0], q[1], q[2], q[3]]).collect::<Vec<_>>(), 12)
+            .iter()
+            .flatten()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        assert_eq!(quat_bytes(&quaternions, 12), typed);
+        // The way round for a buffer the filter cannot write words into gives the same bytes.
+        let words = through_words(typed.len(), |d| unsafe { meshopt::ffi::meshopt_encodeFilterQuat(d, 100, 8, 12, quaternions.as_ptr()) });
+        assert_eq!(words, typed);
+    }
 
     #[test]
     fn weights_sum_to_255_and_move_less_than_a_step() {
