@@ -417,16 +417,18 @@ impl Scene {
             .collect();
         let keys: usize = channels.iter().map(|(_, s)| s.input.len()).sum();
         let moves = in_parallel::map(&channels, keys >= KEYS_WORTH_THREADS, |&(node, sampler)| {
-            let (mut places, mut farthest) = (Bounds::empty(), 0.0f64);
+            let (mut places, mut farthest2) = (Bounds::empty(), 0.0f64);
+            let at = pivot(world, node);
             for key in values(sampler) {
                 let local = [key[0], key[1], key[2]];
                 let place = transform_point(&parent_world[node], local);
                 if local.iter().all(|v| v.is_finite()) {
                     places.add(place);
                 }
-                farthest = farthest.max(distance(place.map(|v| v as f64), pivot(world, node)));
+                // Squared here, one root at the end (a long take's keys are millions).
+                farthest2 = farthest2.max((0..3).map(|k| (place[k] as f64 - at[k]).powi(2)).sum());
             }
-            (places, farthest)
+            (places, farthest2.sqrt())
         });
         let mut travel = vec![0.0f64; n];
         let mut places = Bounds::empty();
