@@ -15,9 +15,15 @@ export function wasmWorkerHost(loaderPath: string): HostKind {
         execArgv: hostExecArgv(),
       })
       worker.on('message', events.message)
-      // An abort arrives as an uncaught error, then the exit; either one ends the host.
-      worker.on('error', events.end)
-      worker.on('exit', () => events.end())
+      // An abort arrives as an uncaught error, then the exit. The host ends at the exit, which Node
+      // emits only once the worker's last messages are delivered: the error can come first, and a
+      // host that loaded and then died at once (its 'ready' still on the way) would otherwise look
+      // like one that never loaded (seen under load in CI, and in 12 of 600 tries beside busy cores).
+      let failure: unknown
+      worker.on('error', (error) => {
+        failure ??= error
+      })
+      worker.on('exit', () => events.end(failure))
       return {
         post: (request) => worker.postMessage(request),
         hold: (held) => (held ? worker.ref() : worker.unref()),

@@ -50,6 +50,17 @@ exports.lose = () => new Promise(() => {
 })
 `,
 )
+// A binding that loads and dies on its thread at once, its messages (2,000 of them, then the
+// host's 'ready') still on their way when the error is reported: a crash, not a failed load.
+const diesAtOnce = join(folder, 'dies-at-once.cjs')
+writeFileSync(
+  diesAtOnce,
+  `const { parentPort } = require('node:worker_threads')
+for (let i = 0; i < 2000; i++) parentPort.postMessage({ note: 'x'.repeat(1000) })
+setImmediate(() => { throw new Error('unreachable') })
+exports.echo = () => new Promise(() => {})
+`,
+)
 const broken = join(folder, 'broken.cjs')
 writeFileSync(broken, "throw new Error('no build for this platform')\n")
 
@@ -119,5 +130,14 @@ describe('a binding in a worker thread of its own', () => {
       crashed: method,
     }))
     expect(await b.lose()).toEqual({ crashed: 'lose' })
+  })
+
+  it('counts a host that loaded and died at once as a crash, not as a build that did not load', async () => {
+    // Node can report the thread's error before it delivers the messages the thread sent first;
+    // the host ends at the exit, after them (seen in CI: "did not load: unreachable").
+    const b = isolatedBinding<{ echo(): Promise<never> }>(wasmWorkerHost(diesAtOnce), ['echo'], (method) => ({
+      crashed: method,
+    }))
+    for (let i = 0; i < 3; i++) expect(await b.echo()).toEqual({ crashed: 'echo' })
   })
 })
