@@ -147,8 +147,9 @@ pub fn read_floats(accessors: &[Value], index: usize, views: &Views) -> Result<(
         let s = strided(views, view, offset, l.count, elem, None)?;
         out.reserve_exact(l.count * l.components);
         match l.component_type {
-            // Floats, most of any large model: whole elements at a time, no per-component type dispatch.
-            // Packed floats (every animation track, most attributes): one pass over the bytes.
+            // Floats, most of any large model, without per-component type dispatch: packed ones
+            // (every animation track, most attributes) in one pass over the bytes, interleaved ones
+            // a whole element at a time.
             5126 if s.stride == elem => out.extend(s.bytes[..l.count * elem].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
             5126 => {
                 for i in 0..l.count {

@@ -177,22 +177,17 @@ impl Builder {
     /// Writes the pending views into the buffers, compressed when asked, with room for `after`
     /// more bytes in the binary chunk (what is written after the views, and the GLB's head).
     fn flush_views(&mut self, after: usize) {
-        // Each view's streams as one run of bytes: the codec takes a view whole.
-        let pending: Vec<(usize, Data, Vec<u8>, usize)> = std::mem::take(&mut self.pending)
-            .into_iter()
-            .map(|Pending { view, layout, streams, len: _, vertex_count }| (view, layout, joined(streams), vertex_count))
-            .collect();
+        let pending: Vec<Joined> = std::mem::take(&mut self.pending).into_iter().map(Pending::joined).collect();
         // The views are encoded apart from each other, over the machine's cores when they are
         // large (a big mesh's attributes and indices, a long animation's keys and times), then laid
         // out in order, so the file does not depend on the number of threads.
-        let total: usize = pending.iter().map(|p| p.2.len()).sum();
+        let total: usize = pending.iter().map(|p| p.bytes.len()).sum();
         let compress = self.compress;
-        let encoded = in_parallel::map(&pending, compress && total >= BYTES_WORTH_THREADS, |&(_, layout, ref bytes, vertex_count)| {
-            compress.then(|| encode_view(layout, bytes, vertex_count))
-        });
+        let encoded =
+            in_parallel::map(&pending, compress && total >= BYTES_WORTH_THREADS, |p| compress.then(|| encode_view(p.layout, &p.bytes, p.vertex_count)));
         // The file's bytes are known now (but for the images): room for them at once.
-        self.bin.reserve(encoded.iter().zip(&pending).map(|(e, p)| e.as_ref().map_or(p.2.len(), |e| e.0.len()) + 3).sum::<usize>() + after);
-        for ((index, layout, bytes, _), encoded) in pending.into_iter().zip(encoded) {
+        self.bin.reserve(encoded.iter().zip(&pending).map(|(e, p)| e.as_ref().map_or(p.bytes.len(), |e| e.0.len()) + 3).sum::<usize>() + after);
+        for (Joined { view: index, layout, bytes, vertex_count: _ }, encoded) in pending.into_iter().zip(encoded) {
             let bytes = &bytes[..];
             let (target, stride) = match layout {
                 Data::Vertices { stride, .. } => (Some(ARRAY_BUFFER), Some(stride)),
@@ -251,14 +246,28 @@ impl Builder {
     }
 }
 
-/// Streams back to back: the one stream itself, or a copy of all into one buffer of their size.
-fn joined(mut streams: Vec<Vec<u8>>) -> Vec<u8> {
-    if streams.len() == 1 {
-        return streams.pop().expect("one stream");
+/// A pending view with its streams as one run of bytes: the codec takes a view whole.
+struct Joined {
+    view: usize,
+    layout: Data,
+    bytes: Vec<u8>,
+    vertex_count: usize,
+}
+
+impl Pending {
+    /// The streams back to back: the one stream itself, or a copy of all into one buffer of their size.
+    fn joined(self) -> Joined {
+        let Pending { view, layout, mut streams, len, vertex_count } = self;
+        let bytes = match streams.len() {
+            1 => streams.pop().expect("one stream"),
+            _ => {
+                let mut bytes = Vec::with_capacity(len);
+                streams.iter().for_each(|s| bytes.extend_from_slice(s));
+                bytes
+            }
+        };
+        Joined { view, layout, bytes, vertex_count }
     }
-    let mut bytes = Vec::with_capacity(streams.iter().map(Vec::len).sum());
-    streams.iter().for_each(|s| bytes.extend_from_slice(s));
-    bytes
 }
 
 /// `byteOffset` is 0 when absent (buffer views and EXT_meshopt_compression alike).
