@@ -361,6 +361,8 @@ export class SqliteReadStore implements ReadStore {
   #pendingBatches: PendingBatch[] = []
   /** Commits the models' batches off the event loop (files only); null once it has failed. */
   #writer: Worker | null = null
+  /** What the writer thread threw: nothing more is sent to it, and its exit settles what it held. */
+  #writerError: unknown = null
   #batchIds = 0
   readonly #inFlight = new Map<number, SentBatches>()
   #drained: (() => void) | null = null
@@ -369,7 +371,17 @@ export class SqliteReadStore implements ReadStore {
    * `writerThread: false` commits, and checkpoints, on the calling thread (always so for ':memory:'):
    * a second handle on a file, as tests and tools open one.
    */
-  constructor(path: string, { writerThread = true }: { writerThread?: boolean } = {}) {
+  constructor(
+    path: string,
+    {
+      writerThread = true,
+      writerModule = new URL('./sqlite-read-writer.ts', import.meta.url),
+    }: {
+      writerThread?: boolean
+      /** The writer thread's module: sqlite-read-writer.ts, or a stand-in that tests make fail. */
+      writerModule?: URL
+    } = {},
+  ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
     this.#db = new DatabaseSync(path, { timeout: 30_000 })
     this.#db.exec(`
@@ -390,13 +402,18 @@ export class SqliteReadStore implements ReadStore {
       this.#checkpointer.unref()
       const own = newOwnCommits()
       this.#validity.own = own
-      const writer = new Worker(new URL('./sqlite-read-writer.ts', import.meta.url), {
-        workerData: { path, own, backstopCheckpointPages },
-      })
+      const writer = new Worker(writerModule, { workerData: { path, own, backstopCheckpointPages } })
       writer.on('message', ({ replies }: { replies: { id: number; skipped?: string[]; error?: string }[] }) =>
         this.#settle(replies),
       )
-      writer.on('error', (error) => this.#writerFailed(error))
+      // A thread that throws may have answered commits it made just before, and Node can report the
+      // error before it delivers those answers: what it holds is settled at 'exit', which comes
+      // after every message the thread sent.
+      writer.on('error', (error) => (this.#writerError ??= error))
+      writer.on('exit', () => {
+        if (this.#writer === writer)
+          this.#writerFailed(this.#writerError ?? new Error('The read store writer thread stopped.'))
+      })
       writer.unref()
       this.#writer = writer
     }
@@ -465,7 +482,8 @@ export class SqliteReadStore implements ReadStore {
     // One message to the writer at a time: what arrives meanwhile waits for its answer and goes in
     // the next. Each message costs both threads a wake-up (a system call each way), so under load
     // a message carries every batch of its commit's duration instead of one per turn.
-    if (this.#writer && this.#inFlight.size > 0) return
+    // A writer that failed takes nothing more; its exit sends what waits here to be committed here.
+    if (this.#writer && (this.#inFlight.size > 0 || this.#writerError)) return
     const batches = this.#pendingBatches
     this.#pendingBatches = []
     if (batches.length === 0) return
@@ -512,13 +530,17 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
-  /** The writer thread died: what it held may or may not be committed; later batches commit here. */
+  /**
+   * The writer thread ended: what it held and did not answer may or may not be committed, so it is
+   * refused; the batches waiting, and all later ones, are committed here.
+   */
   #writerFailed(error: unknown): void {
     this.#writer = null
     this.#validity.invalidate()
     for (const { batches } of this.#inFlight.values()) for (const batch of batches) batch.reject(error)
     this.#inFlight.clear()
     this.#drained?.()
+    if (this.#db.isOpen) this.#commitPendingBatches()
   }
 
   #commitHere(batches: PendingBatch[]): void {
@@ -565,8 +587,9 @@ export class SqliteReadStore implements ReadStore {
     // Batches already sent are committed and answered before the connections close.
     while (this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#drained = resolve))
     this.#drained = null
-    await this.#writer?.terminate()
+    const writer = this.#writer
     this.#writer = null
+    await writer?.terminate()
     // Batches that came after the last message (or after the thread failed) are committed here.
     if (this.#db.isOpen) this.#commitPendingBatches()
     if (this.#db.isOpen) this.#db.close()

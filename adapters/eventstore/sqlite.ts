@@ -76,6 +76,8 @@ export interface SqliteEventStoreOptions {
   now?: () => Date
   /** Commit on a writer thread (the default for a file) or on the calling thread (always for :memory:). */
   writerThread?: boolean
+  /** The writer thread's module: sqlite-writer.ts, or a stand-in that tests make fail. */
+  writerModule?: URL
 }
 
 export class SqliteEventStore implements EventStore {
@@ -90,6 +92,7 @@ export class SqliteEventStore implements EventStore {
   #batchIds = 0
   #drained: (() => void) | null = null
   #writerFailure: unknown = null
+  #closing = false
   /**
    * The events this store's own commits inserted last, as recorded: one run of consecutive
    * positions (another process's append in between starts a new run). readAll answers from it
@@ -118,10 +121,22 @@ export class SqliteEventStore implements EventStore {
     this.#pollIntervalMs = options.pollIntervalMs ?? 200
     this.#now = options.now ?? (() => new Date())
     if (path !== ':memory:' && options.writerThread !== false) {
-      const writer = new Worker(new URL('./sqlite-writer.ts', import.meta.url), { workerData: { path } })
+      const module = options.writerModule ?? new URL('./sqlite-writer.ts', import.meta.url)
+      const writer = new Worker(module, { workerData: { path } })
       writer.unref()
       writer.on('message', ({ replies }: { replies: BatchReply[] }) => this.#settle(replies))
-      writer.on('error', (error) => this.#fail(error))
+      // A thread that throws may have answered batches it committed just before, and Node can
+      // report the error before it delivers those answers: new appends are refused at once, but
+      // what is in flight is settled at 'exit', which comes after every message the thread sent.
+      writer.on('error', (error) => (this.#writerFailure ??= error))
+      writer.on('exit', () =>
+        this.#fail(
+          this.#writerFailure ??
+            new Error(
+              this.#closing ? 'The event store is closed.' : 'The event store writer thread stopped.',
+            ),
+        ),
+      )
       this.#writer = writer
       this.#commit = (id, batch, createdAt) => {
         writer.ref()
@@ -246,7 +261,7 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  /** The writer thread died: nothing in flight, queued or to come can be committed. */
+  /** The writer thread ended: nothing still in flight, queued or to come can be committed. */
   #fail(error: unknown): void {
     this.#writerFailure = error
     for (const request of [...[...this.#inFlight.values()].flat(), ...this.#queue]) request.reject(error)
@@ -293,6 +308,7 @@ export class SqliteEventStore implements EventStore {
       })
       this.#drained = null
     }
+    this.#closing = true
     await this.#writer?.terminate()
     this.#appended.removeAllListeners()
     if (this.#db.isOpen) this.#db.close()
