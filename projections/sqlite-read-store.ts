@@ -376,10 +376,12 @@ export class SqliteReadStore implements ReadStore {
     {
       writerThread = true,
       writerModule = new URL('./sqlite-read-writer.ts', import.meta.url),
+      checkpointerModule = new URL('./sqlite-checkpointer.ts', import.meta.url),
     }: {
       writerThread?: boolean
-      /** The writer thread's module: sqlite-read-writer.ts, or a stand-in that tests make fail. */
+      /** The threads' modules: sqlite-read-writer.ts and sqlite-checkpointer.ts, or stand-ins that tests make fail. */
       writerModule?: URL
+      checkpointerModule?: URL
     } = {},
   ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -396,9 +398,12 @@ export class SqliteReadStore implements ReadStore {
       // Checkpoints move to a thread of their own (sqlite-checkpointer.ts); this connection keeps a
       // far threshold only as a backstop, should that thread fall behind.
       this.#db.exec(`PRAGMA wal_autocheckpoint = ${backstopCheckpointPages}`)
-      this.#checkpointer = new Worker(new URL('./sqlite-checkpointer.ts', import.meta.url), {
+      this.#checkpointer = new Worker(checkpointerModule, {
         workerData: { path, intervalMs: checkpointIntervalMs },
       })
+      // A checkpointer that fails (it could not open the file) leaves checkpoints to the backstop:
+      // the WAL stays bounded, and the process goes on.
+      this.#checkpointer.on('error', () => {})
       this.#checkpointer.unref()
       const own = newOwnCommits()
       this.#validity.own = own

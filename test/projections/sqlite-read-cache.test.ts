@@ -98,7 +98,10 @@ describe('SQLite read store cache', () => {
   })
 })
 
-function open(path: string, options?: { writerThread?: boolean; writerModule?: URL }) {
+function open(
+  path: string,
+  options?: { writerThread?: boolean; writerModule?: URL; checkpointerModule?: URL },
+) {
   const store = new SqliteReadStore(path, options)
   opened.push(store)
   return store
@@ -223,6 +226,17 @@ describe('SQLite read store writer thread', () => {
     expect((await elsewhere.collection<Note>('notes').getMany(['a', 'b'])).map((note) => note.id)).toEqual([
       'b',
     ])
+  })
+
+  it('goes on committing when its checkpointer thread fails', async () => {
+    const path = newPath()
+    const here = open(path, {
+      checkpointerModule: new URL('./support/sqlite-checkpointer-that-dies.ts', import.meta.url),
+    })
+    // Long enough for the thread to start and fail before and between the commits.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    for (let i = 1; i <= 3; i++) await writeBatch(here, [{ id: `n${i}`, position: i, text: `note ${i}` }], i)
+    expect(await open(path, { writerThread: false }).getCounter('notes:checkpoint')).toBe(3)
   })
 
   it('commits what was sent before it closes', async () => {
