@@ -12,6 +12,7 @@ import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
 import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
 import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
 import { splitOptions } from '../../domain/tools/options/split_3d_model.ts'
+import { runIsolated } from '../../workers/runtime/isolated-run.ts'
 import { runner as inspect } from '../../workers/tools/inspect_3d_model.ts'
 import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
 import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
@@ -305,6 +306,34 @@ describe.runIf(hasCorpus)('Draco-compressed input', () => {
     }
     expect(outcomes.has('invalid_mesh')).toBe(true)
   }, 120_000)
+
+  test('a stream that makes the decoder ask for 34 GB fails its job as out_of_memory, not as a crash', async () => {
+    // The corpus box with four bytes of its Draco stream set to 0xFF (found by bench/mesh/fuzz.ts):
+    // the decoder reads a symbol count of billions and asks for it all at once. Rust aborts on a
+    // failed allocation, which no reader can catch, so this runs as a job does, in a child process.
+    const damaged = Buffer.from(await readFile(join(corpusDir, 'glb/Box_Draco.glb')))
+    damaged.fill(0xff, 2336, 2340)
+    const path = join(workDir, 'asks-for-34-gb.glb')
+    await writeFile(path, damaged)
+    const outcome = await runIsolated({
+      tool: 'inspect_3d_model',
+      input: await fileInput(path, 'box.glb'),
+      options: {},
+      outDir: await mkdtemp(join(tmpdir(), 'kiln-draco-job-')),
+      timeoutMs: 60_000,
+      memoryMb: 2048,
+      afterMeasure: async () => null,
+      onProgress: () => {},
+    })
+    expect(outcome).toMatchObject({
+      ok: false,
+      units: null,
+      error: {
+        code: 'out_of_memory',
+        message: 'The job asked for 34,816 MB of memory at once; it has 2048 MB.',
+      },
+    })
+  }, 60_000)
 
   test('an older Draco bitstream is unsupported with a hint', async () => {
     const file = await tampered(

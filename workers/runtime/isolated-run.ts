@@ -49,6 +49,11 @@ function currentEnvironment(): Record<string, string> {
   return env
 }
 
+/** What Rust's standard library prints before it aborts on an allocation it could not make. */
+const nativeAllocationFailure = /memory allocation of (\d+) bytes failed/
+
+const megabytes = (bytes: number) => Math.ceil(bytes / 2 ** 20).toLocaleString('en-US')
+
 export async function runIsolated(job: IsolatedJob): Promise<IsolatedOutcome> {
   const started = performance.now()
   const children = job.children ?? coldChildren
@@ -159,6 +164,15 @@ function runInChild(
           code: 'timeout',
           message: `The job did not finish within ${Math.round(job.timeoutMs / 1000)} s.`,
           hint: 'Try a smaller input or lighter options.',
+        })
+      }
+      // A native core (Rust) that cannot get memory aborts, saying how much it asked for at once.
+      const refused = nativeAllocationFailure.exec(stderrTail)
+      if (refused) {
+        return fail({
+          code: 'out_of_memory',
+          message: `The job asked for ${megabytes(Number(refused[1]))} MB of memory at once; it has ${job.memoryMb} MB.`,
+          hint: 'A file of ordinary size that asks for this much is damaged (its data declares sizes it does not hold): export it again. Otherwise try a smaller input.',
         })
       }
       if (killedFor === 'out_of_memory' || /heap out of memory|Allocation failed/i.test(stderrTail)) {
