@@ -34,14 +34,16 @@ struct Lattice {
 
 impl Lattice {
     /// Cells of side `size` (at least) over `all`, at most MAX_CELLS of them.
-    fn new(all: &Bounds, mut size: f32) -> Self {
-        let extent: [f32; 3] = [0, 1, 2].map(|k| (all.max[k] - all.min[k]).max(0.0));
-        let count = |size: f32| extent.map(|e| if size > 0.0 && size.is_finite() { ((e / size).ceil() as usize).max(1) } else { 1 });
-        while count(size).iter().product::<usize>() > MAX_CELLS {
+    fn new(all: &Bounds, size: f32) -> Self {
+        // In f64: finite coordinates far apart (±3e38) span more than an f32 holds.
+        let extent: [f64; 3] = [0, 1, 2].map(|k| (f64::from(all.max[k]) - f64::from(all.min[k])).max(0.0));
+        let count = |size: f64| extent.map(|e| if size > 0.0 && size.is_finite() { ((e / size).ceil().min(MAX_CELLS as f64) as usize).max(1) } else { 1 });
+        let mut size = f64::from(size);
+        while count(size).iter().fold(1usize, |cells, &d| cells.saturating_mul(d)) > MAX_CELLS {
             size *= 2.0;
         }
         let dims = count(size);
-        let cell = [0, 1, 2].map(|k| if dims[k] > 1 { size } else { extent[k].max(f32::MIN_POSITIVE) });
+        let cell = [0, 1, 2].map(|k| (if dims[k] > 1 { size } else { extent[k] }).clamp(f64::from(f32::MIN_POSITIVE), f64::from(f32::MAX)) as f32);
         let origin = [0, 1, 2].map(|k| if all.min[k].is_finite() { all.min[k] } else { 0.0 });
         Lattice { origin, cell, dims }
     }
@@ -78,23 +80,38 @@ impl Lattice {
         (0..3).map(|k| lo[k].max(self.dims[k] - 1 - hi[k])).max().unwrap_or(0)
     }
 
-    /// Calls `visit` with the index of every cell exactly `r` rings out from the range.
+    /// Calls `visit` with the index of every cell exactly `r` rings out from the range. Only the
+    /// ring's cells are walked, not the box they enclose: a ring far out along a lattice one cell
+    /// wide in two axes holds two cells, however long its sides.
     fn ring(&self, (lo, hi): CellRange, r: usize, mut visit: impl FnMut(usize)) {
         let a = [0, 1, 2].map(|k| lo[k].saturating_sub(r));
         let b = [0, 1, 2].map(|k| (hi[k] + r).min(self.dims[k] - 1));
-        let on_face = |k: usize, c: usize| c + r == lo[k] || c == hi[k] + r;
-        for z in a[2]..=b[2] {
-            for y in a[1]..=b[1] {
-                if r == 0 || on_face(2, z) || on_face(1, y) {
+        if r == 0 {
+            for z in a[2]..=b[2] {
+                for y in a[1]..=b[1] {
                     (a[0]..=b[0]).for_each(|x| visit(self.index([x, y, z])));
-                } else {
-                    // Inside the ring's y and z faces only its two x faces are new.
-                    if lo[0] >= r {
-                        visit(self.index([lo[0] - r, y, z]));
-                    }
-                    if hi[0] + r < self.dims[0] {
-                        visit(self.index([hi[0] + r, y, z]));
-                    }
+                }
+            }
+            return;
+        }
+        // The ring's two faces across axis k, where they lie in the lattice; and the cells between them.
+        let faces = |k: usize| [lo[k].checked_sub(r), Some(hi[k] + r).filter(|&c| c < self.dims[k])].into_iter().flatten();
+        let between = |k: usize| (lo[k] + 1).saturating_sub(r)..=(hi[k] + r - 1).min(self.dims[k] - 1);
+        for z in faces(2) {
+            for y in a[1]..=b[1] {
+                (a[0]..=b[0]).for_each(|x| visit(self.index([x, y, z])));
+            }
+        }
+        if faces(1).next().is_none() && faces(0).next().is_none() {
+            return;
+        }
+        for z in between(2) {
+            for y in faces(1) {
+                (a[0]..=b[0]).for_each(|x| visit(self.index([x, y, z])));
+            }
+            if faces(0).next().is_some() {
+                for y in between(1) {
+                    faces(0).for_each(|x| visit(self.index([x, y, z])));
                 }
             }
         }
@@ -320,5 +337,67 @@ impl PartGrid {
             });
         }
         best.map(|(_, part)| part)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cube(at: [f32; 3], side: f32) -> Bounds {
+        Bounds { min: at, max: at.map(|c| c + side) }
+    }
+
+    /// A ring holds the cells whose farthest axis from the range is exactly r cells, each once.
+    #[test]
+    fn rings_hold_the_cells_r_out_from_the_range() {
+        for dims in [[1, 1, 40], [5, 4, 3], [7, 1, 2], [1, 1, 1]] {
+            let lattice = Lattice { origin: [0.0; 3], cell: [1.0; 3], dims };
+            // A corner cell, a block in the middle, the far corner.
+            let middle = (dims.map(|d| d / 3), dims.map(|d| d / 2));
+            for (lo, hi) in [([0, 0, 0], [0, 0, 0]), middle, (dims.map(|d| d - 1), dims.map(|d| d - 1))] {
+                for r in 0..45 {
+                    let mut walked = Vec::new();
+                    lattice.ring((lo, hi), r, |cell| walked.push(cell));
+                    walked.sort_unstable();
+                    let mut expected = Vec::new();
+                    for z in 0..dims[2] {
+                        for y in 0..dims[1] {
+                            for x in 0..dims[0] {
+                                let c = [x, y, z];
+                                let out = (0..3).map(|k| lo[k].saturating_sub(c[k]).max(c[k].saturating_sub(hi[k]))).max().unwrap();
+                                if out == r {
+                                    expected.push(lattice.index(c));
+                                }
+                            }
+                        }
+                    }
+                    expected.sort_unstable();
+                    assert_eq!(walked, expected, "dims {dims:?} range {lo:?}..{hi:?} ring {r}");
+                }
+            }
+        }
+    }
+
+    /// Parts at both ends of the f32 range along z (a span of 6e38, which no f32 holds) and 1e30
+    /// apart along y: counted in cells of the parts' size, two axes would each need more cells than
+    /// a usize holds (this once wrapped around to a grid of 784,640 cells, too few for its indices).
+    #[test]
+    fn parts_as_far_apart_as_floats_go_are_found() {
+        let parts = [cube([0.0, 0.0, 0.0], 1.0), cube([2.0, 0.0, 0.0], 1.0), cube([0.0, 1e30, 3e38], 1.0), cube([0.0, 0.0, -3e38], 1.0)];
+        let mut grid = PartGrid::new(&parts);
+        let gap = |from: &Bounds, part: usize| {
+            (0..3).map(|k| (parts[part].min[k] - from.max[k]).max(from.min[k] - parts[part].max[k]).max(0.0)).fold(0.0f32, f32::max)
+        };
+        for (from, nearest) in [(0, 1), (1, 0)] {
+            let b = parts[from];
+            assert_eq!(grid.nearest(&b, |p| p != from, |p| (gap(&b, p), 0.0)), Some(nearest));
+        }
+        let mut grown = parts[1];
+        grown.merge(&parts[2]);
+        grid.grown(1, &grown);
+        grid.remove(2);
+        let b = parts[3];
+        assert_eq!(grid.nearest(&b, |p| p != 3 && p != 2, |p| (gap(&b, p), 0.0)), Some(0));
     }
 }
