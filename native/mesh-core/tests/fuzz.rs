@@ -317,3 +317,105 @@ fn structurally_mutated_gltf_never_panics_a_reader_or_a_tool() {
     eprintln!("glTF fuzz: {refused} mutants refused, {readable} read and through every tool");
     assert!(readable > 0 && refused > 0, "mutations should break some documents and keep others readable");
 }
+
+/// GLB files whose positions are plain floats, for `extreme_coordinates_never_panic_a_tool`.
+const PLAIN_POSITION_SEEDS: &[&str] = &["glb/Box.glb", "glb/BoxTextured.glb", "glb/CesiumMan.glb", "glb/ShapeCollection.glb"];
+
+/// Where each plain float VEC3 POSITION accessor's values lie in the binary chunk: (offset of the
+/// first, stride, count).
+fn position_runs(json: &serde_json::Value) -> Vec<(usize, usize, usize)> {
+    let accessors = json["accessors"].as_array().cloned().unwrap_or_default();
+    let views = json["bufferViews"].as_array().cloned().unwrap_or_default();
+    let mut used: Vec<usize> = Vec::new();
+    for mesh in json["meshes"].as_array().into_iter().flatten() {
+        for primitive in mesh["primitives"].as_array().into_iter().flatten() {
+            used.extend(primitive["attributes"]["POSITION"].as_u64().map(|a| a as usize));
+        }
+    }
+    used.sort_unstable();
+    used.dedup();
+    used.into_iter()
+        .filter_map(|a| {
+            let accessor = accessors.get(a)?;
+            if accessor["componentType"] != 5126 || accessor["type"] != "VEC3" || accessor.get("sparse").is_some() {
+                return None;
+            }
+            let view = views.get(accessor["bufferView"].as_u64()? as usize)?;
+            let offset = view["byteOffset"].as_u64().unwrap_or(0) + accessor["byteOffset"].as_u64().unwrap_or(0);
+            let stride = view["byteStride"].as_u64().unwrap_or(12);
+            Some((offset as usize, stride as usize, accessor["count"].as_u64()? as usize))
+        })
+        .collect()
+}
+
+/// Positions no exporter should write but a file can hold: coordinates at the ends of the f32
+/// range (whose differences overflow to infinity), far apart along some axes, scaled to the
+/// edge of subnormals, or all equal. The reader takes them (it drops only infinite and NaN
+/// ones), so every tool must: a result or an error value, never a panic (session 28's fuzzing
+/// found split's part grid wrapping its cell count on parts 2.5e38 apart).
+/// MESH_EXTREME_FUZZ_ITERATIONS sets the budget per seed (default 12).
+#[test]
+fn extreme_coordinates_never_panic_a_tool() {
+    let Some(corpus) = corpus() else { return };
+    let iterations = budget("MESH_EXTREME_FUZZ_ITERATIONS", 12);
+    let mut rng = Rng(stream(0xA076_1D64_78BD_642F));
+    const EXTREMES: &[f32] = &[f32::MAX, -f32::MAX, 3e38, -2.5e38, 1e30, -1e30, 1e20, 1e-40, -1e-40, 0.0, -0.0, f32::MIN_POSITIVE];
+    let mut ran = 0usize;
+    for seed in PLAIN_POSITION_SEEDS {
+        let (json, bin) = split_glb(&std::fs::read(corpus.join(seed)).unwrap());
+        let runs = position_runs(&json);
+        assert!(!runs.is_empty(), "{seed} has plain positions");
+        for i in 0..iterations {
+            let mut changed = bin.clone();
+            for _ in 0..1 + rng.below(3) {
+                let (offset, stride, count) = runs[rng.below(runs.len())];
+                let at = |v: usize, axis: usize| offset + v * stride + axis * 4;
+                let set = |bytes: &mut Vec<u8>, v: usize, axis: usize, value: f32| {
+                    if let Some(slot) = bytes.get_mut(at(v, axis)..at(v, axis) + 4) {
+                        slot.copy_from_slice(&value.to_le_bytes());
+                    }
+                };
+                let axis = rng.below(3);
+                match rng.below(4) {
+                    // A few vertices thrown to the ends of the range.
+                    0 => {
+                        for _ in 0..1 + rng.below(4) {
+                            set(&mut changed, rng.below(count), axis, EXTREMES[rng.below(EXTREMES.len())]);
+                        }
+                    }
+                    // A tenth of them, along one axis.
+                    1 => {
+                        let value = EXTREMES[rng.below(EXTREMES.len())];
+                        (0..count).filter(|_| rng.below(10) == 0).collect::<Vec<_>>().into_iter().for_each(|v| set(&mut changed, v, axis, value));
+                    }
+                    // The whole mesh scaled toward overflow or subnormals.
+                    2 => {
+                        let scale = [1e36f32, 1e-36, 1e-44][rng.below(3)];
+                        for v in 0..count {
+                            for axis in 0..3 {
+                                if let Some(slot) = changed.get(at(v, axis)..at(v, axis) + 4) {
+                                    let value = f32::from_le_bytes(slot.try_into().unwrap()) * scale;
+                                    set(&mut changed, v, axis, value);
+                                }
+                            }
+                        }
+                    }
+                    // Every vertex at one point.
+                    _ => {
+                        for v in 0..count {
+                            (0..3).for_each(|axis| set(&mut changed, v, axis, 1.5));
+                        }
+                    }
+                }
+            }
+            let mutant = join_glb(&json, &changed);
+            if !every_tool_survives(&mutant, "glb") {
+                let path = std::env::temp_dir().join(format!("mesh-extreme-fuzz-crash-{i}.glb"));
+                std::fs::write(&path, &mutant).unwrap();
+                panic!("a tool panicked on {seed} with extreme coordinates; saved to {}", path.display());
+            }
+            ran += 1;
+        }
+    }
+    eprintln!("extreme coordinates: {ran} models through all five runs");
+}
