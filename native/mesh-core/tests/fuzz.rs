@@ -321,101 +321,146 @@ fn structurally_mutated_gltf_never_panics_a_reader_or_a_tool() {
 /// GLB files whose positions are plain floats, for `extreme_coordinates_never_panic_a_tool`.
 const PLAIN_POSITION_SEEDS: &[&str] = &["glb/Box.glb", "glb/BoxTextured.glb", "glb/CesiumMan.glb", "glb/ShapeCollection.glb"];
 
-/// Where each plain float VEC3 POSITION accessor's values lie in the binary chunk: (offset of the
-/// first, stride, count).
-fn position_runs(json: &serde_json::Value) -> Vec<(usize, usize, usize)> {
+/// Where the values of plain float accessors lie in the binary chunk, one run per accessor.
+struct FloatRun {
+    offset: usize,
+    stride: usize,
+    count: usize,
+    components: usize,
+}
+
+/// The runs of the accessors `chosen` from `json` that hold plain floats (not sparse).
+fn float_runs(json: &serde_json::Value, mut chosen: Vec<usize>) -> Vec<FloatRun> {
     let accessors = json["accessors"].as_array().cloned().unwrap_or_default();
     let views = json["bufferViews"].as_array().cloned().unwrap_or_default();
-    let mut used: Vec<usize> = Vec::new();
-    for mesh in json["meshes"].as_array().into_iter().flatten() {
-        for primitive in mesh["primitives"].as_array().into_iter().flatten() {
-            used.extend(primitive["attributes"]["POSITION"].as_u64().map(|a| a as usize));
-        }
-    }
-    used.sort_unstable();
-    used.dedup();
-    used.into_iter()
+    chosen.sort_unstable();
+    chosen.dedup();
+    chosen
+        .into_iter()
         .filter_map(|a| {
             let accessor = accessors.get(a)?;
-            if accessor["componentType"] != 5126 || accessor["type"] != "VEC3" || accessor.get("sparse").is_some() {
+            let components = match accessor["type"].as_str()? {
+                "SCALAR" => 1,
+                "VEC2" => 2,
+                "VEC3" => 3,
+                "VEC4" => 4,
+                "MAT4" => 16,
+                _ => return None,
+            };
+            if accessor["componentType"] != 5126 || accessor.get("sparse").is_some() {
                 return None;
             }
             let view = views.get(accessor["bufferView"].as_u64()? as usize)?;
             let offset = view["byteOffset"].as_u64().unwrap_or(0) + accessor["byteOffset"].as_u64().unwrap_or(0);
-            let stride = view["byteStride"].as_u64().unwrap_or(12);
-            Some((offset as usize, stride as usize, accessor["count"].as_u64()? as usize))
+            let stride = view["byteStride"].as_u64().map_or(components * 4, |s| s as usize);
+            Some(FloatRun { offset: offset as usize, stride, count: accessor["count"].as_u64()? as usize, components })
         })
         .collect()
 }
 
-/// Positions no exporter should write but a file can hold: coordinates at the ends of the f32
-/// range (whose differences overflow to infinity), far apart along some axes, scaled to the
-/// edge of subnormals, or all equal. The reader takes them (it drops only infinite and NaN
-/// ones), so every tool must: a result or an error value, never a panic (session 28's fuzzing
-/// found split's part grid wrapping its cell count on parts 2.5e38 apart).
-/// MESH_EXTREME_FUZZ_ITERATIONS sets the budget per seed (default 12).
-#[test]
-fn extreme_coordinates_never_panic_a_tool() {
-    let Some(corpus) = corpus() else { return };
-    let iterations = budget("MESH_EXTREME_FUZZ_ITERATIONS", 12);
-    let mut rng = Rng(stream(0xA076_1D64_78BD_642F));
+/// The POSITION accessors of every primitive.
+fn positions(json: &serde_json::Value) -> Vec<usize> {
+    let primitives = json["meshes"].as_array().into_iter().flatten().flat_map(|m| m["primitives"].as_array().into_iter().flatten());
+    primitives.filter_map(|p| p["attributes"]["POSITION"].as_u64().map(|a| a as usize)).collect()
+}
+
+/// The animation samplers' key times and values, and the skins' inverse bind matrices.
+fn motion(json: &serde_json::Value) -> Vec<usize> {
+    let samplers = json["animations"].as_array().into_iter().flatten().flat_map(|a| a["samplers"].as_array().into_iter().flatten());
+    let keys = samplers.flat_map(|s| [s["input"].as_u64(), s["output"].as_u64()]);
+    let binds = json["skins"].as_array().into_iter().flatten().map(|s| s["inverseBindMatrices"].as_u64());
+    keys.chain(binds).flatten().map(|a| a as usize).collect()
+}
+
+/// Values no exporter should write but a file can hold: at the ends of the f32 range (whose
+/// differences overflow to infinity), far apart, scaled toward overflow or subnormals, or all
+/// equal, written into the `chosen` accessors of each of `seeds`. Whatever the reader takes
+/// (it refuses infinities, NaN and key times out of order where it must), every tool must
+/// answer with a result or an error value, never a panic. `budget` models per seed.
+fn extreme_values_never_panic_a_tool(seeds: &[&str], chosen: fn(&serde_json::Value) -> Vec<usize>, budget: usize, stream_start: u64) -> (usize, usize) {
+    let Some(corpus) = corpus() else { return (0, 0) };
+    let mut rng = Rng(stream(stream_start));
     const EXTREMES: &[f32] = &[f32::MAX, -f32::MAX, 3e38, -2.5e38, 1e30, -1e30, 1e20, 1e-40, -1e-40, 0.0, -0.0, f32::MIN_POSITIVE];
-    let mut ran = 0usize;
-    for seed in PLAIN_POSITION_SEEDS {
+    let (mut ran, mut refused) = (0usize, 0usize);
+    for seed in seeds {
         let (json, bin) = split_glb(&std::fs::read(corpus.join(seed)).unwrap());
-        let runs = position_runs(&json);
-        assert!(!runs.is_empty(), "{seed} has plain positions");
-        for i in 0..iterations {
+        let runs = float_runs(&json, chosen(&json));
+        assert!(!runs.is_empty(), "{seed} has plain float accessors of the kind chosen");
+        for i in 0..budget {
             let mut changed = bin.clone();
             for _ in 0..1 + rng.below(3) {
-                let (offset, stride, count) = runs[rng.below(runs.len())];
-                let at = |v: usize, axis: usize| offset + v * stride + axis * 4;
-                let set = |bytes: &mut Vec<u8>, v: usize, axis: usize, value: f32| {
-                    if let Some(slot) = bytes.get_mut(at(v, axis)..at(v, axis) + 4) {
+                let run = &runs[rng.below(runs.len())];
+                let at = |v: usize, c: usize| run.offset + v * run.stride + c * 4;
+                let get = |bytes: &[u8], v: usize, c: usize| bytes.get(at(v, c)..at(v, c) + 4).map(|b| f32::from_le_bytes(b.try_into().unwrap()));
+                let set = |bytes: &mut Vec<u8>, v: usize, c: usize, value: f32| {
+                    if let Some(slot) = bytes.get_mut(at(v, c)..at(v, c) + 4) {
                         slot.copy_from_slice(&value.to_le_bytes());
                     }
                 };
-                let axis = rng.below(3);
+                let c = rng.below(run.components);
                 match rng.below(4) {
-                    // A few vertices thrown to the ends of the range.
+                    // A few values thrown to the ends of the range.
                     0 => {
                         for _ in 0..1 + rng.below(4) {
-                            set(&mut changed, rng.below(count), axis, EXTREMES[rng.below(EXTREMES.len())]);
+                            set(&mut changed, rng.below(run.count), c, EXTREMES[rng.below(EXTREMES.len())]);
                         }
                     }
-                    // A tenth of them, along one axis.
+                    // A tenth of them, in one component.
                     1 => {
                         let value = EXTREMES[rng.below(EXTREMES.len())];
-                        (0..count).filter(|_| rng.below(10) == 0).collect::<Vec<_>>().into_iter().for_each(|v| set(&mut changed, v, axis, value));
+                        let picked: Vec<usize> = (0..run.count).filter(|_| rng.below(10) == 0).collect();
+                        picked.into_iter().for_each(|v| set(&mut changed, v, c, value));
                     }
-                    // The whole mesh scaled toward overflow or subnormals.
+                    // All of them scaled toward overflow or subnormals.
                     2 => {
                         let scale = [1e36f32, 1e-36, 1e-44][rng.below(3)];
-                        for v in 0..count {
-                            for axis in 0..3 {
-                                if let Some(slot) = changed.get(at(v, axis)..at(v, axis) + 4) {
-                                    let value = f32::from_le_bytes(slot.try_into().unwrap()) * scale;
-                                    set(&mut changed, v, axis, value);
+                        for v in 0..run.count {
+                            for c in 0..run.components {
+                                if let Some(value) = get(&changed, v, c) {
+                                    set(&mut changed, v, c, value * scale);
                                 }
                             }
                         }
                     }
-                    // Every vertex at one point.
+                    // All of them one value.
                     _ => {
-                        for v in 0..count {
-                            (0..3).for_each(|axis| set(&mut changed, v, axis, 1.5));
+                        for v in 0..run.count {
+                            (0..run.components).for_each(|c| set(&mut changed, v, c, 1.5));
                         }
                     }
                 }
             }
             let mutant = join_glb(&json, &changed);
+            if read_model(&mutant, "glb", &ReadOptions::default()).is_err() {
+                refused += 1;
+                continue;
+            }
             if !every_tool_survives(&mutant, "glb") {
                 let path = std::env::temp_dir().join(format!("mesh-extreme-fuzz-crash-{i}.glb"));
                 std::fs::write(&path, &mutant).unwrap();
-                panic!("a tool panicked on {seed} with extreme coordinates; saved to {}", path.display());
+                panic!("a tool panicked on {seed} with extreme values; saved to {}", path.display());
             }
             ran += 1;
         }
     }
-    eprintln!("extreme coordinates: {ran} models through all five runs");
+    (ran, refused)
+}
+
+/// Positions at extremes (session 28's fuzzing found split's part grid wrapping its cell count on
+/// parts 2.5e38 apart). MESH_EXTREME_FUZZ_ITERATIONS sets the budget per seed (default 12).
+#[test]
+fn extreme_coordinates_never_panic_a_tool() {
+    let budget = budget("MESH_EXTREME_FUZZ_ITERATIONS", 12);
+    let (ran, refused) = extreme_values_never_panic_a_tool(PLAIN_POSITION_SEEDS, positions, budget, 0xA076_1D64_78BD_642F);
+    eprintln!("extreme coordinates: {ran} models through all five runs, {refused} refused");
+}
+
+/// Key times, key values and inverse bind matrices at extremes, in the corpus's skinned and
+/// animated model. MESH_EXTREME_FUZZ_ITERATIONS sets the budget (default 12, four times over).
+#[test]
+fn extreme_motion_never_panics_a_tool() {
+    let budget = budget("MESH_EXTREME_FUZZ_ITERATIONS", 12) * 4;
+    let (ran, refused) = extreme_values_never_panic_a_tool(&["glb/CesiumMan.glb"], motion, budget, 0xE703_7ED1_A0B4_28DB);
+    eprintln!("extreme motion: {ran} models through all five runs, {refused} refused");
+    assert!(ran > 0, "some should stay readable");
 }
