@@ -308,7 +308,8 @@ describe.runIf(hasCorpus)('Draco-compressed input', () => {
   }, 120_000)
 
   test('a stream that makes the decoder ask for 34 GB fails its job as out_of_memory, not as a crash', async () => {
-    // The corpus box with four bytes of its Draco stream set to 0xFF (found by bench/mesh/fuzz.ts):
+    // The corpus box with four bytes of its Draco stream set to 0xFF (found by the mesh core's
+    // fuzzing, native/mesh-core/tests/fuzz.rs, under MESH_FUZZ_SEED=2026112901):
     // the decoder reads a symbol count of billions and asks for it all at once. Rust aborts on a
     // failed allocation, which no reader can catch, so this runs as a job does, in a child process.
     const damaged = Buffer.from(await readFile(join(corpusDir, 'glb/Box_Draco.glb')))
@@ -319,7 +320,7 @@ describe.runIf(hasCorpus)('Draco-compressed input', () => {
       tool: 'inspect_3d_model',
       input: await fileInput(path, 'box.glb'),
       options: {},
-      outDir: await mkdtemp(join(tmpdir(), 'kiln-draco-job-')),
+      outDir: await mkdtemp(join(workDir, 'job-')),
       timeoutMs: 60_000,
       memoryMb: 2048,
       afterMeasure: async () => null,
