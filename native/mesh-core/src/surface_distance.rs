@@ -117,37 +117,42 @@ impl<'a> SurfaceGrid<'a> {
 
     /// A triangle (its index among `indices`' triples) within the grid's reach of `p`, if any.
     pub fn witness(&self, p: [f32; 3]) -> Option<u32> {
-        let reach2 = self.reach * self.reach;
-        self.binned(p).iter().chain(&self.large).copied().find(|&t| self.distance2_within(t, p, reach2) <= reach2)
+        self.witness_from(p, None).map(|(t, _)| t)
     }
 
     /// As `witness`, trying `hint` first: points taken in a mesh's order are mostly neighbours, and
     /// the last one's triangle is usually within reach of the next, for one distance instead of a
-    /// cell's search.
-    pub fn witness_from(&self, p: [f32; 3], hint: Option<u32>) -> Option<u32> {
-        let reach2 = self.reach * self.reach;
-        hint.filter(|&t| self.distance2_within(t, p, reach2) <= reach2).or_else(|| self.witness(p))
+    /// cell's search. With the triangle comes its squared distance to `p`.
+    pub fn witness_from(&self, p: [f32; 3], hint: Option<u32>) -> Option<(u32, f32)> {
+        self.within_from(p, hint, self.reach * self.reach)
     }
 
-    /// The nearest triangle within the grid's reach of `p`, if any.
-    pub fn nearest(&self, p: [f32; 3]) -> Option<u32> {
-        let mut best = (self.reach * self.reach, None);
+    /// As `witness_from`, for a triangle within `sqrt(limit2)` of `p` (a distance up to the reach).
+    pub fn within_from(&self, p: [f32; 3], hint: Option<u32>, limit2: f32) -> Option<(u32, f32)> {
+        let limit = limit2.sqrt();
+        let within = |t: u32| Some((t, self.distance2_within(t, p, limit))).filter(|&(_, d)| d <= limit2);
+        hint.and_then(within).or_else(|| self.binned(p).iter().chain(&self.large).find_map(|&t| within(t)))
+    }
+
+    /// The nearest triangle within the grid's reach of `p` and its squared distance, if any.
+    pub fn nearest(&self, p: [f32; 3]) -> Option<(u32, f32)> {
+        let mut best = (self.reach * self.reach, self.reach, None);
         for &t in self.binned(p).iter().chain(&self.large) {
-            let d = self.distance2_within(t, p, best.0);
+            let d = self.distance2_within(t, p, best.1);
             if d <= best.0 {
-                best = (d, Some(t));
+                best = (d, d.sqrt(), Some(t));
             }
         }
-        best.1
+        best.2.map(|t| (t, best.0))
     }
 
-    /// The squared distance from `p` to triangle `t`, or a number above `limit` when the
-    /// triangle's bounding sphere alone shows it is farther.
+    /// The squared distance from `p` to triangle `t`, or infinity when the triangle's bounding
+    /// sphere alone shows it is farther than `limit`.
     fn distance2_within(&self, t: u32, p: [f32; 3], limit: f32) -> f32 {
         let (centroid, radius) = self.spheres[t as usize];
         let to_centroid = sub(p, centroid);
-        let gap = dot(to_centroid, to_centroid).sqrt() - radius;
-        if gap > 0.0 && gap * gap > limit {
+        let outside = radius + limit;
+        if dot(to_centroid, to_centroid) > outside * outside {
             return f32::INFINITY;
         }
         triangle_distance2(self.positions, self.indices, t, p)
@@ -248,6 +253,15 @@ fn distance2_to_segment(p: [f32; 3], a: [f32; 3], b: [f32; 3]) -> f32 {
     dot(d, d)
 }
 
+/// The largest distance from a vertex of `source` to the faces of `simplified`, by brute force:
+/// what the grid's answers are checked against.
+#[cfg(test)]
+pub(crate) fn deviation(source: &crate::model::Primitive, simplified: &crate::model::Primitive) -> f32 {
+    let faces: Vec<[[f32; 3]; 3]> = simplified.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]].map(|v| simplified.positions[v as usize])).collect();
+    let nearest = |q: [f32; 3]| faces.iter().map(|f| distance2_to_triangle(q, f[0], f[1], f[2])).fold(f32::INFINITY, f32::min);
+    source.positions.iter().map(|&q| nearest(q).sqrt()).fold(0.0, f32::max)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,8 +315,17 @@ mod tests {
                 distance2_to_triangle(p, a, b, c)
             });
             let closest = closest.fold(f32::INFINITY, f32::min);
-            let nearest = grid.nearest(p).map(|t| triangle_distance2(&positions, &indices, t, p));
-            assert_eq!(nearest, (closest <= reach * reach).then_some(closest), "{p:?}");
+            let nearest = grid.nearest(p);
+            assert_eq!(nearest.map(|(t, _)| triangle_distance2(&positions, &indices, t, p)), (closest <= reach * reach).then_some(closest), "{p:?}");
+            assert_eq!(nearest.map(|(_, d)| d), (closest <= reach * reach).then_some(closest), "{p:?}");
+            // A witness found from any hint is within reach, and says how far.
+            for hint in [None, Some(0), Some(77)] {
+                let witness = grid.witness_from(p, hint);
+                assert_eq!(witness.is_some(), brute, "{p:?}");
+                if let Some((t, d)) = witness {
+                    assert!(d <= reach * reach && d == triangle_distance2(&positions, &indices, t, p), "{p:?}");
+                }
+            }
             if brute {
                 near += 1
             } else {

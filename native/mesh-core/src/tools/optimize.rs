@@ -15,7 +15,7 @@ use crate::merge::merge_meshes;
 use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{compact, is_compact, weld_identical, without_degenerate};
 use crate::prune::prune;
-use crate::simplify::{extent_of, simplify_primitive, simplify_surface, target_for};
+use crate::simplify::{extent_of, simplify_primitive, target_for};
 use crate::tangent_use::drop_unused_tangents;
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::texture::{process as process_textures, TextureMode, TextureOptions};
@@ -139,7 +139,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
                 welded = match is_flat_shaded(&welded) {
                     true => {
                         flat_shaded += 1;
-                        with_face_normals(&simplify_surface(&as_surface(&welded), target, SIMPLIFY_ERROR * extent, true).primitive)
+                        with_face_normals(&simplify_primitive(&as_surface(&welded), target, SIMPLIFY_ERROR * extent, true).primitive)
                     }
                     false => simplify_primitive(&welded, target, SIMPLIFY_ERROR * extent, true).primitive,
                 };

@@ -15,7 +15,7 @@ use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{weld_identical, without_degenerate};
 use crate::model::{Primitive, SourceFormat};
 use crate::prune::prune;
-use crate::simplify::{attribute_room, extent_of, simplify_primitive_with_locks, simplify_surface_with_locks, target_for};
+use crate::simplify::{attribute_room, extent_of, simplify_primitive_with_locks, target_for};
 use crate::skin_poses::{add_pose_attributes, remove_pose_attributes};
 use crate::stitch::shared_positions;
 use crate::tangent_use::drop_unused_tangents;
@@ -154,8 +154,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         let primitives: Vec<(&Primitive, &Vec<bool>, bool)> = mesh.primitives.iter().zip(&shared).zip(flat).map(|((p, l), f)| (p, l, f)).collect();
         let simplified = in_parallel::map(&primitives, primitives.len() > 1 && faces >= FACES_WORTH_THREADS, |&(p, locks, flat)| {
             let target = target_for(p.face_count(), ratio);
-            let simplify = if flat { simplify_surface_with_locks } else { simplify_primitive_with_locks };
-            let s = simplify(p, target, max_error * extent, lock_border, locks);
+            let s = simplify_primitive_with_locks(p, target, max_error * extent, lock_border, locks);
             (if flat { with_face_normals(&s.primitive) } else { s.primitive }, s.error / extent)
         });
         for (p, (simplified, error)) in mesh.primitives.iter_mut().zip(simplified) {
