@@ -154,7 +154,7 @@ const definitions: ToolDefinition[] = [
     id: 'simplify_3d_model',
     title: 'Simplify a 3D model',
     summary: 'Reduces the face count of a model while keeping its shape, normals, UVs and borders.',
-    description: `Simplify a 3D model (GLB or glTF, Draco-compressed ones included; OBJ, PLY or STL; up to 1,000,000 faces) to target_ratio or target_faces, never deviating more than max_error (a fraction of the model size; a skinned mesh is held to it at rest and at 8 moments of the animations that move it). Static meshes, and primitives of a mesh that share a material, merge first as in optimize_3d_model unless keep_nodes is true; cameras, punctual lights and GPU instances are kept in glTF output. The output keeps the input format unless format is given; the result reports faces in and out and the error reached. ${followNote}`,
+    description: `Simplify a 3D model (GLB or glTF, Draco-compressed ones included; OBJ, PLY or STL; up to 1,000,000 faces) to target_ratio or target_faces, never deviating more than max_error (a fraction of the model size; a skinned mesh is held to it at rest and at 8 moments of the animations that move it). Static meshes, and primitives of a mesh that share a material, merge first as in optimize_3d_model unless keep_nodes is true; cameras, punctual lights and GPU instances are kept in glTF output. The output keeps the input format unless format is given; the result reports faces in and out and the error reached (the largest distance measured from an input vertex to the output surface, over the model size). ${followNote}`,
     toolset: '3d',
     input: { kind: 'file', sources: fileSources, extensions: meshExtensions },
     options: simplifyOptions,

@@ -21,7 +21,7 @@ export const simplifyOptions = z
       .max(1)
       .default(0.01)
       .describe(
-        'Largest allowed deviation as a fraction of the model size (0.01 = 1%); simplification stops there even if the target is not reached, and the result says so.',
+        'Largest allowed deviation as a fraction of the model size (0.01 = 1%), measured: every vertex of the input stays within it of the output surface. Simplification stops there even if the target is not reached, and the result says so.',
       ),
     lock_border: z
       .boolean()
