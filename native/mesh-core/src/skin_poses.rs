@@ -299,7 +299,7 @@ mod tests {
         // Seeing the poses: 0.032 against 0.213 blind. The bound the simplifier was given is a
         // hundredth of the 4-unit height, 0.04. With the pose deltas in the collapse error alone
         // the bent pose strayed to 0.080, twice the bound (attribute quadrics see only the deltas'
-        // linear trend); measured in the poses (simplify.rs `holds_in_poses`) it stays within it,
+        // linear trend); measured in the poses (simplify.rs `held_collapse`) it stays within it,
         // here at the animation's end, which is not one of the eight poses measured.
         assert!(seen_error < 0.5 * blind_error, "seeing the poses: {seen_error}, blind: {blind_error}");
         assert!(seen_error <= 0.04, "{seen_error}");
