@@ -113,8 +113,7 @@ pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_err
     if weights.is_empty() {
         weights.push(0.0);
     }
-    let bytes: &[u8] = unsafe { std::slice::from_raw_parts(p.positions.as_ptr().cast(), p.positions.len() * 12) };
-    let adapter = meshopt::VertexDataAdapter::new(bytes, 12, 0).expect("positions are 12-byte vertices");
+    let adapter = positions_of(p);
     // Fold quadrics (meshoptimizer's `PreserveFolds`, marked experimental there; the crate is
     // pinned) weigh the edges where two faces fold back on each other (over about 150 degrees):
     // a fin or a bevel's acute edge that the plane quadrics of its narrow faces barely see. With
@@ -153,11 +152,16 @@ pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_err
     Simplified { primitive: out, error }
 }
 
+/// `p`'s positions as meshoptimizer reads them.
+fn positions_of(p: &Primitive) -> meshopt::VertexDataAdapter<'_> {
+    let bytes: &[u8] = unsafe { std::slice::from_raw_parts(p.positions.as_ptr().cast(), p.positions.len() * 12) };
+    meshopt::VertexDataAdapter::new(bytes, 12, 0).expect("positions are 12-byte vertices")
+}
+
 /// The collapse alone, unmeasured: for tests that show what the measurement catches.
 #[cfg(test)]
 pub(crate) fn collapse_unmeasured(p: &Primitive, target_faces: usize, max_error: f32) -> Primitive {
-    let bytes: &[u8] = unsafe { std::slice::from_raw_parts(p.positions.as_ptr().cast(), p.positions.len() * 12) };
-    let adapter = meshopt::VertexDataAdapter::new(bytes, 12, 0).expect("positions are 12-byte vertices");
+    let adapter = positions_of(p);
     let indices = meshopt::simplify(&p.indices, &adapter, target_faces * 3, max_error, meshopt::SimplifyOptions::ErrorAbsolute, None);
     compact(p, &indices)
 }
@@ -191,11 +195,10 @@ const OVERSHOOT_REACH: f32 = 4.0;
 /// the deviation ran 1.5 to 2.7 times the collapse error where the bound stopped the collapse: it
 /// saved the second collapse there, many-small-meshes 56 → 33 ms, but where the collapse at the
 /// bound holds it kept more faces for nothing, held-out-sphere-300k 30,030 → 35,475 and 211 →
-/// 266 ms.) (Locking the vertices that strayed and collapsing
-/// again does not help when the face target stops the collapse: it then collapses elsewhere
-/// instead, and others stray. Collapsing a result that held further, instead of the source again,
-/// kept fewer faces on CesiumMan and hard-surface but 25 % more on a flat-shaded
-/// many-small-meshes never tuned on.)
+/// 266 ms. Locking the vertices that strayed and collapsing again does not help when the face
+/// target stops the collapse: it then collapses elsewhere instead, and others stray. Collapsing a
+/// result that held further, instead of the source again, kept fewer faces on CesiumMan and
+/// hard-surface but 25 % more on a flat-shaded many-small-meshes never tuned on.)
 fn held_collapse(held: &Held, target_faces: usize, collapse: impl Fn(f32) -> (Vec<u32>, f32) + Sync) -> (Vec<u32>, f32, f32) {
     let bound = held.bound;
     let first = collapse(bound);
@@ -213,7 +216,7 @@ fn held_collapse(held: &Held, target_faces: usize, collapse: impl Fn(f32) -> (Ve
         let limit = fails * bound / overshoot * SCALED_MARGIN;
         let (candidate, error) = collapse(limit);
         if let Some(deviation) = held.by(&candidate) {
-            return raised(held, target_faces, (limit, fails), ((candidate, error), deviation), &collapse);
+            return raised(held, target_faces, limit, fails, (candidate, error), deviation, &collapse);
         }
         fails = limit;
         overshoot = held.overshoot(&candidate);
@@ -245,20 +248,20 @@ fn held_collapse(held: &Held, target_faces: usize, collapse: impl Fn(f32) -> (Ve
     (indices, error, deviation)
 }
 
-/// `result`, a collapse under the first of `limits` that held at its deviation; or, where it held
-/// with room to spare (under `ROOM_TO_SPARE` of the bound) and the face target did not stop it,
-/// the collapse under that limit scaled up toward the bound, short of the second of `limits` (one
-/// that strayed), if that holds too.
-#[allow(clippy::type_complexity)]
+/// The collapse (indices and collapse error) under `limit` that held at `deviation`;
+/// or, where it held with room to spare (under `ROOM_TO_SPARE` of the bound) and the face target did
+/// not stop it, the collapse under that limit scaled up toward the bound, short of `strayed` (a
+/// limit whose collapse strayed), if that holds too.
 fn raised(
     held: &Held,
     target_faces: usize,
-    (limit, below): (f32, f32),
-    result: ((Vec<u32>, f32), f32),
+    limit: f32,
+    strayed: f32,
+    (indices, error): (Vec<u32>, f32),
+    deviation: f32,
     collapse: &(impl Fn(f32) -> (Vec<u32>, f32) + Sync),
 ) -> (Vec<u32>, f32, f32) {
-    let ((indices, error), deviation) = result;
-    let higher = (limit * held.bound / deviation.max(f32::MIN_POSITIVE) * SCALED_MARGIN).min(limit + (below - limit) * SCALED_MARGIN);
+    let higher = (limit * held.bound / deviation.max(f32::MIN_POSITIVE) * SCALED_MARGIN).min(limit + (strayed - limit) * SCALED_MARGIN);
     if deviation < ROOM_TO_SPARE * held.bound && indices.len() > target_faces * 3 && higher > limit {
         let (more, more_error) = collapse(higher);
         if let Some(more_deviation) = held.by(&more) {
@@ -302,11 +305,11 @@ impl Held<'_> {
     /// together, so it usually still is within), and only where it is not are the pose's
     /// triangles searched.
     fn by(&self, simplified: &[u32]) -> Option<f32> {
-        let (shapes, bound) = (self, self.bound);
-        let removed = shapes.removed(simplified);
-        let at_rest = SurfaceGrid::new(shapes.rest, simplified, bound);
-        let (deviation, firsts) = measured_at_rest(&at_rest, shapes.rest, &removed)?;
-        if shapes.poses.is_empty() {
+        let bound = self.bound;
+        let removed = self.removed(simplified);
+        let at_rest = SurfaceGrid::new(self.rest, simplified, bound);
+        let (deviation, firsts) = measured_at_rest(&at_rest, self.rest, &removed)?;
+        if self.poses.is_empty() {
             return Some(deviation);
         }
         // Each vertex's first triangle within the bound at rest, and the nearest one, looked for
@@ -317,8 +320,8 @@ impl Held<'_> {
         // The poses are checked in groups, one a thread where the checks are worth it (thousands of
         // vertices); each group keeps its own nearest triangles, and a group that finds a stray
         // vertex stops the others at their next pose. The answer is the same however they are grouped.
-        let threads = in_parallel::threads(witnesses.len() * shapes.poses.len() >= CHECKS_WORTH_THREADS);
-        let groups: Vec<&[Vec<[f32; 3]>]> = shapes.poses.chunks(shapes.poses.len().div_ceil(threads).max(1)).collect();
+        let threads = in_parallel::threads(witnesses.len() * self.poses.len() >= CHECKS_WORTH_THREADS);
+        let groups: Vec<&[Vec<[f32; 3]>]> = self.poses.chunks(self.poses.len().div_ceil(threads).max(1)).collect();
         let strayed = AtomicBool::new(false);
         let held = in_parallel::map(&groups, groups.len() > 1, |poses| {
             let mut witnesses = witnesses.clone();
@@ -332,8 +335,8 @@ impl Held<'_> {
                 // still is, and building a grid costs more than a vertex's tries by far.
                 let held = witnesses.iter_mut().all(|(v, first, nearest)| {
                     within(posed, *v, Some(*first))
-                        || within(posed, *v, *nearest.get_or_insert_with(|| at_rest.nearest(shapes.rest[*v]).map(|(t, _)| t)))
-                        || at_rest.candidates(shapes.rest[*v]).any(|t| within(posed, *v, Some(t)))
+                        || within(posed, *v, *nearest.get_or_insert_with(|| at_rest.nearest(self.rest[*v]).map(|(t, _)| t)))
+                        || at_rest.candidates(self.rest[*v]).any(|t| within(posed, *v, Some(t)))
                         || searched.get_or_insert_with(|| SurfaceGrid::new(posed, simplified, bound)).near(posed[*v])
                 });
                 if !held {
@@ -347,12 +350,12 @@ impl Held<'_> {
 }
 
 /// The largest distance from the `removed` vertices to the faces of `grid`, and for each vertex a
-/// triangle within the grid's reach; None when a vertex has none. Only a vertex
-/// with no triangle as near as the largest distance so far raises it, and only such a vertex is
-/// measured to its nearest triangle; the triangle found for a vertex is the next one's first try
-/// (the removed vertices come in the source's order, mostly neighbours). Over the cores in shares
-/// where there are many vertices; a share that finds a stray stops the others, and the largest is
-/// the same however the vertices are cut.
+/// triangle within the grid's reach; None when a vertex has none. Only a vertex with no triangle as
+/// near as the largest distance so far raises it, and only such a vertex is measured to its
+/// nearest triangle; the triangle found for a vertex is the next one's first try (the removed
+/// vertices come in the source's order, mostly neighbours). Over the cores in shares where there
+/// are many vertices; a share that finds a stray stops the others, and the largest is the same
+/// however the vertices are cut.
 fn measured_at_rest(grid: &SurfaceGrid, positions: &[[f32; 3]], removed: &[u32]) -> Option<(f32, Vec<u32>)> {
     let shares: Vec<&[u32]> = removed.chunks(removed.len().div_ceil(in_parallel::threads(removed.len() >= CHECKS_WORTH_THREADS)).max(1)).collect();
     let strayed = AtomicBool::new(false);
