@@ -3,6 +3,7 @@
 import {
   AckPolicy,
   DeliverPolicy,
+  JetStreamApiCodes,
   JetStreamApiError,
   type JetStreamManager,
   RetentionPolicy,
@@ -31,6 +32,11 @@ const duplicateWindowMs = 10 * 60_000
 const deadLetterMaxAgeMs = 14 * 24 * 3_600_000
 /** "stream name already in use with a different configuration" */
 const streamNameInUse = 10058
+/**
+ * "subjects overlap with an existing stream". Two workers creating the same stream at once can get this
+ * instead of success: the server checks the subjects against a stream the other request has just made.
+ */
+const subjectsOverlap = 10065
 
 export const jobSubject = (topology: NatsTopology, tool: string) => `${topology.subjectPrefix}.jobs.${tool}`
 export const deadSubject = (topology: NatsTopology, tool: string) => `${topology.subjectPrefix}.dead.${tool}`
@@ -69,8 +75,21 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
   try {
     await jsm.streams.add(config)
   } catch (error) {
-    if (!(error instanceof JetStreamApiError && error.code === streamNameInUse)) throw error
+    if (!(error instanceof JetStreamApiError)) throw error
+    // An overlap with a stream of another name is a real conflict; with our own, a concurrent start.
+    if (error.code === subjectsOverlap && !(await streamExists(jsm, config.name))) throw error
+    if (error.code !== streamNameInUse && error.code !== subjectsOverlap) throw error
     // An older configuration: update what may change; the server refuses what may not (e.g. retention).
     await jsm.streams.update(config.name, config)
+  }
+}
+
+async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
+  try {
+    await jsm.streams.info(name)
+    return true
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return false
+    throw error
   }
 }
