@@ -257,26 +257,30 @@ for (const input of selected) {
     const find = (tool: string) =>
       rows.find((r) => r.model === model && r.task === 'simplify 0.1' && r.tool === tool)
     const [kilnRow, gltfpackRow] = [find('kiln'), find('gltfpack')]
-    if (!kilnRow?.error || !gltfpackRow?.error || gltfpackRow.error <= kilnRow.error) return
-    const target = kilnRow.error
+    // Within a percent (or float noise) of kiln's error counts as equal.
+    if (!kilnRow || !gltfpackRow?.error || gltfpackRow.error <= (kilnRow.error ?? 0) * 1.01 + 1e-6) return
+    const target = kilnRow.error ?? 0
     const output = out('simplify-gltfpack-at-kiln-error')
     const args = (se: number) => ['-i', input, '-o', output, '-si', '0.1', '-se', String(se), '-noq']
     const errorAt = async (se: number) => {
       run(nativeGltfpack, args(se))
       return surfaceError(originals.get(input)!, await readTriangles(output)).max
     }
-    let [held, strayed, error] = [0, simplifyTenth.max_error, gltfpackRow.error]
+    let held: number | undefined
+    let [strayed, error] = [simplifyTenth.max_error, gltfpackRow.error]
     for (let tries = 0; tries < SE_TRIES; tries++) {
-      const se = held > 0 ? (held + strayed) / 2 : strayed * (target / error) * 0.97
+      const se = held !== undefined ? (held + strayed) / 2 : strayed * (target / error) * 0.97
       error = await errorAt(se)
       if (error <= target) held = se
       else strayed = se
     }
-    if (held === 0) return console.error(`${model}: gltfpack did not reach kiln's error in ${SE_TRIES} runs`)
+    if (held === undefined)
+      return console.error(`${model}: gltfpack did not reach kiln's error in ${SE_TRIES} runs`)
+    const se = held
     const task = 'simplify 0.1, gltfpack at kiln surface error'
     rows.push({ ...kilnRow, task })
-    const ms = best(() => run(nativeGltfpack, args(held)).ms)
-    await measure(model, task, `gltfpack -se ${held.toPrecision(3)}`, ms, output, input)
+    const ms = best(() => run(nativeGltfpack, args(se)).ms)
+    await measure(model, task, `gltfpack -se ${se.toPrecision(3)}`, ms, output, input)
   }
   if (references) {
     ms = run(node, [bin('gltfpack'), '-i', input, '-o', out('optimize-gltfpack-npm'), '-cc']).ms
