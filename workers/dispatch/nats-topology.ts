@@ -76,9 +76,9 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
     await jsm.streams.add(config)
   } catch (error) {
     if (!(error instanceof JetStreamApiError)) throw error
+    if (error.code !== streamNameInUse && error.code !== subjectsOverlap) throw error
     // An overlap with a stream of another name is a real conflict; with our own, a concurrent start.
     if (error.code === subjectsOverlap && !(await streamExists(jsm, config.name))) throw error
-    if (error.code !== streamNameInUse && error.code !== subjectsOverlap) throw error
     // An older configuration: update what may change; the server refuses what may not (e.g. retention).
     await jsm.streams.update(config.name, config)
   }
