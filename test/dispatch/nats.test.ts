@@ -8,9 +8,8 @@ import { fileURLToPath } from 'node:url'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { NatsDispatcher, type NatsDispatcherOptions } from '../../workers/dispatch/nats.ts'
-import { ensureTopology, type NatsTopology } from '../../workers/dispatch/nats-topology.ts'
-import { defaultRetryPolicy } from '../../workers/dispatch/retry-policy.ts'
+import { NatsDispatcher, type NatsDispatcherOptions, topologyOf } from '../../workers/dispatch/nats.ts'
+import { ensureTopology } from '../../workers/dispatch/nats-topology.ts'
 import { peerReady } from '../support/peers.ts'
 import { contractSettings, newJob, recorder } from './contract.ts'
 import { type NatsServer, natsUnavailableReason, startNatsServer } from './nats-server.ts'
@@ -19,13 +18,6 @@ import { deleteTestStreams, uniqueTopology } from './nats-test-topology.ts'
 const ready = peerReady('NATS dispatcher', natsUnavailableReason())
 const stallingWorker = fileURLToPath(new URL('./fixtures/stalling-worker.ts', import.meta.url))
 const eventually = { timeout: 10_000, interval: 20 }
-/** What a dispatcher derives from its options, for tests that create the topology directly. */
-const fullTopology = (names: ReturnType<typeof uniqueTopology>): NatsTopology => ({
-  ...names,
-  deadStream: `${names.stream}_DEAD`,
-  ackWaitMs: 5_000,
-  policy: defaultRetryPolicy,
-})
 
 describe.runIf(ready)('NATS dispatcher', () => {
   let server: NatsServer
@@ -132,7 +124,7 @@ describe.runIf(ready)('NATS dispatcher', () => {
     try {
       const managers = await Promise.all(connections.map((nc) => jetstreamManager(nc)))
       for (let round = 0; round < 100; round++) {
-        const topology = fullTopology(uniqueTopology())
+        const topology = topologyOf(uniqueTopology())
         await Promise.all(managers.map((jsm) => ensureTopology(jsm, topology)))
         expect(
           (await managers[0]!.consumers.info(topology.stream, topology.consumer)).config.max_deliver,
@@ -144,8 +136,8 @@ describe.runIf(ready)('NATS dispatcher', () => {
   })
 
   it('still refuses a stream whose subjects overlap another stream of a different name', async () => {
-    const first = fullTopology(uniqueTopology())
-    const rival = fullTopology({ ...uniqueTopology(), subjectPrefix: first.subjectPrefix })
+    const first = topologyOf(uniqueTopology())
+    const rival = topologyOf({ ...uniqueTopology(), subjectPrefix: first.subjectPrefix })
     const nc = await connect({ servers: server.url })
     try {
       const jsm = await jetstreamManager(nc)

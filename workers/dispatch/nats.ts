@@ -31,6 +31,22 @@ interface Connected {
   jsm: JetStreamManager
 }
 
+/** The streams, consumer and settings a dispatcher with these options works through. */
+export function topologyOf(options: Omit<NatsDispatcherOptions, 'servers'>): NatsTopology {
+  const stream = options.stream ?? 'KILN_JOBS'
+  return {
+    stream,
+    deadStream: `${stream}_DEAD`,
+    consumer: options.consumer ?? 'kiln-workers',
+    subjectPrefix: options.subjectPrefix ?? 'kiln',
+    ackWaitMs: options.ackWaitMs ?? 30_000,
+    policy: {
+      maxDeliver: options.maxDeliver ?? defaultRetryPolicy.maxDeliver,
+      retryDelayMs: options.retryDelayMs ?? defaultRetryPolicy.retryDelayMs,
+    },
+  }
+}
+
 export class NatsDispatcher implements Dispatcher {
   readonly #servers: string[]
   readonly #topology: NatsTopology
@@ -39,19 +55,8 @@ export class NatsDispatcher implements Dispatcher {
   #closed = false
 
   constructor(options: NatsDispatcherOptions) {
-    const stream = options.stream ?? 'KILN_JOBS'
     this.#servers = options.servers.split(',').map((server) => server.trim())
-    this.#topology = {
-      stream,
-      deadStream: `${stream}_DEAD`,
-      consumer: options.consumer ?? 'kiln-workers',
-      subjectPrefix: options.subjectPrefix ?? 'kiln',
-      ackWaitMs: options.ackWaitMs ?? 30_000,
-      policy: {
-        maxDeliver: options.maxDeliver ?? defaultRetryPolicy.maxDeliver,
-        retryDelayMs: options.retryDelayMs ?? defaultRetryPolicy.retryDelayMs,
-      },
-    }
+    this.#topology = topologyOf(options)
   }
 
   async publish(job: JobMessage): Promise<void> {
