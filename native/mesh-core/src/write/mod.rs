@@ -4,6 +4,7 @@ mod compact_json;
 mod glb;
 mod instancing;
 mod key_reduction;
+mod key_storage;
 mod material_json;
 mod morph;
 mod nodes;

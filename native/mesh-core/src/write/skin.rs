@@ -12,15 +12,13 @@
 //! channels keep targeting the same nodes and never overwrite a dequantization transform.
 use super::anim_tracks::{visible_tracks, KEYS_WORTH_THREADS};
 use super::compact_json::short_f32s;
-use super::glb::{encode_vertices, Builder, Data, Slot};
-use super::quantize::{mantissa_bits, Grid};
+use super::glb::{Builder, Data, Slot};
+use super::key_storage::{float_bytes, stored_times_size, Storage, FLOAT};
+use super::quantize::Grid;
 use crate::in_parallel;
 use crate::model::{AnimationSampler, Model, Primitive, Skin};
-use meshopt::EncodeExpMode;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-
-const FLOAT: u32 = 5126;
 
 /// Where each node's skin goes in the output, given each mesh's quantization grid (if any).
 pub(super) struct SkinPlan {
@@ -66,10 +64,6 @@ pub(super) fn plan_skins(model: &Model, grids: &[Option<Grid>]) -> SkinPlan {
     SkinPlan { node_skin, outputs }
 }
 
-fn float_bytes(values: &[f32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_le_bytes()).collect()
-}
-
 /// The grid transform as a column-major matrix: position = offset + scale × integer.
 fn dequantize_matrix(g: Grid) -> [f32; 16] {
     let s = g.scale;
@@ -94,178 +88,6 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
             out
         })
         .collect()
-}
-
-/// Rotation keys as normalized 16-bit integers (core glTF allows them for rotations, with or
-/// without quantization; about 3e-5 of error per component), translation and scale as floats;
-/// morph weights as float scalars, one per target per key. Compressed, rotations go through the
-/// codec's QUATERNION filter (the three smallest components and which one was dropped, as
-/// gltfpack stores them) at the bits the node's reach needs (write/anim_tracks.rs
-/// `rotation_bits`, 16 at most): CesiumMan's rotation keys take a third fewer bytes.
-/// Compressed translation and scale keys go through the EXPONENTIAL filter (a shared exponent per
-/// component, as gltfpack stores them) with as many mantissa bits as `step` needs
-/// (write/anim_tracks.rs `key_steps`; 0 keeps the floats): CesiumMan's translations 508 → 347 bytes.
-/// CUBICSPLINE tracks (keys and tangents in one accessor, so neither 16-bit rotations nor the
-/// QUATERNION filter fit) go through the EXPONENTIAL filter too, at their step.
-fn stored_output(compress: bool, s: &AnimationSampler, morph_weights: bool, step: f32, rotation_bits: i32) -> Stored {
-    let output = &s.output;
-    // Morph weights are scalars, one per target per key.
-    let (kind, count) = match (morph_weights, s.components) {
-        (true, _) => ("SCALAR", output.len()),
-        (false, 4) => ("VEC4", output.len() / 4),
-        (false, _) => ("VEC3", output.len() / 3),
-    };
-    let stored = |bytes: Vec<u8>, stride: usize, filter: Option<&'static str>, component_type: u32| Stored {
-        bytes,
-        layout: Data::Keys { stride, filter },
-        component_type,
-        normalized: component_type != FLOAT,
-        kind,
-        count,
-    };
-    if morph_weights {
-        return stored(float_bytes(output), 4, None, FLOAT);
-    }
-    if s.components == 4 && s.interpolation != "CUBICSPLINE" && compress {
-        return stored(quat_bytes(output, rotation_bits), 8, Some("QUATERNION"), 5122);
-    }
-    if s.components == 4 && s.interpolation != "CUBICSPLINE" {
-        let bytes: Vec<u8> = output.iter().flat_map(|v| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()).collect();
-        return stored(bytes, 8, None, 5122);
-    }
-    if s.components == 3 && s.interpolation != "CUBICSPLINE" && compress && step > 0.0 && output.iter().all(|v| v.is_finite()) {
-        let bits = mantissa_bits(output.iter().fold(0.0f32, |m, v| m.max(v.abs())), step);
-        if bits < 24 {
-            return stored(exp_bytes::<3>(output, bits), 12, Some("EXPONENTIAL"), FLOAT);
-        }
-    }
-    if s.interpolation == "CUBICSPLINE" && compress && step > 0.0 && output.iter().all(|v| v.is_finite()) {
-        // Keys and tangents together, as floats whose mantissas keep what `step` needs. The codec
-        // sees a key's in-tangent, value and out-tangent as one element, so each is told apart
-        // from the previous key's (not a value from a tangent), and each of the three has its own
-        // exponents (a tangent's scale is a speed, a value's a position).
-        let bits = mantissa_bits(output.iter().fold(0.0f32, |m, v| m.max(v.abs())), step);
-        let encoded = match s.components {
-            3 => Some(exp_bytes::<9>(output, bits)),
-            4 => Some(exp_bytes::<12>(output, bits)),
-            _ => None,
-        };
-        if let Some(bytes) = encoded.filter(|_| bits < 24) {
-            return stored(bytes, 3 * s.components * 4, Some("EXPONENTIAL"), FLOAT);
-        }
-    }
-    stored(float_bytes(output), s.components * 4, None, FLOAT)
-}
-
-/// A sampler's output as it is stored: its bytes before the codec, and their layout.
-struct Stored {
-    bytes: Vec<u8>,
-    layout: Data,
-    component_type: u32,
-    normalized: bool,
-    kind: &'static str,
-    count: usize,
-}
-
-impl Stored {
-    /// Bytes in the file: after the codec when compressing.
-    fn size(&self, compress: bool) -> usize {
-        match (compress, self.layout) {
-            (true, Data::Keys { stride, .. }) => encode_vertices(&self.bytes, stride).len(),
-            _ => self.bytes.len(),
-        }
-    }
-
-    /// At most `size`, and more than `beat` if the first keys show it: the codec (version 0)
-    /// encodes blocks of keys one after another, each against the last key of the block before,
-    /// and ends with a tail of fixed size, so the whole takes at least what its first blocks take
-    /// encoded alone. A sixteenth of the blocks first; if that does not pass `beat`, as many as
-    /// it suggests would, with a quarter to spare; the whole when those do not either. The second
-    /// value says whether this is the size itself.
-    fn size_at_least(&self, compress: bool, beat: usize) -> (usize, bool) {
-        let Data::Keys { stride, .. } = self.layout else { return (self.size(compress), true) };
-        let block = codec_block_keys(stride);
-        let blocks = (self.bytes.len() / stride).div_ceil(block);
-        if !compress || blocks < 16 {
-            return (self.size(compress), true);
-        }
-        let first_blocks = |n: usize| encode_vertices(&self.bytes[..n * block * stride], stride).len();
-        let few = blocks / 16;
-        let size = first_blocks(few);
-        if size > beat {
-            return (size, false);
-        }
-        let enough = (few as f64 * beat as f64 / size.max(1) as f64 * 1.25).ceil() as usize + 1;
-        if enough < blocks {
-            let size = first_blocks(enough);
-            if size > beat {
-                return (size, false);
-            }
-        }
-        (self.size(compress), true)
-    }
-
-    fn write(self, b: &mut Builder) -> usize {
-        let slot = b.view_owned(self.bytes, self.layout);
-        b.accessor(slot, self.count, self.component_type, self.kind, self.normalized, None)
-    }
-}
-
-// The filters below write the stored bytes straight from the track's floats: a long track is
-// millions of them, and going through the crate's typed vectors copied each key three times.
-
-/// `len` bytes written by `fill`, which stores 16- or 32-bit words through its pointer: into the
-/// bytes themselves where they are aligned for that (the allocator's blocks are), else through
-/// words and a copy.
-fn filled(len: usize, fill: impl FnOnce(*mut std::ffi::c_void)) -> Vec<u8> {
-    let mut bytes = vec![0u8; len];
-    if bytes.as_ptr().align_offset(4) != 0 {
-        return through_words(len, fill);
-    }
-    fill(bytes.as_mut_ptr().cast());
-    bytes
-}
-
-/// `filled` through aligned words and a copy.
-fn through_words(len: usize, fill: impl FnOnce(*mut std::ffi::c_void)) -> Vec<u8> {
-    let mut words = vec![0u32; len.div_ceil(4)];
-    fill(words.as_mut_ptr().cast());
-    words.iter().flat_map(|w| w.to_ne_bytes()).take(len).collect()
-}
-
-/// `output` through the codec's EXPONENTIAL filter, `N` components a key, `bits` of mantissa.
-fn exp_bytes<const N: usize>(output: &[f32], bits: i32) -> Vec<u8> {
-    let keys = output.len() / N;
-    // SAFETY: the filter reads `keys` vectors of N floats from `output` and writes as many of N
-    // aligned 32-bit words into the destination, which holds exactly that; 0 < N <= 64.
-    filled(keys * N * 4, |destination| unsafe {
-        let mode = EncodeExpMode::SharedComponent as meshopt::ffi::meshopt_EncodeExpMode;
-        meshopt::ffi::meshopt_encodeFilterExp(destination, keys, N * 4, bits, output.as_ptr(), mode);
-    })
-}
-
-/// Rotation keys (x, y, z, w) through the codec's QUATERNION filter at `bits`: four 16-bit words a key.
-fn quat_bytes(output: &[f32], bits: i32) -> Vec<u8> {
-    let keys = output.len() / 4;
-    // SAFETY: the filter reads `keys` quaternions of four floats from `output` and writes as many
-    // of four aligned 16-bit words (8 bytes) into the destination, which holds exactly that.
-    filled(keys * 8, |destination| unsafe { meshopt::ffi::meshopt_encodeFilterQuat(destination, keys, 8, bits, output.as_ptr()) })
-}
-
-/// Bytes a list of key times takes stored.
-fn stored_times_size(compress: bool, input: &[f32]) -> usize {
-    let bytes = float_bytes(input);
-    if compress {
-        encode_vertices(&bytes, 4).len()
-    } else {
-        bytes.len()
-    }
-}
-
-/// Keys (vertices) in one block of the vertex codec: 8 KB of them in multiples of 16, at most 256
-/// (meshoptimizer's vertexcodec.cpp, `getVertexBlockSize`).
-fn codec_block_keys(stride: usize) -> usize {
-    ((8192 / stride) & !15).clamp(16, 256)
 }
 
 /// Bytes of JSON an accessor of its own takes (about: `{"bufferView":7,"byteOffset":1234,...}`).
@@ -334,9 +156,9 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
             let values: usize = animation.samplers.iter().map(|s| s.output.len()).sum();
             let forms = in_parallel::map(&indices, values >= KEYS_WORTH_THREADS, |&i| {
                 let morph_weights = animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
-                let full = stored_output(compress, &animation.samplers[i], morph_weights, steps[i], rotation_bits[i]);
+                let full = Storage::of(compress, &animation.samplers[i], morph_weights, steps[i], rotation_bits[i]);
                 let short = reduced[i].as_ref().map(|r| {
-                    let short = stored_output(compress, &r.sampler, morph_weights, r.key_step, r.rotation_bits);
+                    let short = Storage::of(compress, &r.sampler, morph_weights, r.key_step, r.rotation_bits);
                     let size = short.size(compress);
                     (short, size)
                 });
@@ -496,33 +318,6 @@ mod tests {
     use crate::write::{write_glb, GlbOptions};
 
     #[test]
-    fn filtered_keys_are_the_codec_filters_bytes_however_the_buffer_lies() {
-        let keys: Vec<f32> = (0..300).map(|k| (k as f32 * 0.37).sin() * 40.0 + 0.001 * k as f32).collect();
-        let typed: Vec<u8> =
-            meshopt::encode_filter_exp(&keys.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect::<Vec<_>>(), 15, EncodeExpMode::SharedComponent)
-                .iter()
-                .flatten()
-                .flat_map(|w| w.to_le_bytes())
-                .collect();
-        assert_eq!(exp_bytes::<3>(&keys, 15), typed);
-        let quaternions: Vec<f32> = (0..100)
-            .flat_map(|k| {
-                let a = k as f32 * 0.05;
-                [0.0, a.sin(), 0.0, a.cos()]
-            })
-            .collect();
-        let typed: Vec<u8> = meshopt::encode_filter_quat(&quaternions.chunks_exact(4).map(|q| [q[0], q[1], q[2], q[3]]).collect::<Vec<_>>(), 12)
-            .iter()
-            .flatten()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
-        assert_eq!(quat_bytes(&quaternions, 12), typed);
-        // The way round for a buffer the filter cannot write words into gives the same bytes.
-        let words = through_words(typed.len(), |d| unsafe { meshopt::ffi::meshopt_encodeFilterQuat(d, 100, 8, 12, quaternions.as_ptr()) });
-        assert_eq!(words, typed);
-    }
-
-    #[test]
     fn weights_sum_to_255_and_move_less_than_a_step() {
         let weights = vec![1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0, 0.7, 0.1, 0.1, 0.1, 0.999, 0.001, 0.0, 0.0];
         let p = Primitive {
@@ -534,56 +329,6 @@ mod tests {
         for (v, w) in q.chunks_exact(4).enumerate() {
             assert_eq!(w.iter().map(|&x| x as u32).sum::<u32>(), 255);
             assert!(w.iter().zip(&weights[v * 4..]).all(|(&x, &f)| (x as f32 / 255.0 - f).abs() < 1.0 / 255.0), "{w:?}");
-        }
-    }
-
-    #[test]
-    fn a_tracks_first_blocks_never_take_more_than_the_whole_track() {
-        // Smooth, noisy, still, and a still start before motion, at the strides keys are stored at.
-        let mut seed = 7u32;
-        let mut noise = move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32
-        };
-        for stride in [8usize, 12, 36, 48] {
-            let floats = stride / 4;
-            for kind in 0..4 {
-                let keys = 256 * 33 + 77;
-                let values: Vec<f32> = (0..keys * floats)
-                    .map(|i| match kind {
-                        0 => (i as f32 * 1e-3).sin(),
-                        1 => noise(),
-                        2 => 0.25,
-                        _ => {
-                            if i < keys * floats / 2 {
-                                0.0
-                            } else {
-                                noise()
-                            }
-                        }
-                    })
-                    .collect();
-                let stored = Stored {
-                    bytes: float_bytes(&values),
-                    layout: Data::Keys { stride, filter: None },
-                    component_type: FLOAT,
-                    normalized: false,
-                    kind: "VEC3",
-                    count: keys,
-                };
-                let whole = stored.size(true);
-                for beat in [0, whole / 8, whole / 2, whole - 1, whole, usize::MAX] {
-                    let (at_least, exact) = stored.size_at_least(true, beat);
-                    match exact {
-                        true => assert_eq!(at_least, whole, "stride {stride}, kind {kind}"),
-                        false => assert!(at_least <= whole && at_least > beat, "stride {stride}, kind {kind}: {at_least} against {whole}, beat {beat}"),
-                    }
-                    if beat == 0 {
-                        assert!(!exact, "a sixteenth of the blocks passes 0");
-                    }
-                }
-                assert_eq!(stored.size_at_least(false, 0), (keys * stride, true));
-            }
         }
     }
 

@@ -1,0 +1,387 @@
+//! How an animation sampler's output is stored, and what that takes: the filter and layout are
+//! chosen from the whole track, the bytes are made on demand, for all its keys or only its first
+//! ones. A track that can lose keys is weighed both ways (write/skin.rs), and the full one usually
+//! loses by far on what its first keys take alone: those are all it filters then.
+use super::glb::{encode_vertices, Builder, Data};
+use super::quantize::mantissa_bits;
+use crate::model::AnimationSampler;
+use meshopt::EncodeExpMode;
+use std::cell::OnceCell;
+
+pub(super) const FLOAT: u32 = 5126;
+
+pub(super) fn float_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// How the stored elements are made from the track's floats.
+#[derive(Clone, Copy)]
+enum Filter {
+    /// As they are.
+    Floats,
+    /// Normalized 16-bit integers.
+    Shorts,
+    /// The codec's QUATERNION filter at these bits.
+    Quaternion(i32),
+    /// The codec's EXPONENTIAL filter, `floats` to an element, `bits` of mantissa, and per
+    /// component the track's value of largest magnitude: the shared exponent of the component is
+    /// that value's, and a run of keys made alone (with it as one more element) gets the same.
+    Exponential { floats: usize, bits: i32, widest: [f32; 12] },
+}
+
+/// Rotation keys as normalized 16-bit integers (core glTF allows them for rotations, with or
+/// without quantization; about 3e-5 of error per component), translation and scale as floats;
+/// morph weights as float scalars, one per target per key. Compressed, rotations go through the
+/// codec's QUATERNION filter (the three smallest components and which one was dropped, as
+/// gltfpack stores them) at the bits the node's reach needs (write/anim_tracks.rs
+/// `rotation_bits`, 16 at most): CesiumMan's rotation keys take a third fewer bytes.
+/// Compressed translation and scale keys go through the EXPONENTIAL filter (a shared exponent per
+/// component, as gltfpack stores them) with as many mantissa bits as `step` needs
+/// (write/anim_tracks.rs `key_steps`; 0 keeps the floats): CesiumMan's translations 508 → 347 bytes.
+/// CUBICSPLINE tracks (keys and tangents in one accessor, so neither 16-bit rotations nor the
+/// QUATERNION filter fit) go through the EXPONENTIAL filter too, at their step.
+pub(super) struct Storage<'a> {
+    output: &'a [f32],
+    filter: Filter,
+    layout: Data,
+    component_type: u32,
+    kind: &'static str,
+    /// Accessor elements (keys, or morph weights one by one).
+    count: usize,
+    /// The whole track's bytes, once made.
+    whole: OnceCell<Vec<u8>>,
+}
+
+impl<'a> Storage<'a> {
+    pub(super) fn of(compress: bool, s: &'a AnimationSampler, morph_weights: bool, step: f32, rotation_bits: i32) -> Storage<'a> {
+        let output = &s.output[..];
+        // Morph weights are scalars, one per target per key.
+        let (kind, count) = match (morph_weights, s.components) {
+            (true, _) => ("SCALAR", output.len()),
+            (false, 4) => ("VEC4", output.len() / 4),
+            (false, _) => ("VEC3", output.len() / 3),
+        };
+        let storage = |filter: Filter, stride: usize, name: Option<&'static str>, component_type: u32| Storage {
+            output,
+            filter,
+            layout: Data::Keys { stride, filter: name },
+            component_type,
+            kind,
+            count,
+            whole: OnceCell::new(),
+        };
+        let cubic = s.interpolation == "CUBICSPLINE";
+        if morph_weights {
+            return storage(Filter::Floats, 4, None, FLOAT);
+        }
+        if s.components == 4 && !cubic {
+            return match compress {
+                true => storage(Filter::Quaternion(rotation_bits), 8, Some("QUATERNION"), 5122),
+                false => storage(Filter::Shorts, 8, None, 5122),
+            };
+        }
+        let exponential = compress && step > 0.0 && output.iter().all(|v| v.is_finite());
+        // CUBICSPLINE: keys and tangents together, as floats whose mantissas keep what `step`
+        // needs. The codec sees a key's in-tangent, value and out-tangent as one element, so each
+        // is told apart from the previous key's (not a value from a tangent), and each of the
+        // three has its own exponents (a tangent's scale is a speed, a value's a position).
+        let floats = match (cubic, s.components) {
+            (false, 3) => Some(3),
+            (true, 3) => Some(9),
+            (true, 4) => Some(12),
+            _ => None,
+        };
+        if let (true, Some(floats)) = (exponential, floats) {
+            let bits = mantissa_bits(output.iter().fold(0.0f32, |m, v| m.max(v.abs())), step);
+            if bits < 24 {
+                let filter = Filter::Exponential { floats, bits, widest: widest(output, floats) };
+                return storage(filter, floats * 4, Some("EXPONENTIAL"), FLOAT);
+            }
+        }
+        let floats = if cubic { 3 * s.components } else { s.components };
+        storage(Filter::Floats, floats * 4, None, FLOAT)
+    }
+
+    /// Bytes of one element as the codec sees it: a key (with its tangents), or a morph weight.
+    fn stride(&self) -> usize {
+        match self.layout {
+            Data::Keys { stride, .. } => stride,
+            _ => unreachable!("keys are stored as keys"),
+        }
+    }
+
+    /// Floats of the track in one element.
+    fn floats(&self) -> usize {
+        match self.filter {
+            Filter::Quaternion(_) | Filter::Shorts => 4,
+            _ => self.stride() / 4,
+        }
+    }
+
+    /// Elements the codec sees (a CUBICSPLINE key and its tangents are one, three accessor elements).
+    fn elements(&self) -> usize {
+        self.output.len() / self.floats()
+    }
+
+    /// The stored bytes of the first `elements` elements: the same as the whole track's first bytes.
+    fn first(&self, elements: usize) -> Vec<u8> {
+        let output = &self.output[..elements * self.floats()];
+        match self.filter {
+            Filter::Floats => float_bytes(output),
+            Filter::Shorts => output.iter().flat_map(|v| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()).collect(),
+            Filter::Quaternion(bits) => quat_bytes(output, bits),
+            Filter::Exponential { floats, bits, widest } if elements < self.elements() => {
+                let mut with_widest = output.to_vec();
+                with_widest.extend_from_slice(&widest[..floats]);
+                let mut bytes = exp_bytes(&with_widest, floats, bits);
+                bytes.truncate(elements * floats * 4);
+                bytes
+            }
+            Filter::Exponential { floats, bits, .. } => exp_bytes(output, floats, bits),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.whole.get_or_init(|| self.first(self.elements()))
+    }
+
+    /// Bytes in the file: after the codec when compressing.
+    pub(super) fn size(&self, compress: bool) -> usize {
+        match compress {
+            true => encode_vertices(self.bytes(), self.stride()).len(),
+            false => self.output.len() * self.stride() / self.floats(),
+        }
+    }
+
+    /// At most `size`, and more than `beat` if the first keys show it: the codec (version 0)
+    /// encodes blocks of keys one after another, each against the last key of the block before,
+    /// and ends with a tail of fixed size, so the whole takes at least what its first blocks take
+    /// encoded alone. A sixteenth of the blocks first; if that does not pass `beat`, as many as
+    /// it suggests would, with a quarter to spare; the whole when those do not either. The second
+    /// value says whether this is the size itself. Only the keys weighed are filtered.
+    pub(super) fn size_at_least(&self, compress: bool, beat: usize) -> (usize, bool) {
+        let stride = self.stride();
+        let block = codec_block_keys(stride);
+        let blocks = self.elements().div_ceil(block);
+        if !compress || blocks < 16 {
+            return (self.size(compress), true);
+        }
+        let first_blocks = |n: usize| encode_vertices(&self.first(n * block), stride).len();
+        let few = blocks / 16;
+        let size = first_blocks(few);
+        if size > beat {
+            return (size, false);
+        }
+        let enough = (few as f64 * beat as f64 / size.max(1) as f64 * 1.25).ceil() as usize + 1;
+        if enough < blocks {
+            let size = first_blocks(enough);
+            if size > beat {
+                return (size, false);
+            }
+        }
+        (self.size(compress), true)
+    }
+
+    /// Writes the stored keys into a view and an accessor of their own; answers the accessor.
+    pub(super) fn write(mut self, b: &mut Builder) -> usize {
+        let bytes = self.whole.take().unwrap_or_else(|| self.first(self.elements()));
+        let slot = b.view_owned(bytes, self.layout);
+        b.accessor(slot, self.count, self.component_type, self.kind, self.component_type != FLOAT, None)
+    }
+}
+
+/// Per component of `floats`-long elements, the value of largest magnitude (0 where none).
+fn widest(output: &[f32], floats: usize) -> [f32; 12] {
+    let mut widest = [0.0f32; 12];
+    for element in output.chunks_exact(floats) {
+        for (w, &v) in widest.iter_mut().zip(element) {
+            if v.abs() > w.abs() {
+                *w = v;
+            }
+        }
+    }
+    widest
+}
+
+// The filters below write the stored bytes straight from the track's floats: a long track is
+// millions of them, and going through the crate's typed vectors copied each key three times.
+
+/// `len` bytes written by `fill`, which stores 16- or 32-bit words through its pointer: into the
+/// bytes themselves where they are aligned for that (the allocator's blocks are), else through
+/// words and a copy.
+fn filled(len: usize, fill: impl FnOnce(*mut std::ffi::c_void)) -> Vec<u8> {
+    let mut bytes = vec![0u8; len];
+    if bytes.as_ptr().align_offset(4) != 0 {
+        return through_words(len, fill);
+    }
+    fill(bytes.as_mut_ptr().cast());
+    bytes
+}
+
+/// `filled` through aligned words and a copy.
+fn through_words(len: usize, fill: impl FnOnce(*mut std::ffi::c_void)) -> Vec<u8> {
+    let mut words = vec![0u32; len.div_ceil(4)];
+    fill(words.as_mut_ptr().cast());
+    words.iter().flat_map(|w| w.to_ne_bytes()).take(len).collect()
+}
+
+/// `output` through the codec's EXPONENTIAL filter, `floats` components a key (at most 64),
+/// `bits` of mantissa.
+fn exp_bytes(output: &[f32], floats: usize, bits: i32) -> Vec<u8> {
+    assert!((1..=64).contains(&floats), "the filter takes 1 to 64 floats an element");
+    let keys = output.len() / floats;
+    // SAFETY: the filter reads `keys` vectors of `floats` floats from `output` and writes as many
+    // of `floats` aligned 32-bit words into the destination, which holds exactly that.
+    filled(keys * floats * 4, |destination| unsafe {
+        let mode = EncodeExpMode::SharedComponent as meshopt::ffi::meshopt_EncodeExpMode;
+        meshopt::ffi::meshopt_encodeFilterExp(destination, keys, floats * 4, bits, output.as_ptr(), mode);
+    })
+}
+
+/// Rotation keys (x, y, z, w) through the codec's QUATERNION filter at `bits`: four 16-bit words a key.
+fn quat_bytes(output: &[f32], bits: i32) -> Vec<u8> {
+    let keys = output.len() / 4;
+    // SAFETY: the filter reads `keys` quaternions of four floats from `output` and writes as many
+    // of four aligned 16-bit words (8 bytes) into the destination, which holds exactly that.
+    filled(keys * 8, |destination| unsafe { meshopt::ffi::meshopt_encodeFilterQuat(destination, keys, 8, bits, output.as_ptr()) })
+}
+
+/// Bytes a list of key times takes stored.
+pub(super) fn stored_times_size(compress: bool, input: &[f32]) -> usize {
+    let bytes = float_bytes(input);
+    if compress {
+        encode_vertices(&bytes, 4).len()
+    } else {
+        bytes.len()
+    }
+}
+
+/// Keys (vertices) in one block of the vertex codec: 8 KB of them in multiples of 16, at most 256
+/// (meshoptimizer's vertexcodec.cpp, `getVertexBlockSize`).
+fn codec_block_keys(stride: usize) -> usize {
+    ((8192 / stride) & !15).clamp(16, 256)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filtered_keys_are_the_codec_filters_bytes_however_the_buffer_lies() {
+        let keys: Vec<f32> = (0..300).map(|k| (k as f32 * 0.37).sin() * 40.0 + 0.001 * k as f32).collect();
+        let typed: Vec<u8> =
+            meshopt::encode_filter_exp(&keys.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect::<Vec<_>>(), 15, EncodeExpMode::SharedComponent)
+                .iter()
+                .flatten()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+        assert_eq!(exp_bytes(&keys, 3, 15), typed);
+        let quaternions: Vec<f32> = (0..100)
+            .flat_map(|k| {
+                let a = k as f32 * 0.05;
+                [0.0, a.sin(), 0.0, a.cos()]
+            })
+            .collect();
+        let typed: Vec<u8> = meshopt::encode_filter_quat(&quaternions.chunks_exact(4).map(|q| [q[0], q[1], q[2], q[3]]).collect::<Vec<_>>(), 12)
+            .iter()
+            .flatten()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        assert_eq!(quat_bytes(&quaternions, 12), typed);
+        // The way round for a buffer the filter cannot write words into gives the same bytes.
+        let words = through_words(typed.len(), |d| unsafe { meshopt::ffi::meshopt_encodeFilterQuat(d, 100, 8, 12, quaternions.as_ptr()) });
+        assert_eq!(words, typed);
+    }
+
+    #[test]
+    fn a_tracks_first_blocks_never_take_more_than_the_whole_track() {
+        // Smooth, noisy, still, and a still start before motion, at the strides keys are stored at.
+        let mut seed = 7u32;
+        let mut noise = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32
+        };
+        for stride in [8usize, 12, 36, 48] {
+            let floats = stride / 4;
+            for kind in 0..4 {
+                let keys = 256 * 33 + 77;
+                let values: Vec<f32> = (0..keys * floats)
+                    .map(|i| match kind {
+                        0 => (i as f32 * 1e-3).sin(),
+                        1 => noise(),
+                        2 => 0.25,
+                        _ => {
+                            if i < keys * floats / 2 {
+                                0.0
+                            } else {
+                                noise()
+                            }
+                        }
+                    })
+                    .collect();
+                let stored = Storage {
+                    output: &values,
+                    filter: Filter::Floats,
+                    layout: Data::Keys { stride, filter: None },
+                    component_type: FLOAT,
+                    kind: "VEC3",
+                    count: keys,
+                    whole: OnceCell::new(),
+                };
+                let whole = stored.size(true);
+                for beat in [0, whole / 8, whole / 2, whole - 1, whole, usize::MAX] {
+                    let (at_least, exact) = stored.size_at_least(true, beat);
+                    match exact {
+                        true => assert_eq!(at_least, whole, "stride {stride}, kind {kind}"),
+                        false => assert!(at_least <= whole && at_least > beat, "stride {stride}, kind {kind}: {at_least} against {whole}, beat {beat}"),
+                    }
+                    if beat == 0 {
+                        assert!(!exact, "a sixteenth of the blocks passes 0");
+                    }
+                }
+                assert_eq!(stored.size_at_least(false, 0), (keys * stride, true));
+            }
+        }
+    }
+
+    /// A track whose largest values come late, stored through each filter: its first keys made
+    /// alone are the whole track's first bytes, so a bound from them holds for the whole.
+    #[test]
+    fn a_tracks_first_keys_made_alone_are_the_whole_tracks_first_bytes() {
+        let keys = 3000;
+        let grow = |k: usize| 1.0 + k as f32 * 0.01;
+        let translation: Vec<f32> = (0..keys).flat_map(|k| [(k as f32 * 0.1).sin() * grow(k), -grow(k) * 0.5, 0.001 * k as f32]).collect();
+        let rotation: Vec<f32> = (0..keys)
+            .flat_map(|k| {
+                let a = k as f32 * 0.002;
+                [0.0, a.sin(), 0.0, a.cos()]
+            })
+            .collect();
+        // Keys, in-tangents and out-tangents, 9 floats a key.
+        let cubic: Vec<f32> = (0..keys * 9).map(|i| (i as f32 * 0.37).sin() * grow(i / 9) * if i % 9 < 3 { 4.0 } else { 1.0 }).collect();
+        let times: Vec<f32> = (0..keys).map(|k| k as f32 / 30.0).collect();
+        let sampler = |output: Vec<f32>, components: usize, interpolation: &str| AnimationSampler {
+            input: times.clone(),
+            output,
+            components,
+            interpolation: interpolation.into(),
+        };
+        let tracks = [
+            (sampler(translation, 3, "LINEAR"), false, "EXPONENTIAL"),
+            (sampler(rotation, 4, "LINEAR"), false, "QUATERNION"),
+            (sampler(cubic, 3, "CUBICSPLINE"), false, "EXPONENTIAL"),
+            (sampler((0..keys * 2).map(|i| (i % 7) as f32 / 7.0).collect(), 2, "LINEAR"), true, ""),
+        ];
+        for (s, morph_weights, filter) in &tracks {
+            let storage = Storage::of(true, s, *morph_weights, 1e-3, 12);
+            let Data::Keys { stride, filter: named } = storage.layout else { unreachable!() };
+            assert_eq!(named.unwrap_or(""), *filter);
+            let whole = storage.first(storage.elements());
+            assert_eq!(whole.len(), storage.elements() * stride);
+            assert_eq!(storage.elements(), if *morph_weights { keys * 2 } else { keys });
+            for elements in [0, 1, 255, 1000, storage.elements() - 1] {
+                assert_eq!(storage.first(elements), whole[..elements * stride], "{filter} at {elements}");
+            }
+        }
+    }
+}
