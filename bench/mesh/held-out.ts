@@ -15,6 +15,7 @@ import {
   skinnedCylinder,
   texturedMeshes,
 } from './generated.ts'
+import { skinnedCreature } from './generated-creatures.ts'
 import { hardSurface, lightmappedRoom, terrain } from './generated-surfaces.ts'
 
 /** File name and maker of each held-out model; `quick` keeps the large ones small. */
@@ -28,6 +29,10 @@ export function heldOutModels(quick: boolean): [string, () => Document][] {
     ['held-out-many-small-meshes.glb', () => manySmallMeshes(800, 41)],
     ['held-out-instanced.glb', () => instancedMesh(1_500, 43)],
     ['held-out-skinned.glb', () => skinnedCylinder(200, 7)],
+    [
+      'held-out-skinned-creature.glb',
+      () => skinnedCreature({ limbs: 6, joints: 5, rings: 50, segments: 56, seed: 97 }),
+    ],
     ['held-out-animated.glb', () => animatedBoxes(40, 600, 47)],
     ['held-out-animated-arms.glb', () => animatedArms(8, 3, 200, 53)],
     ['held-out-baked-robots.glb', () => bakedRobots(6, 8, 500, 59)],

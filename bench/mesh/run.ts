@@ -36,6 +36,7 @@ import {
   tinyTriangle,
   writeDocument,
 } from './generated.ts'
+import { skinnedCreature } from './generated-creatures.ts'
 import { hardSurface, lightmappedRoom, terrain } from './generated-surfaces.ts'
 import { readTriangles, surfaceError, type Triangles } from './geometry.ts'
 import { heldOutModels } from './held-out.ts'
@@ -112,6 +113,7 @@ async function inputs(): Promise<string[]> {
     await generate('many-small-meshes.glb', () => manySmallMeshes()),
     await generate('instanced.glb', () => instancedMesh()),
     await generate('skinned.glb', () => skinnedCylinder()),
+    await generate('skinned-creature.glb', () => skinnedCreature()),
     await generate('animated.glb', () => animatedBoxes()),
     await generate('animated-arms.glb', () => animatedArms()),
     await generate('baked-robots.glb', () => bakedRobots()),

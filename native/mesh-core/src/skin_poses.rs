@@ -265,7 +265,13 @@ mod tests {
     /// The farthest an original vertex is from the simplified surface, both bent as at the end of
     /// the animation.
     fn bent_error(original: &Model, simplified: &Model) -> f32 {
-        let (from, to) = (posed(original, 1.0), posed(simplified, 1.0));
+        posed_error(original, simplified, 1.0)
+    }
+
+    /// The farthest an original vertex is from the simplified surface, both posed as the
+    /// animation poses them at `t`.
+    fn posed_error(original: &Model, simplified: &Model, t: f32) -> f32 {
+        let (from, to) = (posed(original, t), posed(simplified, t));
         let faces = &simplified.meshes[0].primitives[0].indices;
         from.iter()
             .map(|&p| {
@@ -296,16 +302,96 @@ mod tests {
         blind.animations = original.animations.clone();
         let seen = simplified(true);
         let (blind_error, seen_error) = (bent_error(&original, &blind), bent_error(&original, &seen));
-        // Seeing the poses: 0.032 against 0.213 blind. The bound the simplifier was given is a
+        // Seeing the poses: 0.035 against 0.213 blind. The bound the simplifier was given is a
         // hundredth of the 4-unit height, 0.04. With the pose deltas in the collapse error alone
         // the bent pose strayed to 0.080, twice the bound (attribute quadrics see only the deltas'
         // linear trend); measured in the poses (simplify.rs `held_collapse`) it stays within it,
         // here at the animation's end, which is not one of the eight poses measured.
         assert!(seen_error < 0.5 * blind_error, "seeing the poses: {seen_error}, blind: {blind_error}");
         assert!(seen_error <= 0.04, "{seen_error}");
-        // Still simplified: 190 of the 1,280 faces.
+        // Still simplified: 185 of the 1,280 faces.
         assert!(seen.meshes[0].primitives[0].face_count() < 1280 / 4);
         assert!(seen.meshes[0].primitives[0].attributes.iter().all(|a| !a.semantic.starts_with("_KILN_")));
+    }
+
+    /// A tube along y (height 4, `rings` rings of 24) skinned to a chain of `joints` joints, each
+    /// ring blended between the two nearest over 0.4 of the height around each joint; over one
+    /// second each joint past the first turns by 0.8 rad about z or x in turn, so the tube bends
+    /// at every joint, one way and then across.
+    fn bending_limb(rings: usize, joints: usize) -> Model {
+        let segments = 24;
+        let spacing = 4.0 / joints as f32;
+        let mut positions = Vec::new();
+        let (mut joint_data, mut weights) = (Vec::new(), Vec::new());
+        for r in 0..=rings {
+            let y = 4.0 * r as f32 / rings as f32;
+            // Past the joint at j·spacing, the ring's weight moves from joint j−1 to j.
+            let along = y / spacing;
+            let j = (along.round() as usize).clamp(1, joints - 1);
+            let onto = ((along - j as f32) / 0.2 * 0.5 + 0.5).clamp(0.0, 1.0);
+            for s in 0..segments {
+                let a = s as f32 / segments as f32 * std::f32::consts::TAU;
+                positions.push([0.3 * a.cos(), y, 0.3 * a.sin()]);
+                joint_data.extend([(j - 1) as f32, j as f32, 0.0, 0.0]);
+                weights.extend([1.0 - onto, onto, 0.0, 0.0]);
+            }
+        }
+        let mut indices = Vec::new();
+        for r in 0..rings as u32 {
+            for s in 0..segments as u32 {
+                let (a, b) = (r * segments as u32 + s, r * segments as u32 + (s + 1) % segments as u32);
+                let (c, d) = (a + segments as u32, b + segments as u32);
+                indices.extend([a, c, b, b, c, d]);
+            }
+        }
+        let attributes = vec![
+            Attribute { semantic: "JOINTS_0".into(), components: 4, data: joint_data },
+            Attribute { semantic: "WEIGHTS_0".into(), components: 4, data: weights },
+        ];
+        let mut model = Model::new(SourceFormat::Glb);
+        model.meshes = vec![Mesh::new(None, vec![Primitive { positions, attributes, indices, material: None }])];
+        let node = |translation: [f32; 3], children: Vec<usize>| {
+            let mut n = Node::with_mesh(None, 0);
+            n.mesh = None;
+            n.matrix = compose(translation, [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+            n.trs = Some(Trs { translation, rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] });
+            n.children = children;
+            n
+        };
+        model.nodes = (0..joints).map(|j| node([0.0, if j == 0 { 0.0 } else { spacing }, 0.0], if j + 1 < joints { vec![j + 1] } else { vec![] })).collect();
+        let mut body = Node::with_mesh(None, 0);
+        body.skin = Some(0);
+        model.nodes.push(body);
+        model.roots = vec![0, joints];
+        let inverse_bind = (0..joints).map(|j| compose([0.0, -(j as f32) * spacing, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3])).collect();
+        model.skins = vec![Skin { name: None, joints: (0..joints).collect(), skeleton: None, inverse_bind }];
+        let (half_sin, half_cos) = (0.4f32.sin(), 0.4f32.cos());
+        let turns = (1..joints).map(|j| {
+            let turned = if j % 2 == 1 { [0.0, 0.0, half_sin, half_cos] } else { [half_sin, 0.0, 0.0, half_cos] };
+            AnimationSampler { input: vec![0.0, 1.0], output: [[0.0, 0.0, 0.0, 1.0], turned].concat(), components: 4, interpolation: "LINEAR".into() }
+        });
+        let channels = (1..joints).map(|j| Channel { sampler: j - 1, node: j, path: "rotation".into() }).collect();
+        model.animations = vec![Animation { name: None, samplers: turns.collect(), channels }];
+        model
+    }
+
+    #[test]
+    fn a_limb_bent_at_every_joint_keeps_its_bends_in_fewer_faces() {
+        let original = bending_limb(80, 5);
+        let mut model = original.clone();
+        add_pose_attributes(&mut model, |_| 32);
+        let p = &model.meshes[0].primitives[0];
+        let bound = 0.01 * Bounds::of(&p.positions).extent();
+        let s = simplify_primitive_with_locks(p, p.indices.len() / 3 / 10, bound, false, &vec![false; p.positions.len()]);
+        model.meshes[0].primitives[0] = s.primitive;
+        remove_pose_attributes(&mut model);
+        let faces = model.meshes[0].primitives[0].face_count();
+        // Measured in the eight poses the simplifier held it to (pose_times).
+        let worst = (0..POSES).map(|k| posed_error(&original, &model, (k as f32 + 0.5) / POSES as f32)).fold(0.0, f32::max);
+        assert!(worst <= bound, "{worst} against {bound}");
+        // The face target, 384 of 3,840, where pose deltas weighed as plain distances
+        // (`POSE_WEIGHT` 1) kept 544 (simplify.rs).
+        assert_eq!(faces, 384);
     }
 
     #[test]
