@@ -59,10 +59,11 @@ export function skinnedCreature(options: Partial<Options> = {}): Document {
     const theta = (r / rings) * Math.PI
     for (let s = 0; s < segments; s++) {
       const phi = (s / segments) * 2 * Math.PI
-      const bump = lumps.reduce(
-        (sum, [a, b, k]) => sum + k! * Math.sin(a! * theta + 1) * Math.cos(b! * phi),
-        0,
-      )
+      // The lumps fade out toward the poles, so each pole is one point (its ring of vertices
+      // coincide), as a modelling tool's sphere has it.
+      const bump =
+        Math.sin(theta) *
+        lumps.reduce((sum, [a, b, k]) => sum + k! * Math.sin(a! * theta + 1) * Math.cos(b! * phi), 0)
       const radius = 1 + bump
       positions.push(
         radius * Math.sin(theta) * Math.cos(phi),
