@@ -189,6 +189,19 @@ mod tests {
     use crate::simplify::simplify_primitive_with_locks;
     use crate::surface_distance::distance2_to_triangle;
 
+    /// The faces of a tube of `rings` rings of `segments` vertices each, ring after ring.
+    fn tube_indices(rings: usize, segments: usize) -> Vec<u32> {
+        let mut indices = Vec::new();
+        for r in 0..rings as u32 {
+            for s in 0..segments as u32 {
+                let (a, b) = (r * segments as u32 + s, r * segments as u32 + (s + 1) % segments as u32);
+                let (c, d) = (a + segments as u32, b + segments as u32);
+                indices.extend([a, c, b, b, c, d]);
+            }
+        }
+        indices
+    }
+
     /// A cylinder of `rings` rings along y (height 4) skinned to two joints that blend around the
     /// middle; an animation bends the upper joint 90 degrees about z, if `animated`.
     fn bending_cylinder(rings: usize, animated: bool) -> Model {
@@ -205,14 +218,7 @@ mod tests {
                 weights.extend([1.0 - upper, upper, 0.0, 0.0]);
             }
         }
-        let mut indices = Vec::new();
-        for r in 0..rings as u32 {
-            for s in 0..segments as u32 {
-                let (a, b) = (r * segments as u32 + s, r * segments as u32 + (s + 1) % segments as u32);
-                let (c, d) = (a + segments as u32, b + segments as u32);
-                indices.extend([a, c, b, b, c, d]);
-            }
-        }
+        let indices = tube_indices(rings, segments);
         let primitive = Primitive {
             positions,
             attributes: vec![
@@ -336,14 +342,7 @@ mod tests {
                 weights.extend([1.0 - onto, onto, 0.0, 0.0]);
             }
         }
-        let mut indices = Vec::new();
-        for r in 0..rings as u32 {
-            for s in 0..segments as u32 {
-                let (a, b) = (r * segments as u32 + s, r * segments as u32 + (s + 1) % segments as u32);
-                let (c, d) = (a + segments as u32, b + segments as u32);
-                indices.extend([a, c, b, b, c, d]);
-            }
-        }
+        let indices = tube_indices(rings, segments);
         let attributes = vec![
             Attribute { semantic: "JOINTS_0".into(), components: 4, data: joint_data },
             Attribute { semantic: "WEIGHTS_0".into(), components: 4, data: weights },
