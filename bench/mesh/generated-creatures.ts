@@ -91,9 +91,8 @@ export function skinnedCreature(options: Partial<Options> = {}): Document {
     const side = unit(cross(direction, Math.abs(direction[1]) < 0.9 ? [0, 1, 0] : [1, 0, 0]))
     const across = cross(direction, side)
     const base = positions.length / 3
-    const limbRings = rings
-    for (let r = 0; r <= limbRings; r++) {
-      const along = r / limbRings
+    for (let r = 0; r <= rings; r++) {
+      const along = r / rings
       const radius = 0.32 * (1 - 0.55 * along) * (1 + 0.06 * Math.sin(along * 17 + l))
       const centre = add(start, direction, along * length)
       // The joint this ring belongs to, blended with its neighbour over a third of a joint's
@@ -117,7 +116,7 @@ export function skinnedCreature(options: Partial<Options> = {}): Document {
         weights.push(fromBody, (1 - fromBody) * (1 - share), (1 - fromBody) * share, 0)
       }
     }
-    for (let r = 0; r < limbRings; r++)
+    for (let r = 0; r < rings; r++)
       for (let s = 0; s < tube; s++) {
         const a = base + r * tube + s
         const b = base + r * tube + ((s + 1) % tube)

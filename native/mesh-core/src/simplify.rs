@@ -547,6 +547,33 @@ mod tests {
         assert!(s.primitive.face_count() < g.face_count() * 2 / 3, "{}", s.primitive.face_count());
     }
 
+    /// A collapse toward the face target that strays by one vertex (a hole where its faces went)
+    /// and whose scaled limits stray the same way, while a collapse stopped a percent short of the
+    /// faces it kept holds: the probes find that one, in two collapses after the scaled tries.
+    #[test]
+    fn a_collapse_that_strays_by_its_last_few_collapses_is_stopped_a_little_earlier() {
+        let g = grid(20);
+        let hole = 10 * 21 + 10;
+        let holed: Vec<u32> = g.indices.chunks_exact(3).filter(|t| !t.contains(&hole)).flatten().copied().collect();
+        let held = Held { rest: &g.positions, poses: &[], source: &g.indices, bound: 0.5 };
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        // Stopped at 1.01 times the faces of the holed result or more, nothing is collapsed.
+        let enough = (holed.len() as f64 / 3.0 * PROBE_STEPS[0]).ceil() as usize;
+        let collapse = |_limit: f32, faces: usize| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            match faces >= enough {
+                true => (g.indices.clone(), 0.0),
+                false => (holed.clone(), 0.4),
+            }
+        };
+        let (indices, _, deviation) = held_collapse(&held, 80, collapse);
+        assert_eq!(indices, g.indices);
+        assert_eq!(deviation, 0.0);
+        // The first collapse, two scaled tries (the hole strays 1.0 at rest, past the 0.5 bound)
+        // and the two probes; the search of limits is never reached.
+        assert_eq!(calls.load(Ordering::Relaxed), 1 + SCALED_TRIES + PROBE_STEPS.len());
+    }
+
     #[test]
     fn locked_vertices_stay_while_free_borders_collapse() {
         let g = grid(12);
