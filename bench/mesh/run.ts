@@ -250,39 +250,52 @@ for (const input of selected) {
     rows.push({ ...gltfpackRow, task: matched })
   }
   await atGltfpackPoseError('optimize', 'optimize', {}, defaultAnimationError)
-  // Surface error at kiln's: where gltfpack's simplified output lies farther from the source than
-  // kiln's (kiln holds every vertex within max_error, measured; gltfpack holds its own estimate),
-  // gltfpack runs again at lower -se: scaled by kiln's error over its own until an output measures
-  // at or under kiln's, then bisected between the largest -se that did and the smallest that did
-  // not, SE_TRIES runs in all. The largest -se that did gives the row (time best of --repeat).
-  const gltfpackAtKilnError = async () => {
+  // Surface error made equal: where one tool's simplified output lies farther from the source than
+  // the other's (by more than a percent, or float noise), that tool runs again under a lower bound
+  // (gltfpack's -se, kiln's max_error): scaled by the error to reach over its own until an output
+  // measures at or under it, then bisected between the largest bound that did and the smallest
+  // that did not, SE_TRIES runs in all. The largest bound that did gives the row (time best of
+  // --repeat). kiln holds every vertex within max_error of the model's size, measured; gltfpack
+  // holds its own estimate, so either may lie the farther on a given model.
+  const atEqualError = async (lowered: 'kiln' | 'gltfpack') => {
     const find = (tool: string) =>
       rows.find((r) => r.model === model && r.task === 'simplify 0.1' && r.tool === tool)
     const [kilnRow, gltfpackRow] = [find('kiln'), find('gltfpack')]
-    // Within a percent (or float noise) of kiln's error counts as equal.
-    if (!kilnRow || !gltfpackRow?.error || gltfpackRow.error <= (kilnRow.error ?? 0) * 1.01 + 1e-6) return
-    const target = kilnRow.error ?? 0
-    const output = out('simplify-gltfpack-at-kiln-error')
-    const args = (se: number) => ['-i', input, '-o', output, '-si', '0.1', '-se', String(se), '-noq']
-    const errorAt = async (se: number) => {
-      run(nativeGltfpack, args(se))
-      return surfaceError(originals.get(input)!, await readTriangles(output)).max
+    if (!kilnRow || !gltfpackRow) return
+    const [farther, nearer] = lowered === 'kiln' ? [kilnRow, gltfpackRow] : [gltfpackRow, kilnRow]
+    if (!farther.error || farther.error <= (nearer.error ?? 0) * 1.01 + 1e-6) return
+    const target = nearer.error ?? 0
+    const d = dir(`simplify-${lowered}-at-equal-error`)
+    const output = lowered === 'kiln' ? () => onlyGlb(d) : () => out('simplify-gltfpack-at-kiln-error')
+    const runAt = (bound: number) =>
+      lowered === 'kiln'
+        ? kiln('simplify', input, d, { ...simplifyTenth, max_error: bound })
+        : run(nativeGltfpack, ['-i', input, '-o', output(), '-si', '0.1', '-se', String(bound), '-noq']).ms
+    const errorAt = async (bound: number) => {
+      runAt(bound)
+      return surfaceError(originals.get(input)!, await readTriangles(output())).max
     }
     let held: number | undefined
-    let [strayed, error] = [simplifyTenth.max_error, gltfpackRow.error]
+    let [strayed, error] = [simplifyTenth.max_error, farther.error]
     for (let tries = 0; tries < SE_TRIES; tries++) {
-      const se = held !== undefined ? (held + strayed) / 2 : strayed * (target / error) * 0.97
-      error = await errorAt(se)
-      if (error <= target) held = se
-      else strayed = se
+      const bound = held !== undefined ? (held + strayed) / 2 : strayed * (target / error) * 0.97
+      error = await errorAt(bound)
+      if (error <= target) held = bound
+      else strayed = bound
     }
     if (held === undefined)
-      return console.error(`${model}: gltfpack did not reach kiln's error in ${SE_TRIES} runs`)
-    const se = held
-    const task = 'simplify 0.1, gltfpack at kiln surface error'
-    rows.push({ ...kilnRow, task })
-    const ms = best(() => run(nativeGltfpack, args(se)).ms)
-    await measure(model, task, `gltfpack -se ${se.toPrecision(3)}`, ms, output, input)
+      return console.error(`${model}: ${lowered} did not reach the other's error in ${SE_TRIES} runs`)
+    const bound = held
+    const task = `simplify 0.1, ${lowered} at ${lowered === 'kiln' ? 'gltfpack' : 'kiln'} surface error`
+    const ms = best(() => runAt(bound))
+    if (lowered === 'kiln') {
+      await measure(model, task, 'kiln', ms, output(), input)
+      rows.push({ ...gltfpackRow, task })
+      console.error(`${model}: kiln at gltfpack's surface error with max_error ${bound.toPrecision(3)}`)
+    } else {
+      rows.push({ ...kilnRow, task })
+      await measure(model, task, `gltfpack -se ${bound.toPrecision(3)}`, ms, output(), input)
+    }
   }
   if (references) {
     ms = run(node, [bin('gltfpack'), '-i', input, '-o', out('optimize-gltfpack-npm'), '-cc']).ms
@@ -335,7 +348,8 @@ for (const input of selected) {
     )
     await measure(model, 'simplify 0.1', 'gltfpack', ms, out('simplify-gltfpack'), input)
     await atGltfpackPoseError('simplify', 'simplify 0.1', simplifyTenth, animationErrorRange.min)
-    await gltfpackAtKilnError()
+    await atEqualError('gltfpack')
+    await atEqualError('kiln')
     if (references) {
       const gt = out('simplify-gltf-transform')
       ms = run(node, [bin('gltf-transform'), 'simplify', input, gt, '--ratio', '0.1', '--error', '0.01']).ms
@@ -388,6 +402,7 @@ for (const task of [
   'simplify 0.1',
   'simplify 0.1, animation_error = gltfpack pose error',
   'simplify 0.1, gltfpack at kiln surface error',
+  'simplify 0.1, kiln at gltfpack surface error',
 ]) {
   const pairs = rows
     .filter((r) => r.task === task && (r.tool === 'gltfpack' || r.tool.startsWith('gltfpack -se')))

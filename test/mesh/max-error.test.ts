@@ -2,7 +2,9 @@
 // bound stops the collapse, the collapse error alone (meshoptimizer's sum of distances to the
 // planes around a vertex) let the surface stray to 2.3 times the bound (the Princeton shapes, 1.5
 // to 2.7 times). The result must keep every source vertex within max_error of the output, and
-// say the deviation it measured, the same figure as this test's own measure.
+// say the deviation it measured, the same figure as this test's own measure. And max_error is a share
+// of the model's size: a part the scene places twice at half its size is held to that bound, in
+// the part's own units, not to a share of the part alone.
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Document, NodeIO } from '@gltf-transform/core'
@@ -16,7 +18,7 @@ import { extent, farthestVertex, posed } from './morph-model.ts'
 let input: ToolInputFile
 
 /** A smooth height field of `n` × `n` quads over 40 units, rising and falling by up to one. */
-async function writeRollingHills(path: string, n: number): Promise<void> {
+function rollingHills(doc: Document, n: number) {
   const positions: number[] = []
   const indices: number[] = []
   for (let y = 0; y <= n; y++)
@@ -29,8 +31,45 @@ async function writeRollingHills(path: string, n: number): Promise<void> {
       const a = y * (n + 1) + x
       indices.push(a, a + 1, a + n + 2, a, a + n + 2, a + n + 1)
     }
-  const doc = new Document()
-  const buffer = doc.createBuffer()
+  return meshOf(doc, 'hills', positions, indices)
+}
+
+/** A lumpy ball of radius about 1 (`rings` × 2·`rings` quads, one vertex at each pole). */
+function boulder(doc: Document, rings: number) {
+  const positions: number[] = [0, 0, -1]
+  const indices: number[] = []
+  const around = 2 * rings
+  for (let r = 1; r < rings; r++)
+    for (let a = 0; a < around; a++) {
+      const [theta, phi] = [(Math.PI * r) / rings, (2 * Math.PI * a) / around]
+      const radius = 1 + 0.08 * Math.sin(3 * theta) * Math.cos(4 * phi)
+      positions.push(
+        radius * Math.sin(theta) * Math.cos(phi),
+        radius * Math.sin(theta) * Math.sin(phi),
+        -radius * Math.cos(theta),
+      )
+    }
+  positions.push(0, 0, 1)
+  const ring = (r: number, a: number) => 1 + (r - 1) * around + (a % around)
+  const top = positions.length / 3 - 1
+  for (let a = 0; a < around; a++) {
+    indices.push(0, ring(1, a + 1), ring(1, a))
+    for (let r = 1; r < rings - 1; r++)
+      indices.push(
+        ring(r, a),
+        ring(r, a + 1),
+        ring(r + 1, a + 1),
+        ring(r, a),
+        ring(r + 1, a + 1),
+        ring(r + 1, a),
+      )
+    indices.push(ring(rings - 1, a), ring(rings - 1, a + 1), top)
+  }
+  return meshOf(doc, 'boulder', positions, indices)
+}
+
+function meshOf(doc: Document, name: string, positions: number[], indices: number[]) {
+  const buffer = doc.getRoot().listBuffers()[0] ?? doc.createBuffer()
   const primitive = doc
     .createPrimitive()
     .setAttribute(
@@ -38,8 +77,34 @@ async function writeRollingHills(path: string, n: number): Promise<void> {
       doc.createAccessor().setType('VEC3').setArray(new Float32Array(positions)).setBuffer(buffer),
     )
     .setIndices(doc.createAccessor().setType('SCALAR').setArray(new Uint32Array(indices)).setBuffer(buffer))
-  doc.createScene().addChild(doc.createNode('hills').setMesh(doc.createMesh('hills').addPrimitive(primitive)))
+  return doc.createMesh(name).addPrimitive(primitive)
+}
+
+async function writeRollingHills(path: string, n: number): Promise<void> {
+  const doc = new Document()
+  doc.createScene().addChild(doc.createNode('hills').setMesh(rollingHills(doc, n)))
   await new NodeIO().write(path, doc)
+}
+
+/** The hills with a boulder placed twice on them at half its size (two nodes: not merged). */
+async function writeHillsWithBoulders(path: string): Promise<void> {
+  const doc = new Document()
+  const scene = doc.createScene().addChild(doc.createNode('hills').setMesh(rollingHills(doc, 24)))
+  const rock = boulder(doc, 24)
+  for (const at of [10, 30])
+    scene.addChild(
+      doc.createNode(`boulder ${at}`).setMesh(rock).setTranslation([at, at, 1.5]).setScale([0.5, 0.5, 0.5]),
+    )
+  await new NodeIO().write(path, doc)
+}
+
+/** Faces of the mesh named `name` in a GLB. */
+async function facesOf(path: string, name: string): Promise<number> {
+  const mesh = (await new NodeIO().read(path))
+    .getRoot()
+    .listMeshes()
+    .find((m) => m.getName() === name)
+  return (mesh?.listPrimitives() ?? []).reduce((n, p) => n + (p.getIndices()?.getCount() ?? 0) / 3, 0)
 }
 
 beforeAll(async () => {
@@ -66,5 +131,36 @@ describe('max_error on a smooth surface', () => {
     // The error reported is the deviation measured (to float rounding and the output's rounding).
     expect(summary.error as number).toBeLessThanOrEqual(maxError)
     expect(Math.abs((summary.error as number) - measured)).toBeLessThan(maxError * 0.01)
+  })
+})
+
+describe('max_error is a share of the model, in every part', () => {
+  test('a part placed twice at half its size is held to the model’s bound, in its own units', async () => {
+    const ctx = await context()
+    const path = join(ctx.outDir, 'hills-with-boulders.glb')
+    await writeHillsWithBoulders(path)
+    const boulders = {
+      path,
+      name: 'hills-with-boulders.glb',
+      bytes: (await stat(path)).size,
+      extension: 'glb',
+    }
+    const maxError = 0.01
+    const { summary, output } = await runToGlb(
+      simplify,
+      boulders,
+      simplifyOptions.parse({ target_ratio: 0.05, max_error: maxError }),
+    )
+    expect(await validatorErrors(output)).toEqual([])
+    const source = await posed(path, [])
+    const measured = farthestVertex(source, await posed(output, [])) / extent(source)
+    expect(measured).toBeLessThanOrEqual(maxError * 1.001)
+    expect(summary.error as number).toBeLessThanOrEqual(maxError)
+    // The boulder (2,208 faces, 1 unit across in the world, the model 40) may stray by 0.4 of the
+    // world's units, 0.8 of its own: it reaches its face target. Held to 1 % of its own size, as
+    // before, it kept 942.
+    const kept = await facesOf(output, 'boulder')
+    expect(kept).toBeGreaterThan(0)
+    expect(kept).toBeLessThanOrEqual(Math.floor(2208 * 0.05))
   })
 })

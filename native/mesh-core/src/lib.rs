@@ -20,6 +20,7 @@ pub mod instancing;
 pub mod merge;
 pub mod merge_materials;
 pub mod mesh_ops;
+pub mod model_size;
 pub mod part_grid;
 pub mod pose;
 pub mod prune;

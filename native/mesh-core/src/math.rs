@@ -14,6 +14,12 @@ pub fn transform_point(m: &[f32; 16], p: [f32; 3]) -> [f32; 3] {
     [m[0] * p[0] + m[4] * p[1] + m[8] * p[2] + m[12], m[1] * p[0] + m[5] * p[1] + m[9] * p[2] + m[13], m[2] * p[0] + m[6] * p[1] + m[10] * p[2] + m[14]]
 }
 
+/// The most a unit length measures after `m`: the largest column norm of its upper-left 3x3
+/// block, exact for any rotation and scale (a node's TRS), in f64.
+pub fn largest_scale(m: &[f32; 16]) -> f64 {
+    (0..3).map(|c| (0..3).map(|r| (m[c * 4 + r] as f64).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max)
+}
+
 /// The 3x3 cofactor matrix of the upper-left block: transforms normals (inverse transpose up to scale).
 pub fn normal_matrix(m: &[f32; 16]) -> [[f32; 3]; 3] {
     let c = |i: usize, j: usize| m[j * 4 + i];

@@ -442,13 +442,6 @@ fn measured_at_rest(grid: &SurfaceGrid, positions: &[[f32; 3]], removed: &[u32])
 /// Vertex-in-pose checks from which a pose check is spread over threads (about a millisecond).
 const CHECKS_WORTH_THREADS: usize = 10_000;
 
-/// Largest side of the bounding box of all the given primitives.
-pub fn extent_of<'a>(primitives: impl Iterator<Item = &'a Primitive>) -> f32 {
-    let mut b = Bounds::empty();
-    primitives.flat_map(|p| &p.positions).for_each(|&q| b.add(q));
-    b.extent()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 //! simplifier weighs them as distances (simplify.rs), as it does morph target deltas, so a collapse
 //! that would bend a pose by d costs d; they are removed before anything is written.
 use crate::math::{mul, transform_point, Bounds};
-use crate::model::{Attribute, Model, Primitive};
+use crate::model::{Attribute, Model, Primitive, Skin};
 use crate::pose::world_matrices;
 
 /// The semantic prefix of the pose attributes (an application-specific name, never written).
@@ -84,11 +84,8 @@ pub fn add_pose_attributes(model: &mut Model, room: impl Fn(&Primitive) -> usize
         if times.is_empty() {
             continue;
         }
-        let joints_at = |world: &[[f32; 16]]| -> Vec<[f32; 16]> {
-            skin.joints.iter().zip(&skin.inverse_bind).map(|(&j, ibm)| mul(world.get(j).unwrap_or(&crate::model::IDENTITY), ibm)).collect()
-        };
-        let rest_joints = joints_at(&rest);
-        let posed_joints: Vec<Vec<[f32; 16]>> = times.iter().map(|&pose| joints_at(&world_matrices(model, Some(pose)))).collect();
+        let rest_joints = joint_matrices(skin, &rest);
+        let posed_joints: Vec<Vec<[f32; 16]>> = times.iter().map(|&pose| joint_matrices(skin, &world_matrices(model, Some(pose)))).collect();
         let mut posed = false;
         for p in &mut model.meshes[mesh].primitives {
             let poses = posed_joints.len().min(room(p) / 3);
@@ -141,9 +138,15 @@ impl PoseShapes {
     }
 }
 
+/// The matrix of each joint of `skin` with the nodes at `world`: what takes a vertex from the
+/// mesh's space to where that joint puts it.
+pub fn joint_matrices(skin: &Skin, world: &[[f32; 16]]) -> Vec<[f32; 16]> {
+    skin.joints.iter().zip(&skin.inverse_bind).map(|(&j, ibm)| mul(world.get(j).unwrap_or(&crate::model::IDENTITY), ibm)).collect()
+}
+
 /// The primitive's vertices placed by `joints` (one matrix per joint of the skin), or None when it
 /// has no joints and weights.
-fn skinned(p: &Primitive, joints: &[[f32; 16]]) -> Option<Vec<[f32; 3]>> {
+pub fn skinned(p: &Primitive, joints: &[[f32; 16]]) -> Option<Vec<[f32; 3]>> {
     let sets: Vec<(&Attribute, &Attribute)> = (0..)
         .map_while(|set| Some((p.attribute(&format!("JOINTS_{set}"))?, p.attribute(&format!("WEIGHTS_{set}"))?)))
         .filter(|(j, w)| j.components == 4 && w.components == 4)

@@ -14,8 +14,9 @@ use crate::instancing::{instance_shared_meshes, instancing_note};
 use crate::merge::merge_meshes;
 use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{compact, is_compact, weld_identical, without_degenerate};
+use crate::model_size::ModelSize;
 use crate::prune::prune;
-use crate::simplify::{extent_of, simplify_primitive, target_for};
+use crate::simplify::{simplify_primitive, target_for};
 use crate::tangent_use::drop_unused_tangents;
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::texture::{process as process_textures, TextureMode, TextureOptions};
@@ -129,8 +130,10 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         _ => {}
     }
     let mut flat_shaded = 0;
-    for mesh in &mut model.meshes {
-        let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
+    // The bound is a share of the model's size, in each mesh's units (model_size.rs).
+    let size = (ratio < 1.0).then(|| ModelSize::of(&model));
+    for (index, mesh) in model.meshes.iter_mut().enumerate() {
+        let bound = size.as_ref().map_or(0.0, |size| size.in_mesh(index, SIMPLIFY_ERROR));
         for p in &mut mesh.primitives {
             let mut welded = std::mem::take(p);
             if ratio < 1.0 {
@@ -139,9 +142,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
                 welded = match is_flat_shaded(&welded) {
                     true => {
                         flat_shaded += 1;
-                        with_face_normals(&simplify_primitive(&as_surface(&welded), target, SIMPLIFY_ERROR * extent, true).primitive)
+                        with_face_normals(&simplify_primitive(&as_surface(&welded), target, bound, true).primitive)
                     }
-                    false => simplify_primitive(&welded, target, SIMPLIFY_ERROR * extent, true).primitive,
+                    false => simplify_primitive(&welded, target, bound, true).primitive,
                 };
             }
             // Only the vertices the triangles use, for the writer's grids. The writer puts the

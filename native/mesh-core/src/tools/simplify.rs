@@ -14,8 +14,9 @@ use crate::merge::merge_meshes;
 use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{weld_identical, without_degenerate};
 use crate::model::{Primitive, SourceFormat};
+use crate::model_size::ModelSize;
 use crate::prune::prune;
-use crate::simplify::{attribute_room, extent_of, simplify_primitive_with_locks, target_for};
+use crate::simplify::{attribute_room, simplify_primitive_with_locks, target_for};
 use crate::skin_poses::{add_pose_attributes, remove_pose_attributes};
 use crate::stitch::shared_positions;
 use crate::tangent_use::drop_unused_tangents;
@@ -143,8 +144,12 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     if add_pose_attributes(&mut model, attribute_room) > 0 {
         model.notes.push(SKIN_POSES_NOTE.into());
     }
-    for mesh in &mut model.meshes {
-        let extent = extent_of(mesh.primitives.iter()).max(f32::MIN_POSITIVE);
+    // max_error is a share of the model's size, in each mesh's units where the scene places it
+    // (model_size.rs): a part placed at a small scale, or placed twice, is held to the model's
+    // bound like the rest, not to a share of the part alone.
+    let size = ModelSize::of(&model);
+    for (index, mesh) in model.meshes.iter_mut().enumerate() {
+        let bound = size.in_mesh(index, max_error);
         let shared = shared_positions(&mesh.primitives);
         let flat: Vec<bool> = flat.by_ref().take(mesh.primitives.len()).collect();
         // The primitives of a mesh over the machine's cores when there is enough to do: each
@@ -154,8 +159,8 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         let primitives: Vec<(&Primitive, &Vec<bool>, bool)> = mesh.primitives.iter().zip(&shared).zip(flat).map(|((p, l), f)| (p, l, f)).collect();
         let simplified = in_parallel::map(&primitives, primitives.len() > 1 && faces >= FACES_WORTH_THREADS, |&(p, locks, flat)| {
             let target = target_for(p.face_count(), ratio);
-            let s = simplify_primitive_with_locks(p, target, max_error * extent, lock_border, locks);
-            (if flat { with_face_normals(&s.primitive) } else { s.primitive }, s.error / extent)
+            let s = simplify_primitive_with_locks(p, target, bound, lock_border, locks);
+            (if flat { with_face_normals(&s.primitive) } else { s.primitive }, size.share(index, s.error))
         });
         for (p, (simplified, error)) in mesh.primitives.iter_mut().zip(simplified) {
             *p = simplified;

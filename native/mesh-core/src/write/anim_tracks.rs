@@ -35,7 +35,7 @@
 use super::key_reduction::{reduce, Gap};
 use super::nodes::decompose;
 use crate::in_parallel;
-use crate::math::{mul, transform_point, Bounds};
+use crate::math::{largest_scale, mul, transform_point, Bounds};
 use crate::model::{Animation, AnimationSampler, Channel, Model, IDENTITY};
 use std::borrow::Cow;
 
@@ -386,8 +386,8 @@ impl Scene {
         let length = parent_world
             .iter()
             .map(|m| {
-                // A unit local length is at most this long in the world (largest column norm).
-                let scale = (0..3).map(|c| (0..3).map(|r| (m[c * 4 + r] as f64).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max);
+                // A unit local length is at most this long in the world.
+                let scale = largest_scale(m);
                 if scale > 0.0 && scale.is_finite() && extent.is_finite() {
                     relative * extent / scale
                 } else {

@@ -1,0 +1,136 @@
+//! The size that `max_error` (and optimize's simplification bound) is a share of: the largest side
+//! of the box the model fills as its scene places it at rest, a skinned mesh where its skin puts
+//! it. A mesh's positions are in its own units, and a node may scale them: a wheel placed twice
+//! under a truck is simplified in the wheel's units, to a bound that is the truck's share, so the
+//! wheel is held to what the user asked of the model, not to a share of the wheel alone.
+use crate::math::{largest_scale, transform_point, Bounds};
+use crate::model::{Mesh, Model};
+use crate::pose::world_matrices;
+use crate::skin_poses::{joint_matrices, skinned};
+
+pub struct ModelSize {
+    /// Largest side of the box of every placed vertex, in the scene's units.
+    pub extent: f32,
+    /// Per mesh: the most one unit of its positions measures where the scene places it, over all
+    /// its places (1 for a mesh that no node places).
+    scale: Vec<f32>,
+}
+
+/// Instances times vertices up to which every placed vertex is boxed; past it, each instance's
+/// box is the box of its mesh's box corners placed (never smaller than the vertices' box).
+const PLACED_VERTICES_BOXED: usize = 1 << 22;
+
+impl ModelSize {
+    pub fn of(model: &Model) -> ModelSize {
+        let instances = model.instances();
+        let vertices = |m: &Mesh| m.primitives.iter().map(|p| p.positions.len()).sum::<usize>();
+        let placed: usize = instances.iter().filter_map(|i| model.meshes.get(i.mesh)).map(vertices).sum();
+        let by_corners = placed > PLACED_VERTICES_BOXED;
+        let own: Vec<Bounds> = model.meshes.iter().map(|m| boxed(m.primitives.iter().flat_map(|p| p.positions.iter().copied()))).collect();
+        let rest = world_matrices(model, None);
+        let mut bounds = Bounds::empty();
+        let mut scale: Vec<Option<f32>> = vec![None; model.meshes.len()];
+        for instance in &instances {
+            let Some(mesh) = model.meshes.get(instance.mesh) else { continue };
+            let skin = model.nodes.get(instance.node).and_then(|n| n.skin).and_then(|s| model.skins.get(s));
+            let here = match skin {
+                // A skinned mesh is where its joints put it; the node's own transform is ignored.
+                Some(skin) => {
+                    let joints = joint_matrices(skin, &rest);
+                    let mut b = Bounds::empty();
+                    for p in &mesh.primitives {
+                        let at = skinned(p, &joints).unwrap_or_else(|| p.positions.iter().map(|&q| transform_point(&instance.world, q)).collect());
+                        at.iter().for_each(|&q| b.add(q));
+                    }
+                    let ratio = b.extent() / own[instance.mesh].extent();
+                    bounds.merge(&b);
+                    ratio
+                }
+                None => {
+                    match by_corners {
+                        true => corners(&own[instance.mesh]).into_iter().for_each(|c| bounds.add(transform_point(&instance.world, c))),
+                        false => mesh.primitives.iter().flat_map(|p| &p.positions).for_each(|&q| bounds.add(transform_point(&instance.world, q))),
+                    }
+                    largest_scale(&instance.world) as f32
+                }
+            };
+            if here.is_finite() && here > 0.0 {
+                let s = &mut scale[instance.mesh];
+                *s = Some(s.map_or(here, |s| s.max(here)));
+            }
+        }
+        ModelSize { extent: bounds.extent(), scale: scale.into_iter().map(|s| s.unwrap_or(1.0)).collect() }
+    }
+
+    /// `share` of the model's size, in mesh `mesh`'s units.
+    pub fn in_mesh(&self, mesh: usize, share: f32) -> f32 {
+        share * self.extent.max(f32::MIN_POSITIVE) / self.scale_of(mesh)
+    }
+
+    /// A length in mesh `mesh`'s units as a share of the model's size (at most, where the mesh is
+    /// placed at several scales).
+    pub fn share(&self, mesh: usize, length: f32) -> f32 {
+        length * self.scale_of(mesh) / self.extent.max(f32::MIN_POSITIVE)
+    }
+
+    fn scale_of(&self, mesh: usize) -> f32 {
+        self.scale.get(mesh).copied().unwrap_or(1.0)
+    }
+}
+
+fn boxed(points: impl Iterator<Item = [f32; 3]>) -> Bounds {
+    let mut b = Bounds::empty();
+    points.for_each(|p| b.add(p));
+    b
+}
+
+fn corners(b: &Bounds) -> Vec<[f32; 3]> {
+    if b.is_empty() {
+        return Vec::new();
+    }
+    (0..8).map(|k| [0, 1, 2].map(|c| if k >> c & 1 == 0 { b.min[c] } else { b.max[c] })).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::compose;
+    use crate::model::{Node, Primitive};
+
+    fn cube(size: f32) -> Mesh {
+        let positions = (0..8).map(|k| [0, 1, 2].map(|c| if k >> c & 1 == 0 { 0.0 } else { size })).collect();
+        Mesh { primitives: vec![Primitive { positions, attributes: vec![], indices: vec![0, 1, 2], material: None }], ..Mesh::default() }
+    }
+
+    fn node(mesh: usize, matrix: [f32; 16], children: Vec<usize>) -> Node {
+        Node { matrix, children, ..Node::with_mesh(None, mesh) }
+    }
+
+    /// A 10-unit box and a 1-unit one placed twice, once at twice its size: the model is 10 units
+    /// (the small box stays inside), and a share of it is 5 and 10 times as long in the small
+    /// box's units as in the world, at its larger place.
+    #[test]
+    fn a_share_of_the_model_is_measured_in_each_meshs_units_at_its_largest_place() {
+        let mut model = Model::new(crate::model::SourceFormat::Glb);
+        model.meshes = vec![cube(10.0), cube(1.0)];
+        let twice = compose([2.0, 2.0, 2.0], [0.0, 0.0, 0.0, 1.0], [2.0; 3]);
+        let once = compose([5.0, 5.0, 5.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+        model.nodes = vec![node(0, crate::model::IDENTITY, vec![1, 2]), node(1, twice, vec![]), node(1, once, vec![])];
+        model.roots = vec![0];
+        let size = ModelSize::of(&model);
+        assert_eq!(size.extent, 10.0);
+        let near = |a: f32, b: f32| (a - b).abs() <= 1e-6 * b;
+        assert!(near(size.in_mesh(0, 0.01), 0.1), "{}", size.in_mesh(0, 0.01));
+        assert!(near(size.in_mesh(1, 0.01), 0.05), "{}", size.in_mesh(1, 0.01));
+        assert!(near(size.share(1, 0.05), 0.01), "{}", size.share(1, 0.05));
+    }
+
+    /// Boxed by its corners past the vertex budget, a rotated instance's box is never smaller.
+    #[test]
+    fn corner_boxes_hold_every_vertex() {
+        let b = Bounds::of(&[[0.0, -1.0, 2.0], [3.0, 4.0, 5.0]]);
+        let c = corners(&b);
+        assert_eq!(c.len(), 8);
+        assert_eq!(Bounds::of(&c), b);
+    }
+}
