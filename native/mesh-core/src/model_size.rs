@@ -12,7 +12,7 @@ pub struct ModelSize {
     /// Largest side of the box of every placed vertex, in the scene's units.
     pub extent: f32,
     /// Per mesh: the most one unit of its positions measures where the scene places it, over all
-    /// its places (1 for a mesh that no node places).
+    /// its places (1 for a mesh that no node places, whose own box then counts in the model's).
     scale: Vec<f32>,
 }
 
@@ -58,6 +58,11 @@ impl ModelSize {
                 let s = &mut scale[instance.mesh];
                 *s = Some(s.map_or(here, |s| s.max(here)));
             }
+        }
+        // A mesh no node places (outside the scene) counts as it stands, so that it still has a size.
+        for (own, scale) in own.iter().zip(&mut scale).filter(|(_, s)| s.is_none()) {
+            bounds.merge(own);
+            *scale = Some(1.0);
         }
         ModelSize { extent: bounds.extent(), scale: scale.into_iter().map(|s| s.unwrap_or(1.0)).collect() }
     }
@@ -123,6 +128,16 @@ mod tests {
         assert!(near(size.in_mesh(0, 0.01), 0.1), "{}", size.in_mesh(0, 0.01));
         assert!(near(size.in_mesh(1, 0.01), 0.05), "{}", size.in_mesh(1, 0.01));
         assert!(near(size.share(1, 0.05), 0.01), "{}", size.share(1, 0.05));
+    }
+
+    /// A mesh outside the scene has a size of its own in the model's.
+    #[test]
+    fn a_mesh_no_node_places_counts_as_it_stands() {
+        let mut model = Model::new(crate::model::SourceFormat::Glb);
+        model.meshes = vec![cube(4.0)];
+        let size = ModelSize::of(&model);
+        assert_eq!(size.extent, 4.0);
+        assert!((size.in_mesh(0, 0.5) - 2.0).abs() < 1e-6);
     }
 
     /// Boxed by its corners past the vertex budget, a rotated instance's box is never smaller.

@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 
 /// Faces are counted as stored in the file: optimize keeps instancing, so a mesh used by several nodes is processed once.
 pub const COUNTS_PLACED_FACES: bool = false;
-/// Deviation allowed when optimize also simplifies, as a fraction of the mesh size.
+/// Deviation allowed when optimize also simplifies, as a fraction of the model size (model_size.rs).
 const SIMPLIFY_ERROR: f32 = 0.01;
 /// position_bits the catalog accepts: gltfpack's -vp allows 1..=16, but under 10 bits a
 /// vertex moves by a visible share of the model.

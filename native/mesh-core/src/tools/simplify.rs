@@ -1,5 +1,5 @@
 //! simplify_3d_model: reduces every primitive to the target share of faces within an error bound
-//! measured as a fraction of the mesh size, and writes the result in the input's format.
+//! measured as a fraction of the model size (model_size.rs), and writes the result in the input's format.
 //! Before simplifying, like optimize: texture-coordinate sets no material samples go, and per
 //! primitive bit-identical vertices merge and faces repeating a corner go. A duplicated vertex
 //! (e.g. the seam column of a UV sphere without UVs) would otherwise look like an attribute seam
@@ -52,7 +52,7 @@ pub struct SimplifyOptions {
     pub target_ratio: Option<f64>,
     #[serde(default)]
     pub target_faces: Option<u64>,
-    /// Largest deviation as a fraction of the mesh size.
+    /// Largest deviation as a fraction of the model size, in every mesh (model_size.rs).
     pub max_error: f64,
     pub lock_border: bool,
     /// "same", "glb", "obj", "ply" or "stl".
