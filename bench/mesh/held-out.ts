@@ -17,6 +17,7 @@ import {
 } from './generated.ts'
 import { skinnedCreature } from './generated-creatures.ts'
 import { hardSurface, lightmappedRoom, terrain } from './generated-surfaces.ts'
+import { vehicle } from './generated-vehicles.ts'
 
 /** File name and maker of each held-out model; `quick` keeps the large ones small. */
 export function heldOutModels(quick: boolean): [string, () => Document][] {
@@ -33,6 +34,7 @@ export function heldOutModels(quick: boolean): [string, () => Document][] {
       'held-out-skinned-creature.glb',
       () => skinnedCreature({ limbs: 6, joints: 5, rings: 50, segments: 56, seed: 97 }),
     ],
+    ['held-out-vehicle.glb', () => vehicle({ wheels: 6, bolts: 30, rings: 90, seed: 89 })],
     ['held-out-animated.glb', () => animatedBoxes(40, 600, 47)],
     ['held-out-animated-arms.glb', () => animatedArms(8, 3, 200, 53)],
     ['held-out-baked-robots.glb', () => bakedRobots(6, 8, 500, 59)],

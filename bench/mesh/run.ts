@@ -38,6 +38,7 @@ import {
 } from './generated.ts'
 import { skinnedCreature } from './generated-creatures.ts'
 import { hardSurface, lightmappedRoom, terrain } from './generated-surfaces.ts'
+import { vehicle } from './generated-vehicles.ts'
 import { readTriangles, surfaceError, type Triangles } from './geometry.ts'
 import { heldOutModels } from './held-out.ts'
 import { poseError } from './pose.ts'
@@ -114,6 +115,7 @@ async function inputs(): Promise<string[]> {
     await generate('instanced.glb', () => instancedMesh()),
     await generate('skinned.glb', () => skinnedCylinder()),
     await generate('skinned-creature.glb', () => skinnedCreature()),
+    await generate('vehicle.glb', () => vehicle({ wheels: 4, bolts: 12, rings: 60, seed: 83 })),
     await generate('animated.glb', () => animatedBoxes()),
     await generate('animated-arms.glb', () => animatedArms()),
     await generate('baked-robots.glb', () => bakedRobots()),

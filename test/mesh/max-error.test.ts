@@ -98,6 +98,13 @@ async function writeHillsWithBoulders(path: string): Promise<void> {
   await new NodeIO().write(path, doc)
 }
 
+/** The boulder alone, placed once stretched to 3 × 0.5 × 1 of its size (a static mesh of its own). */
+async function writeStretchedBoulder(path: string): Promise<void> {
+  const doc = new Document()
+  doc.createScene().addChild(doc.createNode('stretched').setMesh(boulder(doc, 24)).setScale([3, 0.5, 1]))
+  await new NodeIO().write(path, doc)
+}
+
 /** Faces of the mesh named `name` in a GLB. */
 async function facesOf(path: string, name: string): Promise<number> {
   const mesh = (await new NodeIO().read(path))
@@ -162,5 +169,33 @@ describe('max_error is a share of the model, in every part', () => {
     const kept = await facesOf(output, 'boulder')
     expect(kept).toBeGreaterThan(0)
     expect(kept).toBeLessThanOrEqual(Math.floor(2208 * 0.05))
+  })
+})
+
+describe('max_error in a mesh its node stretches unevenly', () => {
+  test('the bound is the same length every way the scene shows the mesh', async () => {
+    const ctx = await context()
+    const path = join(ctx.outDir, 'stretched-boulder.glb')
+    await writeStretchedBoulder(path)
+    const stretched = {
+      path,
+      name: 'stretched-boulder.glb',
+      bytes: (await stat(path)).size,
+      extension: 'glb',
+    }
+    const maxError = 0.01
+    const { summary, output } = await runToGlb(
+      simplify,
+      stretched,
+      simplifyOptions.parse({ target_ratio: 0.05, max_error: maxError }),
+    )
+    expect(await validatorErrors(output)).toEqual([])
+    const source = await posed(path, [])
+    const measured = farthestVertex(source, await posed(output, [])) / extent(source)
+    expect(measured).toBeLessThanOrEqual(maxError * 1.001)
+    expect(Math.abs((summary.error as number) - measured)).toBeLessThan(maxError * 0.01)
+    // Held in the boulder's own units to a share of its own size, it was a sixth of the bound
+    // across its flattened side and kept 942 faces (252 now).
+    expect(summary.output_faces as number).toBeLessThan(942 / 2)
   })
 })

@@ -20,6 +20,69 @@ pub fn largest_scale(m: &[f32; 16]) -> f64 {
     (0..3).map(|c| (0..3).map(|r| (m[c * 4 + r] as f64).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max)
 }
 
+/// `m` without its translation: how it turns and stretches lengths.
+pub fn linear_part(m: &[f32; 16]) -> [f32; 16] {
+    let mut l = *m;
+    for k in [3, 7, 11, 12, 13, 14] {
+        l[k] = 0.0;
+    }
+    l[15] = 1.0;
+    l
+}
+
+/// The inverse of a linear part (as `linear_part` gives), or None where it flattens space.
+pub fn inverse_linear(m: &[f32; 16]) -> Option<[f32; 16]> {
+    let det = determinant3(m);
+    if !det.is_finite() || det.abs() <= f32::MIN_POSITIVE * 1e6 {
+        return None;
+    }
+    let cofactors = normal_matrix(m);
+    let mut out = crate::model::IDENTITY;
+    for (c, column) in cofactors.iter().enumerate() {
+        for (r, &v) in column.iter().enumerate() {
+            out[c * 4 + r] = v / det;
+        }
+    }
+    out.iter().all(|v| v.is_finite()).then_some(out)
+}
+
+/// `m`'s upper-left block times its transpose's, in f64: the lengths' squared stretch.
+fn gram(m: &[f32; 16]) -> [[f64; 3]; 3] {
+    let column = |c: usize| [0, 1, 2].map(|r| m[c * 4 + r] as f64);
+    let mut g = [[0.0; 3]; 3];
+    for (i, row) in g.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = (0..3).map(|r| column(i)[r] * column(j)[r]).sum();
+        }
+    }
+    g
+}
+
+/// The most `m` lengthens any length: its largest singular value, by power iteration on its Gram
+/// matrix, never under its largest column norm (which it equals for a node's rotation and scale).
+pub fn stretch(m: &[f32; 16]) -> f64 {
+    let g = gram(m);
+    let mut v = [1.0, 0.8, 0.6];
+    let mut squared = 0.0f64;
+    for _ in 0..64 {
+        let w = [0, 1, 2].map(|i| (0..3).map(|j| g[i][j] * v[j]).sum::<f64>());
+        let length = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !(length > 0.0 && length.is_finite()) {
+            break;
+        }
+        squared = (0..3).map(|i| v[i] * w[i]).sum::<f64>() / v.iter().map(|x| x * x).sum::<f64>();
+        v = w.map(|x| x / length);
+    }
+    squared.max(0.0).sqrt().max(largest_scale(m))
+}
+
+/// Whether `m` stretches every direction alike (a rotation times one scale), to a part in 10^4.
+pub fn stretches_evenly(m: &[f32; 16]) -> bool {
+    let g = gram(m);
+    let mean = (g[0][0] + g[1][1] + g[2][2]) / 3.0;
+    (0..3).all(|i| (0..3).all(|j| (g[i][j] - if i == j { mean } else { 0.0 }).abs() <= 1e-4 * mean))
+}
+
 /// The 3x3 cofactor matrix of the upper-left block: transforms normals (inverse transpose up to scale).
 pub fn normal_matrix(m: &[f32; 16]) -> [[f32; 3]; 3] {
     let c = |i: usize, j: usize| m[j * 4 + i];
@@ -133,6 +196,25 @@ impl Bounds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stretched_turned_node_stretches_by_its_largest_scale_and_inverts() {
+        let q = [0.0, 0.0, (0.3f32).sin(), (0.3f32).cos()];
+        let m = compose([5.0, -1.0, 2.0], q, [3.0, 0.9, 1.3]);
+        assert!((stretch(&m) - 3.0).abs() < 1e-5, "{}", stretch(&m));
+        assert!(!stretches_evenly(&m));
+        assert!(stretches_evenly(&compose([1.0; 3], q, [2.0; 3])));
+        let l = linear_part(&m);
+        let back = mul(&inverse_linear(&l).expect("invertible"), &l);
+        for (k, v) in back.iter().enumerate() {
+            assert!((v - crate::model::IDENTITY[k]).abs() < 1e-5, "{back:?}");
+        }
+        assert_eq!(inverse_linear(&linear_part(&compose([0.0; 3], q, [1.0, 0.0, 1.0]))), None);
+        // A shear: its largest singular value is past its largest column norm.
+        let mut shear = crate::model::IDENTITY;
+        shear[4] = 1.0;
+        assert!((stretch(&shear) - 1.618034).abs() < 1e-5, "{}", stretch(&shear));
+    }
 
     #[test]
     fn compose_then_transform_applies_scale_rotation_translation() {

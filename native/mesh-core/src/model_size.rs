@@ -3,7 +3,7 @@
 //! it. A mesh's positions are in its own units, and a node may scale them: a wheel placed twice
 //! under a truck is simplified in the wheel's units, to a bound that is the truck's share, so the
 //! wheel is held to what the user asked of the model, not to a share of the wheel alone.
-use crate::math::{largest_scale, transform_point, Bounds};
+use crate::math::{inverse_linear, linear_part, mul, stretch, stretches_evenly, transform_point, Bounds};
 use crate::model::{Mesh, Model};
 use crate::pose::world_matrices;
 use crate::skin_poses::{joint_matrices, skinned};
@@ -11,9 +11,15 @@ use crate::skin_poses::{joint_matrices, skinned};
 pub struct ModelSize {
     /// Largest side of the box of every placed vertex, in the scene's units.
     pub extent: f32,
-    /// Per mesh: the most one unit of its positions measures where the scene places it, over all
-    /// its places (1 for a mesh that no node places, whose own box then counts in the model's).
+    /// Per mesh: the most one unit of the space it is simplified in (its own, or `shape`'s)
+    /// measures where the scene places it, over all its places (1 for a mesh that no node places,
+    /// whose own box then counts in the model's).
     scale: Vec<f32>,
+    /// Per mesh whose places stretch it more along some directions than others (a node scaled
+    /// [3, 0.9, 1.3]): the linear map of its most stretching place. It is simplified and measured
+    /// as that place shows it, so the bound is the same length every way; in its own units a bound
+    /// that held everywhere would be the model's share over the largest scale, too strict across.
+    shape: Vec<Option<[f32; 16]>>,
 }
 
 /// Instances times vertices up to which every placed vertex is boxed; past it, each instance's
@@ -29,11 +35,12 @@ impl ModelSize {
         let own: Vec<Bounds> = model.meshes.iter().map(|m| boxed(m.primitives.iter().flat_map(|p| p.positions.iter().copied()))).collect();
         let rest = world_matrices(model, None);
         let mut bounds = Bounds::empty();
-        let mut scale: Vec<Option<f32>> = vec![None; model.meshes.len()];
+        // Per mesh: how much its skinned places scale it, and the linear maps of its other places.
+        let mut skinned_scale: Vec<Option<f32>> = vec![None; model.meshes.len()];
+        let mut linear: Vec<Vec<[f32; 16]>> = vec![Vec::new(); model.meshes.len()];
         for instance in &instances {
             let Some(mesh) = model.meshes.get(instance.mesh) else { continue };
-            let skin = model.nodes.get(instance.node).and_then(|n| n.skin).and_then(|s| model.skins.get(s));
-            let here = match skin {
+            match model.nodes.get(instance.node).and_then(|n| n.skin).and_then(|s| model.skins.get(s)) {
                 // A skinned mesh is where its joints put it; the node's own transform is ignored.
                 Some(skin) => {
                     let joints = joint_matrices(skin, &rest);
@@ -42,45 +49,72 @@ impl ModelSize {
                         let at = skinned(p, &joints).unwrap_or_else(|| p.positions.iter().map(|&q| transform_point(&instance.world, q)).collect());
                         at.iter().for_each(|&q| b.add(q));
                     }
-                    let ratio = b.extent() / own[instance.mesh].extent();
                     bounds.merge(&b);
-                    ratio
+                    let ratio = b.extent() / own[instance.mesh].extent();
+                    if ratio.is_finite() && ratio > 0.0 {
+                        let s = &mut skinned_scale[instance.mesh];
+                        *s = Some(s.map_or(ratio, |s| s.max(ratio)));
+                    }
                 }
                 None => {
                     match by_corners {
                         true => corners(&own[instance.mesh]).into_iter().for_each(|c| bounds.add(transform_point(&instance.world, c))),
                         false => mesh.primitives.iter().flat_map(|p| &p.positions).for_each(|&q| bounds.add(transform_point(&instance.world, q))),
                     }
-                    largest_scale(&instance.world) as f32
+                    linear[instance.mesh].push(linear_part(&instance.world));
                 }
-            };
-            if here.is_finite() && here > 0.0 {
-                let s = &mut scale[instance.mesh];
-                *s = Some(s.map_or(here, |s| s.max(here)));
             }
         }
-        // A mesh no node places (outside the scene) counts as it stands, so that it still has a size.
-        for (own, scale) in own.iter().zip(&mut scale).filter(|(_, s)| s.is_none()) {
-            bounds.merge(own);
-            *scale = Some(1.0);
+        let (mut scale, mut shape) = (Vec::with_capacity(own.len()), Vec::with_capacity(own.len()));
+        for ((own, skinned), linear) in own.iter().zip(skinned_scale).zip(&linear) {
+            if skinned.is_none() && linear.is_empty() {
+                // A mesh no node places (outside the scene) counts as it stands, so that it still has a size.
+                bounds.merge(own);
+            }
+            let (s, m) = shaped(linear);
+            let s = match (s, skinned) {
+                (Some(s), Some(k)) => Some(s.max(k)),
+                (s, k) => s.or(k),
+            };
+            scale.push(s.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0));
+            shape.push(m.filter(|_| skinned.is_none()));
         }
-        ModelSize { extent: bounds.extent(), scale: scale.into_iter().map(|s| s.unwrap_or(1.0)).collect() }
+        ModelSize { extent: bounds.extent(), scale, shape }
     }
 
-    /// `share` of the model's size, in mesh `mesh`'s units.
+    /// `share` of the model's size, in the units mesh `mesh` is simplified in.
     pub fn in_mesh(&self, mesh: usize, share: f32) -> f32 {
         share * self.extent.max(f32::MIN_POSITIVE) / self.scale_of(mesh)
     }
 
-    /// A length in mesh `mesh`'s units as a share of the model's size (at most, where the mesh is
-    /// placed at several scales).
+    /// A length in the units mesh `mesh` is simplified in as a share of the model's size (at most,
+    /// where the mesh is placed at several scales).
     pub fn share(&self, mesh: usize, length: f32) -> f32 {
         length * self.scale_of(mesh) / self.extent.max(f32::MIN_POSITIVE)
+    }
+
+    /// The linear map to simplify mesh `mesh`'s positions through, where its places stretch it unevenly.
+    pub fn shape(&self, mesh: usize) -> Option<&[f32; 16]> {
+        self.shape.get(mesh).and_then(Option::as_ref)
     }
 
     fn scale_of(&self, mesh: usize) -> f32 {
         self.scale.get(mesh).copied().unwrap_or(1.0)
     }
+}
+
+/// For a mesh's places (their linear maps): the space to simplify it in (None: its own, where
+/// every place stretches it evenly or one flattens it) and the most a unit of that space measures
+/// at any of its places; None for a mesh with no places.
+fn shaped(linear: &[[f32; 16]]) -> (Option<f32>, Option<[f32; 16]>) {
+    let own = || linear.iter().map(|m| stretch(m) as f32).reduce(f32::max);
+    if linear.iter().all(stretches_evenly) {
+        return (own(), None);
+    }
+    let widest = linear.iter().max_by(|a, b| stretch(a).total_cmp(&stretch(b))).expect("a place that stretches unevenly");
+    let Some(back) = inverse_linear(widest) else { return (own(), None) };
+    let most = linear.iter().map(|m| stretch(&mul(m, &back)) as f32).fold(1.0f32, f32::max);
+    (Some(most), Some(*widest))
 }
 
 fn boxed(points: impl Iterator<Item = [f32; 3]>) -> Bounds {
@@ -128,6 +162,27 @@ mod tests {
         assert!(near(size.in_mesh(0, 0.01), 0.1), "{}", size.in_mesh(0, 0.01));
         assert!(near(size.in_mesh(1, 0.01), 0.05), "{}", size.in_mesh(1, 0.01));
         assert!(near(size.share(1, 0.05), 0.01), "{}", size.share(1, 0.05));
+    }
+
+    /// A box placed stretched [3, 1, 1] and once more stretched [1, 2, 1]: simplified as the first
+    /// place shows it, where a unit is 1 at that place and up to 2 at the other.
+    #[test]
+    fn a_mesh_placed_stretched_is_simplified_as_its_most_stretching_place_shows_it() {
+        let mut model = Model::new(crate::model::SourceFormat::Glb);
+        model.meshes = vec![cube(1.0)];
+        let long = compose([0.0; 3], [0.0, 0.0, 0.0, 1.0], [3.0, 1.0, 1.0]);
+        let tall = compose([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0, 2.0, 1.0]);
+        model.nodes = vec![node(0, long, vec![]), node(0, tall, vec![])];
+        model.roots = vec![0, 1];
+        let size = ModelSize::of(&model);
+        assert_eq!(size.extent, 3.0);
+        assert_eq!(size.shape(0), Some(&long));
+        // x3 then back: [1, 1/3, 1]·[1, 2, 1] stretches y by 2 at the tall place.
+        assert!((size.in_mesh(0, 0.01) - 0.015).abs() < 1e-6, "{}", size.in_mesh(0, 0.01));
+        // Evenly scaled places keep the mesh's own space.
+        model.nodes = vec![node(0, compose([0.0; 3], [0.0, 0.0, 0.0, 1.0], [2.0; 3]), vec![])];
+        model.roots = vec![0];
+        assert_eq!(ModelSize::of(&model).shape(0), None);
     }
 
     /// A mesh outside the scene has a size of its own in the model's.

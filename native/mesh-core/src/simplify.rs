@@ -2,7 +2,7 @@
 //! after Garland & Heckbert 1997 with attribute quadrics per Hoppe 1999): edges collapse in order
 //! of least added error, UV and normal seams and (optionally) open borders stay in place.
 use crate::in_parallel;
-use crate::math::Bounds;
+use crate::math::{transform_point, Bounds};
 use crate::mesh_ops::compact;
 use crate::model::{target_of, Primitive};
 use crate::skin_poses::{PoseShapes, POSE_PREFIX};
@@ -104,6 +104,30 @@ pub fn simplify_primitive(p: &Primitive, target_faces: usize, max_error: f32, lo
 /// error bound, since attribute quadrics only see the deltas' linear trend; a face whose every
 /// vertex moves in some target keeps all its faces, and says so through `target_reached`.
 pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool]) -> Simplified {
+    let (indices, error) = simplified_indices(p, target_faces, max_error, lock_border, locks);
+    let mut out = compact(p, &indices);
+    out.material = p.material;
+    Simplified { primitive: out, error }
+}
+
+/// As `simplify_primitive_with_locks`, collapsed and measured on `p`'s positions (and morph target
+/// position deltas) mapped through the linear map `shape` (model_size.rs: how the scene stretches
+/// the mesh), so that `max_error` is a length in that space; the vertices kept are `p`'s own.
+pub fn simplify_shaped(p: &Primitive, shape: &[f32; 16], target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool]) -> Simplified {
+    let mut shaped = p.clone();
+    shaped.positions.iter_mut().for_each(|q| *q = transform_point(shape, *q));
+    for a in shaped.attributes.iter_mut().filter(|a| target_of(&a.semantic).is_some_and(|(_, base)| base == "POSITION") && a.components == 3) {
+        a.data.chunks_exact_mut(3).for_each(|d| d.copy_from_slice(&transform_point(shape, [d[0], d[1], d[2]])));
+    }
+    let (indices, error) = simplified_indices(&shaped, target_faces, max_error, lock_border, locks);
+    let mut out = compact(p, &indices);
+    out.material = p.material;
+    Simplified { primitive: out, error }
+}
+
+/// The simplified faces (in vertex cache order) and the error reached, as
+/// `simplify_primitive_with_locks` says.
+fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool]) -> (Vec<u32>, f32) {
     let extent = Bounds::of(&p.positions).extent().max(f32::MIN_POSITIVE);
     let weight = |semantic: &str| weight(semantic, extent);
     let mut used: Vec<&crate::model::Attribute> = Vec::new();
@@ -168,9 +192,7 @@ pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_err
     // In the poses only the bound is measured, not how near it the result came: a skinned mesh
     // reports the larger of the deviation at rest and the collapse error, which weighs the poses.
     let error = if poses.is_empty() { deviation } else { deviation.max(collapse_error) };
-    let mut out = compact(p, &meshopt::optimize_vertex_cache(&indices, p.positions.len()));
-    out.material = p.material;
-    Simplified { primitive: out, error }
+    (meshopt::optimize_vertex_cache(&indices, p.positions.len()), error)
 }
 
 /// `p`'s positions as meshoptimizer reads them.

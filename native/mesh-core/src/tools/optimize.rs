@@ -14,9 +14,10 @@ use crate::instancing::{instance_shared_meshes, instancing_note};
 use crate::merge::merge_meshes;
 use crate::merge_materials::{merge_equal_materials, merged_materials_note};
 use crate::mesh_ops::{compact, is_compact, weld_identical, without_degenerate};
+use crate::model::Primitive;
 use crate::model_size::ModelSize;
 use crate::prune::prune;
-use crate::simplify::{simplify_primitive, target_for};
+use crate::simplify::{simplify_primitive, simplify_shaped, target_for};
 use crate::tangent_use::drop_unused_tangents;
 use crate::texcoord_sets::drop_unsampled_texcoords;
 use crate::texture::{process as process_textures, TextureMode, TextureOptions};
@@ -134,6 +135,12 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let size = (ratio < 1.0).then(|| ModelSize::of(&model));
     for (index, mesh) in model.meshes.iter_mut().enumerate() {
         let bound = size.as_ref().map_or(0.0, |size| size.in_mesh(index, SIMPLIFY_ERROR));
+        let shape = size.as_ref().and_then(|size| size.shape(index));
+        let no_locks = |p: &Primitive| vec![false; p.positions.len()];
+        let simplified = |p: &Primitive, target: usize| match shape {
+            Some(shape) => simplify_shaped(p, shape, target, bound, true, &no_locks(p)).primitive,
+            None => simplify_primitive(p, target, bound, true).primitive,
+        };
         for p in &mut mesh.primitives {
             let mut welded = std::mem::take(p);
             if ratio < 1.0 {
@@ -142,9 +149,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
                 welded = match is_flat_shaded(&welded) {
                     true => {
                         flat_shaded += 1;
-                        with_face_normals(&simplify_primitive(&as_surface(&welded), target, bound, true).primitive)
+                        with_face_normals(&simplified(&as_surface(&welded), target))
                     }
-                    false => simplify_primitive(&welded, target, bound, true).primitive,
+                    false => simplified(&welded, target),
                 };
             }
             // Only the vertices the triangles use, for the writer's grids. The writer puts the

@@ -16,7 +16,7 @@ use crate::mesh_ops::{weld_identical, without_degenerate};
 use crate::model::{Primitive, SourceFormat};
 use crate::model_size::ModelSize;
 use crate::prune::prune;
-use crate::simplify::{attribute_room, simplify_primitive_with_locks, target_for};
+use crate::simplify::{attribute_room, simplify_primitive_with_locks, simplify_shaped, target_for};
 use crate::skin_poses::{add_pose_attributes, remove_pose_attributes};
 use crate::stitch::shared_positions;
 use crate::tangent_use::drop_unused_tangents;
@@ -159,7 +159,10 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         let primitives: Vec<(&Primitive, &Vec<bool>, bool)> = mesh.primitives.iter().zip(&shared).zip(flat).map(|((p, l), f)| (p, l, f)).collect();
         let simplified = in_parallel::map(&primitives, primitives.len() > 1 && faces >= FACES_WORTH_THREADS, |&(p, locks, flat)| {
             let target = target_for(p.face_count(), ratio);
-            let s = simplify_primitive_with_locks(p, target, bound, lock_border, locks);
+            let s = match size.shape(index) {
+                Some(shape) => simplify_shaped(p, shape, target, bound, lock_border, locks),
+                None => simplify_primitive_with_locks(p, target, bound, lock_border, locks),
+            };
             (if flat { with_face_normals(&s.primitive) } else { s.primitive }, size.share(index, s.error))
         });
         for (p, (simplified, error)) in mesh.primitives.iter_mut().zip(simplified) {
