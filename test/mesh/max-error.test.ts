@@ -115,54 +115,45 @@ async function facesOf(path: string, name: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  const ctx = await context()
-  const path = join(ctx.outDir, 'hills.glb')
-  await writeRollingHills(path, 48)
-  input = { path, name: 'hills.glb', bytes: (await stat(path)).size, extension: 'glb' }
+  input = await written('hills.glb', (path) => writeRollingHills(path, 48))
 })
+
+/**
+ * Simplifies `file` with `options` and checks what every case here holds: a valid output, every
+ * source vertex within max_error of it (measured in the world, over the model's largest side), and
+ * the error reported equal to that measure (to float rounding and the output's rounding).
+ */
+async function simplifiedWithin(file: ToolInputFile, options: { target_ratio: number; max_error: number }) {
+  const { summary, output } = await runToGlb(simplify, file, simplifyOptions.parse(options))
+  expect(await validatorErrors(output)).toEqual([])
+  const source = await posed(file.path, [])
+  const measured = farthestVertex(source, await posed(output, [])) / extent(source)
+  expect(measured).toBeLessThanOrEqual(options.max_error * 1.001)
+  expect(summary.error as number).toBeLessThanOrEqual(options.max_error)
+  expect(Math.abs((summary.error as number) - measured)).toBeLessThan(options.max_error * 0.01)
+  return { summary, output }
+}
+
+/** A model written by `write` into the test's output folder, as a tool input. */
+async function written(name: string, write: (path: string) => Promise<void>): Promise<ToolInputFile> {
+  const path = join((await context()).outDir, name)
+  await write(path)
+  return { path, name, bytes: (await stat(path)).size, extension: 'glb' }
+}
 
 describe('max_error on a smooth surface', () => {
   test.each([0.01, 0.02])('simplify to 1 %% of the faces within max_error %s, measured', async (maxError) => {
-    const { summary, output } = await runToGlb(
-      simplify,
-      input,
-      simplifyOptions.parse({ target_ratio: 0.01, max_error: maxError }),
-    )
-    expect(await validatorErrors(output)).toEqual([])
+    const { summary } = await simplifiedWithin(input, { target_ratio: 0.01, max_error: maxError })
     // The bound, not the face target, stopped it; it still simplified.
     expect(summary.target_reached).toBe(false)
     expect(summary.output_faces).toBeLessThan(0.6 * (summary.input_faces as number))
-    const source = await posed(input.path, [])
-    const measured = farthestVertex(source, await posed(output, [])) / extent(source)
-    expect(measured).toBeLessThanOrEqual(maxError * 1.001)
-    // The error reported is the deviation measured (to float rounding and the output's rounding).
-    expect(summary.error as number).toBeLessThanOrEqual(maxError)
-    expect(Math.abs((summary.error as number) - measured)).toBeLessThan(maxError * 0.01)
   })
 })
 
 describe('max_error is a share of the model, in every part', () => {
   test('a part placed twice at half its size is held to the model’s bound, in its own units', async () => {
-    const ctx = await context()
-    const path = join(ctx.outDir, 'hills-with-boulders.glb')
-    await writeHillsWithBoulders(path)
-    const boulders = {
-      path,
-      name: 'hills-with-boulders.glb',
-      bytes: (await stat(path)).size,
-      extension: 'glb',
-    }
-    const maxError = 0.01
-    const { summary, output } = await runToGlb(
-      simplify,
-      boulders,
-      simplifyOptions.parse({ target_ratio: 0.05, max_error: maxError }),
-    )
-    expect(await validatorErrors(output)).toEqual([])
-    const source = await posed(path, [])
-    const measured = farthestVertex(source, await posed(output, [])) / extent(source)
-    expect(measured).toBeLessThanOrEqual(maxError * 1.001)
-    expect(summary.error as number).toBeLessThanOrEqual(maxError)
+    const boulders = await written('hills-with-boulders.glb', writeHillsWithBoulders)
+    const { output } = await simplifiedWithin(boulders, { target_ratio: 0.05, max_error: 0.01 })
     // The boulder (2,208 faces, 1 unit across in the world, the model 40) may stray by 0.4 of the
     // world's units, 0.8 of its own: it reaches its face target. Held to 1 % of its own size, as
     // before, it kept 942.
@@ -174,26 +165,8 @@ describe('max_error is a share of the model, in every part', () => {
 
 describe('max_error in a mesh its node stretches unevenly', () => {
   test('the bound is the same length every way the scene shows the mesh', async () => {
-    const ctx = await context()
-    const path = join(ctx.outDir, 'stretched-boulder.glb')
-    await writeStretchedBoulder(path)
-    const stretched = {
-      path,
-      name: 'stretched-boulder.glb',
-      bytes: (await stat(path)).size,
-      extension: 'glb',
-    }
-    const maxError = 0.01
-    const { summary, output } = await runToGlb(
-      simplify,
-      stretched,
-      simplifyOptions.parse({ target_ratio: 0.05, max_error: maxError }),
-    )
-    expect(await validatorErrors(output)).toEqual([])
-    const source = await posed(path, [])
-    const measured = farthestVertex(source, await posed(output, [])) / extent(source)
-    expect(measured).toBeLessThanOrEqual(maxError * 1.001)
-    expect(Math.abs((summary.error as number) - measured)).toBeLessThan(maxError * 0.01)
+    const stretched = await written('stretched-boulder.glb', writeStretchedBoulder)
+    const { summary } = await simplifiedWithin(stretched, { target_ratio: 0.05, max_error: 0.01 })
     // Held in the boulder's own units to a share of its own size, it was a sixth of the bound
     // across its flattened side and kept 942 faces (252 now).
     expect(summary.output_faces as number).toBeLessThan(942 / 2)
