@@ -107,14 +107,15 @@ impl ModelSize {
 /// every place stretches it evenly or one flattens it) and the most a unit of that space measures
 /// at any of its places; None for a mesh with no places.
 fn shaped(linear: &[[f32; 16]]) -> (Option<f32>, Option<[f32; 16]>) {
-    let own = || linear.iter().map(|m| stretch(m) as f32).reduce(f32::max);
+    let stretches: Vec<f64> = linear.iter().map(stretch).collect();
+    let Some((widest, &most)) = stretches.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) else { return (None, None) };
+    let own = Some(most as f32);
     if linear.iter().all(stretches_evenly) {
-        return (own(), None);
+        return (own, None);
     }
-    let widest = linear.iter().max_by(|a, b| stretch(a).total_cmp(&stretch(b))).expect("a place that stretches unevenly");
-    let Some(back) = inverse_linear(widest) else { return (own(), None) };
+    let Some(back) = inverse_linear(&linear[widest]) else { return (own, None) };
     let most = linear.iter().map(|m| stretch(&mul(m, &back)) as f32).fold(1.0f32, f32::max);
-    (Some(most), Some(*widest))
+    (Some(most), Some(linear[widest]))
 }
 
 fn boxed(points: impl Iterator<Item = [f32; 3]>) -> Bounds {

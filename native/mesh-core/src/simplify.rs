@@ -104,10 +104,7 @@ pub fn simplify_primitive(p: &Primitive, target_faces: usize, max_error: f32, lo
 /// error bound, since attribute quadrics only see the deltas' linear trend; a face whose every
 /// vertex moves in some target keeps all its faces, and says so through `target_reached`.
 pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool]) -> Simplified {
-    let (indices, error) = simplified_indices(p, target_faces, max_error, lock_border, locks);
-    let mut out = compact(p, &indices);
-    out.material = p.material;
-    Simplified { primitive: out, error }
+    kept(p, simplified_indices(p, target_faces, max_error, lock_border, locks))
 }
 
 /// As `simplify_primitive_with_locks`, collapsed and measured on `p`'s positions (and morph target
@@ -119,7 +116,11 @@ pub fn simplify_shaped(p: &Primitive, shape: &[f32; 16], target_faces: usize, ma
     for a in shaped.attributes.iter_mut().filter(|a| target_of(&a.semantic).is_some_and(|(_, base)| base == "POSITION") && a.components == 3) {
         a.data.chunks_exact_mut(3).for_each(|d| d.copy_from_slice(&transform_point(shape, [d[0], d[1], d[2]])));
     }
-    let (indices, error) = simplified_indices(&shaped, target_faces, max_error, lock_border, locks);
+    kept(p, simplified_indices(&shaped, target_faces, max_error, lock_border, locks))
+}
+
+/// `p`'s vertices that the simplified `indices` use, with its material.
+fn kept(p: &Primitive, (indices, error): (Vec<u32>, f32)) -> Simplified {
     let mut out = compact(p, &indices);
     out.material = p.material;
     Simplified { primitive: out, error }

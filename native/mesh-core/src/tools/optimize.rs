@@ -136,9 +136,8 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     for (index, mesh) in model.meshes.iter_mut().enumerate() {
         let bound = size.as_ref().map_or(0.0, |size| size.in_mesh(index, SIMPLIFY_ERROR));
         let shape = size.as_ref().and_then(|size| size.shape(index));
-        let no_locks = |p: &Primitive| vec![false; p.positions.len()];
         let simplified = |p: &Primitive, target: usize| match shape {
-            Some(shape) => simplify_shaped(p, shape, target, bound, true, &no_locks(p)).primitive,
+            Some(shape) => simplify_shaped(p, shape, target, bound, true, &vec![false; p.positions.len()]).primitive,
             None => simplify_primitive(p, target, bound, true).primitive,
         };
         for p in &mut mesh.primitives {
