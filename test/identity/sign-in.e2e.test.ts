@@ -91,7 +91,8 @@ describe.skipIf(!available)('passkey sign-up and sign-in', () => {
       .poll(() => page.textContent('#balance'), { timeout: 15_000 })
       .toBe(String(service.services.ctx.config.signupCredits))
     expect(await page.textContent('#who')).toContain('ada')
-    expect(await page.locator('#passkeys tbody tr').count()).toBe(1)
+    // The list is read back after the message shows: waited for, like the keys' list.
+    await expect.poll(() => page.locator('#passkeys tbody tr').count()).toBe(1)
     const accountId = await accountIdOf(page)
     await createKey(page, baseUrl, accountId)
     mkdirSync(artifacts, { recursive: true })
@@ -174,7 +175,8 @@ describe.skipIf(!available)('OpenID provider sign-up and sign-in', () => {
     // Linking: a passkey added in the console signs in to this account from now on.
     await page.click('#add-passkey')
     await expect.poll(() => page.textContent('#methods-message'), { timeout: 15_000 }).toBe('Passkey added.')
-    expect(await page.locator('#passkeys tbody tr').count()).toBe(1)
+    // The list is read back after the message shows: waited for, like the keys' list.
+    await expect.poll(() => page.locator('#passkeys tbody tr').count()).toBe(1)
     await signOut(page)
     await page.click('#passkey-sign-in')
     await expect.poll(() => page.isVisible('#app'), { timeout: 15_000 }).toBe(true)
