@@ -3,13 +3,22 @@
 // scaled out). The holder renews every third of the lease's life; when it dies, the lease expires
 // and the next claimant takes the duty over within one lease time and one claim interval.
 //
-// The lease is there for efficiency, not for safety: every duty is idempotent (projections are
-// position-guarded, housekeeping actions are commands decided against the event log), so the short
-// overlap that clock skew or a paused holder can cause changes nothing twice.
+// Every duty is idempotent (projections are position-guarded, housekeeping actions are commands
+// decided against the event log), so a replay changes nothing twice. Two holders writing at once
+// are another matter where the read store's guard is not atomic (FerretDB 1.x reads a filter and
+// writes the match in two steps, so a racing writer's older copy can land over a newer one): a
+// duty that writes asks the lease's fence before each write. The fence holds while our last claim
+// has a third of its life left, so it fails before the next claimant may take the lease, and it
+// fails at once when a renewal finds the lease taken, before the duty is stopped.
 import type { ReadStore } from '../projections/read-store.ts'
 
 export interface RunningDuty {
   stop(): Promise<void>
+}
+
+/** Asked by a running duty before each write that must not overlap another holder's. */
+export interface LeaseFence {
+  holds(): boolean
 }
 
 export interface LeasedDutyOptions {
@@ -23,7 +32,7 @@ export class LeasedDuty {
   readonly #reads: ReadStore
   readonly #name: string
   readonly #holder: string
-  readonly #start: () => Promise<RunningDuty>
+  readonly #start: (fence: LeaseFence) => Promise<RunningDuty>
   readonly #ttlMs: number
   readonly #now: () => number
   readonly #onChange: (event: { duty: string; held: boolean; at: number }) => void
@@ -33,12 +42,15 @@ export class LeasedDuty {
   #timer: NodeJS.Timeout | null = null
   #tick: Promise<void> = Promise.resolve()
   #stopped = false
+  readonly #fence: LeaseFence = {
+    holds: () => this.#now() < this.#heldUntil - this.#ttlMs / 3,
+  }
 
   constructor(
     reads: ReadStore,
     name: string,
     holder: string,
-    start: () => Promise<RunningDuty>,
+    start: (fence: LeaseFence) => Promise<RunningDuty>,
     { ttlMs, now = Date.now, onChange = () => {} }: LeasedDutyOptions,
   ) {
     this.#reads = reads
@@ -90,10 +102,12 @@ export class LeasedDuty {
       if (lease.holder === this.#holder) {
         this.#heldUntil = lease.expiresAt
         if (!this.#running && !this.#stopped) {
-          this.#running = await this.#start()
+          this.#running = await this.#start(this.#fence)
           this.#onChange({ duty: this.#name, held: true, at: this.#now() })
         }
       } else {
+        // Another holds it: nothing more is written, not even what the duty flushes as it stops.
+        this.#heldUntil = 0
         await this.#lose()
       }
     } catch {
@@ -102,6 +116,7 @@ export class LeasedDuty {
     }
   }
 
+  /** Stops the duty; it writes what it still holds only while the fence holds. */
   async #lose(): Promise<void> {
     const running = this.#running
     if (!running) return

@@ -130,9 +130,10 @@ export async function startServices(config: Config, options: StartOptions = {}):
         readStore,
         'projector',
         holder,
-        async () => {
+        async (fence) => {
           credentials.start()
           const started = await startProjections(store, readStore, {
+            mayWrite: fence.holds,
             onError: (error, model) =>
               log.error({ model, err: error }, 'projection: batch failed; resubscribing'),
             onBatch: (phase, model, events) => credentials.observe(phase, model, events),

@@ -4,7 +4,7 @@
 // a write fails, it resubscribes from the checkpoint of the generation it should write to.
 import type { EventStore, RecordedEvent, Subscription } from '../domain/ports/event-store.ts'
 import { activeGeneration, prepareGeneration, readCheckpoint } from './generations.ts'
-import { projectBatch } from './project-batch.ts'
+import { BatchFenced, projectBatch } from './project-batch.ts'
 import type { Projector } from './projector.ts'
 import type { ReadStore } from './read-store.ts'
 
@@ -34,6 +34,13 @@ export interface RunnerOptions {
    * from its checkpoint.
    */
   generationCheckMs?: number
+  /**
+   * Asked before each write (the lease's fence, LeasedDuty): when it says no, the batch is not
+   * written, and the runner resubscribes from the stored checkpoint after `retryDelayMs`. Asked
+   * too by the last flush of `stop()`, so a runner stopped because its lease was taken writes
+   * nothing more.
+   */
+  mayWrite?: () => boolean
 }
 
 interface Waiter {
@@ -52,6 +59,7 @@ export class ProjectionRunner {
   readonly #follows: ProjectionRunner | null
   readonly #followTimeoutMs: number
   readonly #generationCheckMs: number
+  readonly #mayWrite: () => boolean
   #generation = 0
   /** When the active generation was last read (performance.now()). */
   #generationCheckedAt = Number.NEGATIVE_INFINITY
@@ -76,6 +84,7 @@ export class ProjectionRunner {
     this.#follows = options.follows ?? null
     this.#followTimeoutMs = options.followTimeoutMs ?? 10_000
     this.#generationCheckMs = options.generationCheckMs ?? 1000
+    this.#mayWrite = options.mayWrite ?? (() => true)
   }
 
   get model(): string {
@@ -177,14 +186,15 @@ export class ProjectionRunner {
       if (this.#follows) await this.#follows.waitForPosition(events.at(-1)!.position, this.#followTimeoutMs)
       this.#onBatch('writing', events)
       try {
-        await projectBatch(this.#reads, this.#projector, this.#generation, events)
+        await projectBatch(this.#reads, this.#projector, this.#generation, events, this.#mayWrite)
       } finally {
         this.#onBatch('done', events)
       }
       this.#position = events.at(-1)!.position
       this.#notify()
     } catch (error) {
-      this.#onError(error)
+      // A fenced batch is no failure: the lease's next renewal (or its next holder) decides.
+      if (!(error instanceof BatchFenced)) this.#onError(error)
       this.#restart(this.#retryDelayMs)
     }
   }
