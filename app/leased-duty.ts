@@ -39,6 +39,8 @@ export class LeasedDuty {
   #running: RunningDuty | null = null
   /** Until when our last successful claim holds: past it we cannot know we still hold the lease. */
   #heldUntil = 0
+  /** When the last claim was sent. */
+  #claimedAt = 0
   #timer: NodeJS.Timeout | null = null
   #tick: Promise<void> = Promise.resolve()
   #stopped = false
@@ -85,18 +87,21 @@ export class LeasedDuty {
     await this.#reads.releaseLease(this.#name, this.#holder).catch(() => {})
   }
 
+  /** Claims every third of the lease's life, counted from the last claim's start. */
   #schedule(): void {
     if (this.#stopped) return
+    const due = this.#claimedAt + this.#ttlMs / 3 - this.#now()
     this.#timer = setTimeout(
       () => {
         this.#tick = this.#claim().finally(() => this.#schedule())
       },
-      Math.max(100, Math.floor(this.#ttlMs / 3)),
+      Math.max(10, Math.floor(due)),
     )
   }
 
   async #claim(): Promise<void> {
     const now = this.#now()
+    this.#claimedAt = now
     try {
       const lease = await this.#reads.claimLease(this.#name, this.#holder, now, now + this.#ttlMs)
       if (lease.holder === this.#holder) {

@@ -35,13 +35,17 @@ export interface RunnerOptions {
    */
   generationCheckMs?: number
   /**
-   * Asked before each write (the lease's fence, LeasedDuty): when it says no, the batch is not
-   * written, and the runner resubscribes from the stored checkpoint after `retryDelayMs`. Asked
-   * too by the last flush of `stop()`, so a runner stopped because its lease was taken writes
-   * nothing more.
+   * Asked before each write (the lease's fence, LeasedDuty). Before a batch, a no holds the batch
+   * (events go on arriving behind it) until the answer is yes, as when a late renewal of the lease
+   * comes through, or until the runner is stopped, as when the lease was taken: then the batch is
+   * dropped, left to the next holder. A no between the writes of one batch stops it there, and the
+   * runner resubscribes from the stored checkpoint after `retryDelayMs`.
    */
   mayWrite?: () => boolean
 }
+
+/** How often a batch held by the lease's fence asks again. */
+const fenceRetryMs = 25
 
 interface Waiter {
   position: number
@@ -184,6 +188,10 @@ export class ProjectionRunner {
         }
       }
       if (this.#follows) await this.#follows.waitForPosition(events.at(-1)!.position, this.#followTimeoutMs)
+      while (!this.#mayWrite()) {
+        if (this.#stopped) return
+        await new Promise((resolve) => setTimeout(resolve, fenceRetryMs))
+      }
       this.#onBatch('writing', events)
       try {
         await projectBatch(this.#reads, this.#projector, this.#generation, events, this.#mayWrite)

@@ -1,5 +1,6 @@
-// A runner whose lease's fence fails writes nothing (documents or checkpoint) until it holds again,
-// and its stop under a failed fence drops what it holds for the next holder, who replays it.
+// A runner whose lease's fence fails writes nothing (documents or checkpoint) and holds its batch
+// until the fence holds again; its stop under a failed fence drops the batch for the next holder,
+// who replays it from the checkpoint.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-it('writes nothing while the fence fails, then catches up once it holds', async () => {
+it('writes nothing while the fence fails, then writes the held batch once it holds', async () => {
   const store = new SqliteEventStore(join(dir, 'events-a.db'))
   const reads = new SqliteReadStore(join(dir, 'read-a.db'))
   const head = await appendHistory(store, generateHistory({ accounts: 2, jobsPerAccount: 5, seed: 11 }))
