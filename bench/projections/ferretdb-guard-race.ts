@@ -11,13 +11,13 @@ let lost = 0
 const rounds = 300
 for (let r = 0; r < rounds; r++) {
   const id = `d${r}`
-  await a.collection('x').putGuarded([{ id, position: 1, v: 1 }])
+  await a.collection<{ id: string; position: number; v: number }>('x').putGuarded([{ id, position: 1, v: 1 }])
   // Two writers at once: the older (position 5) and the newer (position 9).
   await Promise.all([
-    a.collection('x').putGuarded([{ id, position: 5, v: 5 }]),
-    b.collection('x').putGuarded([{ id, position: 9, v: 9 }]),
+    a.collection<{ id: string; position: number; v: number }>('x').putGuarded([{ id, position: 5, v: 5 }]),
+    b.collection<{ id: string; position: number; v: number }>('x').putGuarded([{ id, position: 9, v: 9 }]),
   ])
-  const got = (await a.collection('x').get(id)) as { position: number }
+  const got = (await a.collection<{ id: string; position: number; v: number }>('x').get(id))!
   if (got.position !== 9) lost++
 }
 console.log(`older copy over the newer in ${lost} of ${rounds} races`)
