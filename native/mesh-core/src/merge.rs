@@ -4,10 +4,14 @@
 //! quantization grid each) is paid once. Only what keeps the picture the same is merged: a node that
 //! is skinned, animated, morphed or below an animated node keeps its mesh, as does a mesh placed by more than
 //! one node (merging would copy it once per placement; it stays shared instead).
+//! A lone static mesh under a transform is placed in world space too, as gltfpack places it, keeping
+//! its names: the position grid (write/quantize.rs) is then taken over the box the user sees. Kept
+//! in its own units, a body stretched three times along one axis set a grid of half gltfpack's step
+//! for the file, and every other mesh (wheels, bolts) paid a bit more per coordinate for it.
 use crate::bake::bake_instance;
 use crate::empty_nodes::drop_empty_nodes;
 use crate::math::determinant3;
-use crate::model::{Attribute, Mesh, Model, Node, Primitive};
+use crate::model::{Attribute, Mesh, Model, Node, Primitive, IDENTITY};
 use std::collections::BTreeMap;
 
 /// What merging did, for the tool's notes.
@@ -81,9 +85,18 @@ pub fn merge_static_meshes(model: &mut Model) -> Merged {
             !moving[i.node] && !morphed && model.nodes[i.node].skin.is_none() && placements[i.mesh] == 1 && det.is_finite() && det != 0.0
         })
         .collect();
-    if candidates.len() < 2 {
+    // One mesh already where the user sees it has nothing to gain.
+    if candidates.is_empty() || (candidates.len() == 1 && candidates[0].world == IDENTITY) {
         return Merged::default();
     }
+    // A lone mesh keeps its names, on the node that now places it.
+    let names = match candidates.as_slice() {
+        [lone] => (model.nodes[lone.node].name.clone(), model.meshes[lone.mesh].name.clone()),
+        _ => (None, None),
+    };
+    // A lone mesh's primitives stay as they are: merge_equal_primitives folds them, and says so.
+    let lone = candidates.len() == 1;
+    let mut alone: Vec<Primitive> = Vec::new();
     let mut groups: BTreeMap<Layout, Primitive> = BTreeMap::new();
     let mut primitives_before = 0;
     for instance in &candidates {
@@ -95,6 +108,10 @@ pub fn merge_static_meshes(model: &mut Model) -> Merged {
                 for t in p.attributes.iter_mut().filter(|a| a.semantic == "TANGENT" && a.components == 4) {
                     t.data.chunks_exact_mut(4).for_each(|t| t[3] = -t[3]);
                 }
+            }
+            if lone {
+                alone.push(p);
+                continue;
             }
             match groups.get_mut(&layout(&p)) {
                 Some(group) => append(group, &p),
@@ -129,11 +146,11 @@ pub fn merge_static_meshes(model: &mut Model) -> Merged {
     for node in &mut model.nodes {
         node.mesh = node.mesh.and_then(|m| renumber[m]);
     }
-    let primitives: Vec<Primitive> = groups.into_values().collect();
+    let primitives: Vec<Primitive> = if lone { alone } else { groups.into_values().collect() };
     let result = Merged { meshes: candidates.len(), primitives_before, primitives_after: primitives.len() };
     let root = model.nodes.len();
-    model.nodes.push(Node::with_mesh(None, model.meshes.len()));
-    model.meshes.push(Mesh { name: None, primitives, ..Default::default() });
+    model.nodes.push(Node::with_mesh(names.0, model.meshes.len()));
+    model.meshes.push(Mesh { name: names.1, primitives, ..Default::default() });
     model.roots.push(root);
     result
 }
@@ -142,7 +159,13 @@ pub fn merge_static_meshes(model: &mut Model) -> Merged {
 /// model's notes.
 pub fn merge_meshes(model: &mut Model) -> Merged {
     let merged = merge_static_meshes(model);
-    if merged.meshes > 0 {
+    if merged.meshes == 1 {
+        let dropped = drop_empty_nodes(model);
+        let dropped = if dropped > 0 { format!(" and dropped {dropped} node(s) left empty") } else { String::new() };
+        model.notes.push(format!(
+            "Placed the one static mesh in world space (its node's transform applied to its vertices){dropped}; set keep_nodes to keep the node tree."
+        ));
+    } else if merged.meshes > 1 {
         let dropped = drop_empty_nodes(model);
         model.notes.push(format!(
             "Merged {} static meshes ({} primitives) into one mesh of {} primitive(s), one per material and vertex layout, and dropped {dropped} node(s) left empty; set keep_nodes to keep the node tree.",
@@ -250,12 +273,29 @@ mod tests {
         again.matrix = compose([4.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         model.nodes.push(again);
         model.roots.push(model.nodes.len() - 1);
-        let still = placed(&mut model, vec![triangle(0, false)], [5.0, 0.0, 0.0]);
+        let still = placed(&mut model, vec![triangle(0, false)], [0.0; 3]);
         let before = model.clone();
-        // One static, singly placed mesh is all there is: nothing to merge it with.
+        // One static, singly placed mesh is all there is, already in world space: nothing to do.
         assert_eq!(merge_static_meshes(&mut model), Merged::default());
         assert_eq!(model, before);
         assert!(model.nodes[still].mesh.is_some());
+    }
+
+    #[test]
+    fn a_lone_static_mesh_under_a_transform_is_placed_in_world_space_with_its_names() {
+        let mut model = Model::new(SourceFormat::Glb);
+        let node = placed(&mut model, vec![triangle(0, true)], [0.0, 1.0, 0.0]);
+        model.nodes[node].name = Some("body".into());
+        model.nodes[node].matrix = compose([0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [3.0, 0.5, 1.0]);
+        let mesh_name = model.meshes[0].name.clone();
+        assert_eq!(merge_meshes(&mut model), Merged { meshes: 1, primitives_before: 1, primitives_after: 1 });
+        assert_eq!(model.meshes.len(), 1);
+        assert_eq!(model.meshes[0].name, mesh_name);
+        assert_eq!(model.nodes.len(), 1);
+        assert_eq!(model.nodes[0].name.as_deref(), Some("body"));
+        assert_eq!(model.nodes[0].matrix, IDENTITY);
+        assert_eq!(model.meshes[0].primitives[0].positions, vec![[0.0, 1.0, 0.0], [3.0, 1.0, 0.0], [0.0, 1.5, 0.0]]);
+        assert!(model.notes.iter().any(|n| n.starts_with("Placed the one static mesh in world space")));
     }
 
     #[test]
