@@ -185,7 +185,7 @@ mod tests {
         sheared[4] = 0.5;
         model.nodes.push(Node { mesh: None, matrix: sheared, ..Node::with_mesh(None, 0) });
         model.nodes[0].children.push(1);
-        let grid = Grid { offset: [-1.0, 0.25, 0.0], scale: 0.001 };
+        let grid = Grid::own([-1.0, 0.25, 0.0], 0.001);
         let nodes = scene_nodes(&model, &[Some(grid)], &[None, None], &[]).nodes;
         assert_eq!(serde_json::to_string(&nodes[0]).unwrap(), r#"{"children":[1,2],"name":"Cube","translation":[4,0,0]}"#);
         assert_eq!(nodes[1]["matrix"].as_array().unwrap().len(), 16);

@@ -3,12 +3,13 @@
 //! several nodes or skinned ones in their own) over 2^bits − 1, with `bits` the catalog's
 //! `position_bits` (gltfpack's -vp, 14 by default). At the same bits the error equals gltfpack's,
 //! and so do the integers the vertex codec sees, up to a constant per mesh.
-//! Each mesh keeps its own offset (the lattice point at or just below its box corner) rather than
-//! the file's: its integers then start at 0 and a small mesh spans few steps, so they have fewer
-//! significant bits. The lattice is the file's (offsets in whole steps from the stored box's
-//! corner, as gltfpack's integers are counted), so every vertex rounds to where gltfpack's rounds:
-//! with its own corner, a mesh's rounding errors fell elsewhere, by chance up to 7 % farther at the
-//! same step (the vehicle bench model, session 33).
+//! Each mesh keeps its own offset (the lattice point nearest its box corner) rather than the
+//! file's: its integers then start at 0 and a small mesh spans few steps, so they have fewer
+//! significant bits. The lattice is the file's: integers are counted from the stored box's corner
+//! in meshoptimizer's unorm arithmetic, as gltfpack counts them, less the mesh's first, so every
+//! vertex rounds where gltfpack's does, ties included. Counted from its own corner, a mesh's
+//! rounding fell elsewhere, by chance 7 % farther at the same step (the vehicle bench model), and
+//! half-step ties went the other way (ShapeCollection, 1.09 times gltfpack's error; session 33).
 //! A mesh always gets at least `MIN_MESH_STEPS` across its own extent, so a small part of a large
 //! file (a screw on a car) keeps its shape when seen close up; the node that undoes the grid
 //! (write/nodes.rs) keeps every placement's world positions where they were.
@@ -43,11 +44,42 @@ pub fn steps(bits: u8) -> f32 {
 pub struct Grid {
     pub offset: [f32; 3],
     pub scale: f32,
+    /// Set where the mesh is on the file's lattice: its integers are counted from the stored
+    /// box's corner, in gltfpack's arithmetic, less the mesh's first.
+    file: Option<FileLattice>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FileLattice {
+    origin: [f32; 3],
+    /// One over the stored box's largest extent.
+    rscale: f32,
+    steps: f32,
+    /// The integers of the mesh's box corner.
+    first: [u32; 3],
+}
+
+impl FileLattice {
+    /// meshoptimizer's unorm rounding of a position's place in the stored box, to the same bits.
+    fn count(&self, p: [f32; 3]) -> [u32; 3] {
+        [0, 1, 2].map(|k| (((p[k] - self.origin[k]) * self.rscale).clamp(0.0, 1.0) * self.steps + 0.5) as u32)
+    }
 }
 
 impl Grid {
+    /// A grid of the mesh's own: integers counted from `offset` in steps of `scale`.
+    pub fn own(offset: [f32; 3], scale: f32) -> Grid {
+        Grid { offset, scale, file: None }
+    }
+
     pub fn quantize(&self, p: [f32; 3]) -> [u16; 3] {
-        [0, 1, 2].map(|k| round((p[k] - self.offset[k]) / self.scale).clamp(0.0, MAX_MESH_STEPS) as u16)
+        match self.file {
+            Some(lattice) => {
+                let counted = lattice.count(p);
+                [0, 1, 2].map(|k| counted[k].saturating_sub(lattice.first[k]).min(MAX_MESH_STEPS as u32) as u16)
+            }
+            None => [0, 1, 2].map(|k| round((p[k] - self.offset[k]) / self.scale).clamp(0.0, MAX_MESH_STEPS) as u16),
+        }
     }
 
     #[cfg(test)]
@@ -72,24 +104,27 @@ pub fn position_grids(model: &Model, bits: u8) -> Vec<Grid> {
         all.add(b.max);
         all
     });
-    let step = stored.extent() / steps(bits);
-    local.iter().map(|bounds| grid_for(bounds, step, stored.min)).collect()
+    let extent = stored.extent();
+    let step = extent / steps(bits);
+    let lattice = FileLattice { origin: stored.min, rscale: 1.0 / extent, steps: steps(bits), first: [0; 3] };
+    local.iter().map(|bounds| grid_for(bounds, step, lattice)).collect()
 }
 
-/// The grid of a mesh with local box `bounds` given the scene's step and lattice corner `origin`.
-fn grid_for(bounds: &Bounds, step: f32, origin: [f32; 3]) -> Grid {
+/// The grid of a mesh with local box `bounds` given the file's step and lattice.
+fn grid_for(bounds: &Bounds, step: f32, lattice: FileLattice) -> Grid {
     let extent = bounds.extent();
     if bounds.is_empty() || extent.is_nan() || extent <= 0.0 {
-        return Grid { offset: if bounds.is_empty() { [0.0; 3] } else { bounds.min }, scale: 1.0 };
+        return Grid::own(if bounds.is_empty() { [0.0; 3] } else { bounds.min }, 1.0);
     }
     // Coarsest allowed: MIN_MESH_STEPS across the mesh; finest: what u16 can hold. A mesh at
     // another step has a lattice of its own.
     let own = step.min(extent / MIN_MESH_STEPS).max(extent / MAX_MESH_STEPS);
-    if own != step {
-        return Grid { offset: bounds.min, scale: own };
+    if own != step || !lattice.rscale.is_finite() {
+        return Grid::own(bounds.min, own);
     }
-    let offset = [0, 1, 2].map(|k| origin[k] + ((bounds.min[k] - origin[k]) / step).floor() * step);
-    Grid { offset, scale: step }
+    let first = lattice.count(bounds.min);
+    let offset = [0, 1, 2].map(|k| lattice.origin[k] + first[k] as f32 * step);
+    Grid { offset, scale: step, file: Some(FileLattice { first, ..lattice }) }
 }
 
 #[cfg(test)]
@@ -134,14 +169,14 @@ mod tests {
         for grid in &grids {
             assert!(close(grid.scale, 100.0 / 16383.0), "{grid:?}");
         }
-        // Each mesh starts at the lattice point at or below its own corner: the small cube spans
+        // Each mesh starts at the lattice point nearest its own corner: the small cube spans
         // 10 / (100 / 16383) ≈ 1638 steps, 11 significant bits rather than the 14 its place in
         // the stored box would take.
         let step = 100.0 / 16383.0;
-        assert!(grids[1].offset[0] <= 50.0 && grids[1].offset[0] > 50.0 - step, "{:?}", grids[1]);
+        assert!((grids[1].offset[0] - 50.0).abs() <= step / 2.0, "{:?}", grids[1]);
         assert_eq!(&grids[1].offset[1..], &[0.0, 0.0]);
-        let q = grids[1].quantize([60.0, 10.0, 10.0]);
-        assert!((1638..=1639).contains(&q[0]) && q[1] == 1638 && q[2] == 1638, "{q:?}");
+        assert_eq!(grids[1].quantize([50.0, 0.0, 0.0]), [0; 3]);
+        assert_eq!(grids[1].quantize([60.0, 10.0, 10.0]), [1638; 3]);
     }
 
     #[test]
@@ -159,6 +194,24 @@ mod tests {
             let b = grids[1].dequantize(grids[1].quantize(p));
             (0..3).for_each(|k| assert!((a[k] - b[k]).abs() < 1e-4 * grids[0].scale.max(1.0), "{a:?} {b:?}"));
         }
+    }
+
+    #[test]
+    fn half_step_ties_round_up_as_gltfpack_rounds_them() {
+        // Steps of exactly 1: a box 16383 wide at 14 bits. A smaller mesh (2000 wide, so at the
+        // file's step) from 50.2 counts from 50;
+        // 55.5 is a tie, and meshoptimizer's unorm rounding takes it to 56 in both meshes (counted
+        // from the mesh's own corner, it was 5.3 steps and rounded to 55.2).
+        let mut model = Model::new(SourceFormat::Glb);
+        place(&mut model, cube(16383.0), IDENTITY);
+        let mut small = cube(2000.0);
+        small.primitives[0].positions.iter_mut().for_each(|p| *p = p.map(|c| c + 50.2));
+        place(&mut model, small, IDENTITY);
+        let grids = position_grids(&model, DEFAULT_POSITION_BITS);
+        assert_eq!(grids[0].quantize([55.5; 3]), [56; 3]);
+        assert_eq!(grids[1].offset, [50.0; 3]);
+        assert_eq!(grids[1].quantize([55.5; 3]), [6; 3]);
+        assert_eq!(grids[1].dequantize([6; 3]), [56.0; 3]);
     }
 
     #[test]
