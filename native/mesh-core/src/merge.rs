@@ -89,13 +89,13 @@ pub fn merge_static_meshes(model: &mut Model) -> Merged {
     if candidates.is_empty() || (candidates.len() == 1 && candidates[0].world == IDENTITY) {
         return Merged::default();
     }
-    // A lone mesh keeps its names, on the node that now places it.
-    let names = match candidates.as_slice() {
-        [lone] => (model.nodes[lone.node].name.clone(), model.meshes[lone.mesh].name.clone()),
-        _ => (None, None),
-    };
-    // A lone mesh's primitives stay as they are: merge_equal_primitives folds them, and says so.
+    // A lone mesh keeps its names, on the node that now places it, and its primitives as they
+    // are: merge_equal_primitives folds them, and says so.
     let lone = candidates.len() == 1;
+    let names = match lone {
+        true => (model.nodes[candidates[0].node].name.clone(), model.meshes[candidates[0].mesh].name.clone()),
+        false => (None, None),
+    };
     let mut alone: Vec<Primitive> = Vec::new();
     let mut groups: BTreeMap<Layout, Primitive> = BTreeMap::new();
     let mut primitives_before = 0;
