@@ -2,9 +2,9 @@
 //! after Garland & Heckbert 1997 with attribute quadrics per Hoppe 1999): edges collapse in order
 //! of least added error, UV and normal seams and (optionally) open borders stay in place.
 use crate::in_parallel;
-use crate::math::{transform_point, Bounds};
+use crate::math::{inverse_linear, transform_point, Bounds};
 use crate::mesh_ops::compact;
-use crate::model::{target_of, Primitive};
+use crate::model::{target_of, Primitive, IDENTITY};
 use crate::skin_poses::{PoseShapes, POSE_PREFIX};
 use crate::surface_distance::{triangle_distance2, SurfaceGrid};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -104,7 +104,8 @@ pub fn simplify_primitive(p: &Primitive, target_faces: usize, max_error: f32, lo
 /// error bound, since attribute quadrics only see the deltas' linear trend; a face whose every
 /// vertex moves in some target keeps all its faces, and says so through `target_reached`.
 pub fn simplify_primitive_with_locks(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool]) -> Simplified {
-    kept(p, simplified_indices(p, target_faces, max_error, lock_border, locks))
+    let (collapse, error) = simplified_indices(p, target_faces, max_error, lock_border, locks, true);
+    kept(p, collapse, error, |q| q)
 }
 
 /// As `simplify_primitive_with_locks`, collapsed and measured on `p`'s positions (and morph target
@@ -116,19 +117,34 @@ pub fn simplify_shaped(p: &Primitive, shape: &[f32; 16], target_faces: usize, ma
     for a in shaped.attributes.iter_mut().filter(|a| target_of(&a.semantic).is_some_and(|(_, base)| base == "POSITION") && a.components == 3) {
         a.data.chunks_exact_mut(3).for_each(|d| d.copy_from_slice(&transform_point(shape, [d[0], d[1], d[2]])));
     }
-    kept(p, simplified_indices(&shaped, target_faces, max_error, lock_border, locks))
+    // A shape that flattens the mesh has no inverse to bring a placed vertex back: none is placed.
+    let back = inverse_linear(shape);
+    let (collapse, error) = simplified_indices(&shaped, target_faces, max_error, lock_border, locks, back.is_some());
+    let back = back.unwrap_or(IDENTITY);
+    kept(p, collapse, error, |q| transform_point(&back, q))
 }
 
-/// `p`'s vertices that the simplified `indices` use, with its material.
-fn kept(p: &Primitive, (indices, error): (Vec<u32>, f32)) -> Simplified {
-    let mut out = compact(p, &indices);
+/// `p`'s vertices that the simplified faces use, with its material; a vertex the collapse placed
+/// elsewhere (`Collapse::placed`) where it was placed, brought into `p`'s space by `to_p`.
+fn kept(p: &Primitive, collapse: Collapse, error: f32, to_p: impl Fn([f32; 3]) -> [f32; 3]) -> Simplified {
+    let mut out = match collapse.placed {
+        None => compact(p, &collapse.indices),
+        Some(placed) => {
+            let mut moved = p.clone();
+            for &v in &placed.moved {
+                moved.positions[v as usize] = to_p(placed.positions[v as usize]);
+            }
+            compact(&moved, &collapse.indices)
+        }
+    };
     out.material = p.material;
     Simplified { primitive: out, error }
 }
 
-/// The simplified faces (in vertex cache order) and the error reached, as
+/// The collapse that holds (its faces in vertex cache order) and the error reached, as
 /// `simplify_primitive_with_locks` says.
-fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool]) -> (Vec<u32>, f32) {
+/// Vertices are placed (`Placed`) only where `may_place`.
+fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool], may_place: bool) -> (Collapse, f32) {
     let extent = Bounds::of(&p.positions).extent().max(f32::MIN_POSITIVE);
     let weight = |semantic: &str| weight(semantic, extent);
     let mut used: Vec<&crate::model::Attribute> = Vec::new();
@@ -158,30 +174,104 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
     if lock_border {
         options |= meshopt::SimplifyOptions::LockBorder;
     }
+    let posed = PoseShapes::of(p);
+    let (rest, poses) = posed.as_ref().map_or((&p.positions[..], &[][..]), |s| (&s.rest[..], &s.poses[..]));
+    let placing = may_place && poses.is_empty() && p.positions.iter().all(|q| q.iter().all(|c| c.is_finite()));
+    let vertex_locks: Vec<meshopt::SimplifyVertex> =
+        locks.iter().map(|&l| if l { meshopt::SimplifyVertex::Lock } else { meshopt::SimplifyVertex::None }).collect();
     let collapse = |limit: f32, target_faces: usize| {
         let mut error = 0.0f32;
-        let indices = meshopt::simplify_with_attributes_and_locks(
-            &p.indices,
-            &adapter,
-            &attributes,
+        if !placing {
+            let indices = meshopt::simplify_with_attributes_and_locks(
+                &p.indices,
+                &adapter,
+                &attributes,
+                &weights,
+                per_vertex * 4,
+                &locks,
+                target_faces * 3,
+                limit,
+                options,
+                Some(&mut error),
+            );
+            return Collapse { indices, error, placed: None };
+        }
+        let (mut indices, mut positions, mut scratch) = (p.indices.clone(), p.positions.clone(), attributes.clone());
+        let count = meshopt::simplify_with_update(
+            &mut indices,
+            &mut positions,
+            &mut scratch,
             &weights,
             per_vertex * 4,
-            &locks,
+            Some(&vertex_locks),
             target_faces * 3,
             limit,
             options,
             Some(&mut error),
         );
-        (indices, error)
+        indices.truncate(count);
+        // meshoptimizer writes back every vertex it kept through its own scaling, so those it did not
+        // place (borders, seams) can come back a rounding away: put back exactly, so that a border
+        // shared with another primitive still meets it.
+        let drift = extent * 1e-6;
+        for (placed, &source) in positions.iter_mut().zip(&p.positions) {
+            if (0..3).all(|c| (placed[c] - source[c]).abs() <= drift) {
+                *placed = source;
+            }
+        }
+        let moved: Vec<u32> = (0..positions.len() as u32).filter(|&v| positions[v as usize] != p.positions[v as usize]).collect();
+        let placed = (!moved.is_empty()).then_some(Placed { positions, moved });
+        Collapse { indices, error, placed }
     };
-    let posed = PoseShapes::of(p);
-    let (rest, poses) = posed.as_ref().map_or((&p.positions[..], &[][..]), |s| (&s.rest[..], &s.poses[..]));
     let held = Held { rest, poses, source: &p.indices, bound: max_error };
-    let (indices, collapse_error, deviation) = held_collapse(&held, target_faces, collapse);
+    let (mut collapse, mut deviation) = held_collapse(&held, target_faces, collapse);
+    // The placing lowers the farthest vertex on most surfaces but not on every one (it may raise a
+    // vertex's own quadric error by half): the same faces unplaced are measured once too, and kept
+    // where they lie as near or nearer.
+    if let Some(placed) = collapse.placed.take() {
+        match held.by(&collapse) {
+            Some(unplaced) if unplaced <= deviation => deviation = unplaced,
+            _ => collapse.placed = Some(placed),
+        }
+    }
     // In the poses only the bound is measured, not how near it the result came: a skinned mesh
     // reports the larger of the deviation at rest and the collapse error, which weighs the poses.
-    let error = if poses.is_empty() { deviation } else { deviation.max(collapse_error) };
-    (meshopt::optimize_vertex_cache(&indices, p.positions.len()), error)
+    let error = if poses.is_empty() { deviation } else { deviation.max(collapse.error) };
+    collapse.indices = meshopt::optimize_vertex_cache(&collapse.indices, p.positions.len());
+    (collapse, error)
+}
+
+/// One collapse: the faces it kept (indices into the source's vertices), its collapse error, and
+/// where it placed the vertices it moved.
+struct Collapse {
+    indices: Vec<u32>,
+    error: f32,
+    placed: Option<Placed>,
+}
+
+/// Vertices a collapse moved: meshoptimizer's `simplifyWithUpdate` places each vertex that stayed
+/// where the quadrics of the faces it took over meet best, instead of leaving it where it was, and
+/// so the surface lies nearer the source at the same faces (session 34, kiln's own measure of the
+/// farthest source vertex at the face target: bunny −22 %, hard-surface's parts −2 to −29 %,
+/// held-out-sphere-300k −10 %, sphere-1m −5 %; terrain the same). It moves only vertices inside a
+/// surface (not on a border, a seam or a lock), within their neighbourhood, never flipping a face
+/// and never raising their own quadric error by more than half; every source vertex is still
+/// measured against the bound (`Held::by`), the moved ones too. Their other attributes (normals,
+/// UVs, colours) are kept as they were: a vertex moves by a share of the bound, mostly across the
+/// surface. A skinned mesh's vertices stay where they are: its poses are measured from the rest
+/// places, which a move would leave behind.
+struct Placed {
+    /// Every source vertex's place after the collapse.
+    positions: Vec<[f32; 3]>,
+    /// The vertices whose place changed, in order.
+    moved: Vec<u32>,
+}
+
+impl Collapse {
+    /// Where the kept faces' vertices are: placed, or the source's `rest`.
+    fn positions<'a>(&'a self, rest: &'a [[f32; 3]]) -> &'a [[f32; 3]] {
+        self.placed.as_ref().map_or(rest, |placed| &placed.positions)
+    }
 }
 
 /// The attribute floats the collapser weighs, `vertex_count` rows of them, and their weights:
@@ -210,7 +300,7 @@ fn collapse_attributes(used: &[&crate::model::Attribute], weight: &impl Fn(&str)
     (attributes, weights)
 }
 
-/// `p`'s positions as meshoptimizer reads them.
+/// `p`'s positions as meshoptimizer reads them./// `p`'s positions as meshoptimizer reads them.
 fn positions_of(p: &Primitive) -> meshopt::VertexDataAdapter<'_> {
     let bytes: &[u8] = unsafe { std::slice::from_raw_parts(p.positions.as_ptr().cast(), p.positions.len() * 12) };
     meshopt::VertexDataAdapter::new(bytes, 12, 0).expect("positions are 12-byte vertices")
@@ -268,28 +358,28 @@ const OVERSHOOT_REACH: f32 = 4.0;
 /// target stops the collapse: it then collapses elsewhere instead, and others stray. Collapsing a
 /// result that held further, instead of the source again, kept fewer faces on CesiumMan and
 /// hard-surface but 25 % more on a flat-shaded many-small-meshes never tuned on.)
-fn held_collapse(held: &Held, target_faces: usize, collapse: impl Fn(f32, usize) -> (Vec<u32>, f32) + Sync) -> (Vec<u32>, f32, f32) {
+fn held_collapse(held: &Held, target_faces: usize, collapse: impl Fn(f32, usize) -> Collapse + Sync) -> (Collapse, f32) {
     let bound = held.bound;
     let first = collapse(bound, target_faces);
-    if let Some(deviation) = held.by(&first.0) {
-        return (first.0, first.1, deviation);
+    if let Some(deviation) = held.by(&first) {
+        return (first, deviation);
     }
     // Any limit at or above the error the first collapse reached gives the same collapse.
-    let (mut holds, mut fails) = (0.0f32, first.1.min(bound));
-    let mut overshoot = held.overshoot(&first.0);
-    let mut strayed = first.0.len() / 3;
+    let (mut holds, mut fails) = (0.0f32, first.error.min(bound));
+    let mut overshoot = held.overshoot(&first);
+    let mut strayed = first.indices.len() / 3;
     for _ in 0..SCALED_TRIES {
         // A collapse that strayed only in a pose says nothing of how far to scale.
         if overshoot <= bound || fails <= 0.0 {
             break;
         }
         let limit = fails * bound / overshoot * SCALED_MARGIN;
-        let (candidate, error) = collapse(limit, target_faces);
+        let candidate = collapse(limit, target_faces);
         if let Some(deviation) = held.by(&candidate) {
-            return raised(held, target_faces, limit, fails, (candidate, error), deviation, &collapse);
+            return raised(held, target_faces, limit, fails, candidate, deviation, &collapse);
         }
         fails = limit;
-        strayed = strayed.max(candidate.len() / 3);
+        strayed = strayed.max(candidate.indices.len() / 3);
         overshoot = held.overshoot(&candidate);
     }
     // The collapses that strayed went past the answer by their last few collapses, often: stopped
@@ -297,18 +387,18 @@ fn held_collapse(held: &Held, target_faces: usize, collapse: impl Fn(f32, usize)
     let probes = PROBE_STEPS.map(|step| (strayed as f64 * step).ceil() as usize);
     let tried = in_parallel::map(&probes, true, |&faces| {
         let candidate = collapse(bound, faces);
-        let deviation = held.by(&candidate.0);
+        let deviation = held.by(&candidate);
         (candidate, deviation)
     });
-    if let Some(((indices, error), Some(deviation))) = tried.into_iter().find(|(_, deviation)| deviation.is_some()) {
-        return (indices, error, deviation);
+    if let Some((candidate, Some(deviation))) = tried.into_iter().find(|(_, deviation)| deviation.is_some()) {
+        return (candidate, deviation);
     }
     let mut best = None;
     for _ in 0..SEARCH_ROUNDS {
         let limits = [holds + (fails - holds) / 3.0, holds + (fails - holds) * 2.0 / 3.0];
         let mut tried = in_parallel::map(&limits, true, |&limit| {
             let candidate = collapse(limit, target_faces);
-            let deviation = held.by(&candidate.0);
+            let deviation = held.by(&candidate);
             (candidate, deviation)
         });
         let (upper, upper_deviation) = tried.pop().expect("two limits");
@@ -321,36 +411,35 @@ fn held_collapse(held: &Held, target_faces: usize, collapse: impl Fn(f32, usize)
             fails = limits[0];
         }
     }
-    let ((indices, error), deviation) = best.unwrap_or_else(|| {
+    best.unwrap_or_else(|| {
         // Only the collapses that cost nothing; a vertex still farther counts as the bound.
         let exact = collapse(0.0, target_faces);
-        let deviation = held.by(&exact.0).unwrap_or(bound);
+        let deviation = held.by(&exact).unwrap_or(bound);
         (exact, deviation)
-    });
-    (indices, error, deviation)
+    })
 }
 
-/// The collapse (indices and collapse error) under `limit` that held at `deviation`;
-/// or, where it held with room to spare (under `ROOM_TO_SPARE` of the bound) and the face target did
-/// not stop it, the collapse under that limit scaled up toward the bound, short of `strayed` (a
-/// limit whose collapse strayed), if that holds too.
+/// The `collapse` under `limit` that held at `deviation`; or, where it held with room to spare
+/// (under `ROOM_TO_SPARE` of the bound) and the face target did not stop it, the collapse under
+/// that limit scaled up toward the bound, short of `strayed` (a limit whose collapse strayed), if
+/// that holds too.
 fn raised(
     held: &Held,
     target_faces: usize,
     limit: f32,
     strayed: f32,
-    (indices, error): (Vec<u32>, f32),
+    collapsed: Collapse,
     deviation: f32,
-    collapse: &(impl Fn(f32, usize) -> (Vec<u32>, f32) + Sync),
-) -> (Vec<u32>, f32, f32) {
+    collapse: &(impl Fn(f32, usize) -> Collapse + Sync),
+) -> (Collapse, f32) {
     let higher = (limit * held.bound / deviation.max(f32::MIN_POSITIVE) * SCALED_MARGIN).min(limit + (strayed - limit) * SCALED_MARGIN);
-    if deviation < ROOM_TO_SPARE * held.bound && indices.len() > target_faces * 3 && higher > limit {
-        let (more, more_error) = collapse(higher, target_faces);
+    if deviation < ROOM_TO_SPARE * held.bound && collapsed.indices.len() > target_faces * 3 && higher > limit {
+        let more = collapse(higher, target_faces);
         if let Some(more_deviation) = held.by(&more) {
-            return (more, more_error, more_deviation);
+            return (more, more_deviation);
         }
     }
-    (indices, error, deviation)
+    (collapsed, deviation)
 }
 
 /// What a simplified primitive must hold to: every vertex of the `source` faces within `bound`
@@ -363,37 +452,43 @@ struct Held<'a> {
 }
 
 impl Held<'_> {
-    /// The source vertices the `simplified` faces do not keep.
-    fn removed(&self, simplified: &[u32]) -> Vec<u32> {
-        let mut removed = vec![false; self.rest.len()];
-        self.source.iter().for_each(|&v| removed[v as usize] = true);
-        simplified.iter().for_each(|&v| removed[v as usize] = false);
-        (0..removed.len() as u32).filter(|&v| removed[v as usize]).collect()
+    /// The source vertices not on the faces the collapse kept where they were: those it removed,
+    /// and those it placed elsewhere.
+    fn measured(&self, collapse: &Collapse) -> Vec<u32> {
+        let mut off = vec![false; self.rest.len()];
+        self.source.iter().for_each(|&v| off[v as usize] = true);
+        collapse.indices.iter().for_each(|&v| off[v as usize] = false);
+        if let Some(placed) = &collapse.placed {
+            placed.moved.iter().for_each(|&v| off[v as usize] = true);
+        }
+        (0..off.len() as u32).filter(|&v| off[v as usize]).collect()
     }
 
-    /// The largest distance at rest from a source vertex to the `simplified` faces, measured up to
-    /// `OVERSHOOT_REACH` times the bound (a vertex farther counts as that): how far a collapse
+    /// The largest distance at rest from a source vertex to the faces `collapse` kept, measured up
+    /// to `OVERSHOOT_REACH` times the bound (a vertex farther counts as that): how far a collapse
     /// that strayed went.
-    fn overshoot(&self, simplified: &[u32]) -> f32 {
+    fn overshoot(&self, collapse: &Collapse) -> f32 {
         let reach = self.bound * OVERSHOOT_REACH;
-        let grid = SurfaceGrid::new(self.rest, simplified, reach);
-        measured_at_rest(&grid, self.rest, &self.removed(simplified)).map_or(reach, |(largest, _)| largest)
+        let grid = SurfaceGrid::new(collapse.positions(self.rest), &collapse.indices, reach);
+        measured_at_rest(&grid, self.rest, &self.measured(collapse)).map_or(reach, |(largest, _)| largest)
     }
 
-    /// The largest distance at rest from a source vertex to the `simplified` faces, if every one
-    /// is within the bound at rest and in every pose; None at the first that is not. A vertex the
-    /// simplified faces keep is on them. For the others, a triangle within the bound at rest is
-    /// found first (`at_rest`); in each pose that triangle is tried first (a pose moves neighbours
-    /// together, so it usually still is within), and only where it is not are the pose's
-    /// triangles searched.
-    fn by(&self, simplified: &[u32]) -> Option<f32> {
+    /// The largest distance at rest from a source vertex to the faces `collapse` kept, if every
+    /// one is within the bound at rest and in every pose; None at the first that is not. A vertex
+    /// the faces keep where it was is on them. For the others, a triangle within the bound at rest
+    /// is found first (`at_rest`); in each pose that triangle is tried first (a pose moves
+    /// neighbours together, so it usually still is within), and only where it is not are the
+    /// pose's triangles searched. A collapse that placed vertices has no poses to hold (`Placed`).
+    fn by(&self, collapse: &Collapse) -> Option<f32> {
         let bound = self.bound;
-        let removed = self.removed(simplified);
-        let at_rest = SurfaceGrid::new(self.rest, simplified, bound);
+        let removed = self.measured(collapse);
+        let simplified = &collapse.indices[..];
+        let at_rest = SurfaceGrid::new(collapse.positions(self.rest), simplified, bound);
         let (deviation, firsts) = measured_at_rest(&at_rest, self.rest, &removed)?;
         if self.poses.is_empty() {
             return Some(deviation);
         }
+        debug_assert!(collapse.placed.is_none(), "a posed mesh's vertices are not placed");
         // Each vertex's first triangle within the bound at rest, and the nearest one, looked for
         // only where the first is not within the bound in some pose.
         let witnesses: Vec<(usize, u32, Option<Option<u32>>)> = removed.iter().zip(firsts).map(|(&v, t)| (v as usize, t, None)).collect();
@@ -608,6 +703,45 @@ mod tests {
         assert!(s.primitive.face_count() < g.face_count() * 2 / 3, "{}", s.primitive.face_count());
     }
 
+    /// A bumpy grid collapsed toward a face target its bound does not stop.
+    fn bumpy(n: usize) -> Primitive {
+        let mut g = grid(n);
+        for p in &mut g.positions {
+            p[2] = (p[0] * 0.25).sin() * (p[1] * 0.2).cos();
+        }
+        g
+    }
+
+    #[test]
+    fn placed_vertices_bring_the_surface_nearer_at_the_same_faces() {
+        let g = bumpy(40);
+        let locks = vec![false; g.positions.len()];
+        let (placed, placed_error) = simplified_indices(&g, 400, 0.5, false, &locks, true);
+        let (still, still_error) = simplified_indices(&g, 400, 0.5, false, &locks, false);
+        assert_eq!(placed.indices.len(), still.indices.len());
+        assert!(placed.placed.is_some() && still.placed.is_none());
+        assert!(placed_error < 0.9 * still_error, "placed {placed_error}, in place {still_error}");
+        // What simplify returns: vertices off the source's places, every source vertex within the
+        // bound of its faces, the error reported the one measured.
+        let s = simplify_primitive(&g, 400, 0.5, false);
+        assert!(s.primitive.positions.iter().any(|q| !g.positions.contains(q)));
+        assert_eq!(s.error, deviation(&g, &s.primitive));
+        assert_eq!(s.error, placed_error);
+    }
+
+    #[test]
+    fn border_and_locked_vertices_are_never_placed() {
+        let g = bumpy(40);
+        let locks: Vec<bool> = g.positions.iter().map(|p| p[0] == 20.0).collect();
+        let s = simplify_primitive_with_locks(&g, 400, 0.5, false, &locks);
+        let on_edge = |q: &[f32; 3]| q[0] == 0.0 || q[0] == 40.0 || q[1] == 0.0 || q[1] == 40.0 || q[0] == 20.0;
+        let fixed: Vec<&[f32; 3]> = s.primitive.positions.iter().filter(|q| on_edge(q)).collect();
+        assert!(fixed.len() > 20, "{}", fixed.len());
+        assert!(fixed.iter().all(|q| g.positions.contains(q)));
+        // Inside, vertices were placed.
+        assert!(s.primitive.positions.iter().any(|q| !g.positions.contains(q)));
+    }
+
     /// A collapse toward the face target that strays by one vertex (a hole where its faces went)
     /// and whose scaled limits stray the same way, while a collapse stopped a percent short of the
     /// faces it kept holds: the probes find that one, in two collapses after the scaled tries.
@@ -623,12 +757,12 @@ mod tests {
         let collapse = |_limit: f32, faces: usize| {
             calls.fetch_add(1, Ordering::Relaxed);
             match faces >= enough {
-                true => (g.indices.clone(), 0.0),
-                false => (holed.clone(), 0.4),
+                true => Collapse { indices: g.indices.clone(), error: 0.0, placed: None },
+                false => Collapse { indices: holed.clone(), error: 0.4, placed: None },
             }
         };
-        let (indices, _, deviation) = held_collapse(&held, 80, collapse);
-        assert_eq!(indices, g.indices);
+        let (kept, deviation) = held_collapse(&held, 80, collapse);
+        assert_eq!(kept.indices, g.indices);
         assert_eq!(deviation, 0.0);
         // The first collapse, two scaled tries (the hole strays 1.0 at rest, past the 0.5 bound)
         // and the two probes; the search of limits is never reached.

@@ -321,6 +321,9 @@ mod tests {
         // Still simplified: 185 of the 1,280 faces.
         assert!(seen.meshes[0].primitives[0].face_count() < 1280 / 4);
         assert!(seen.meshes[0].primitives[0].attributes.iter().all(|a| !a.semantic.starts_with("_KILN_")));
+        // Its poses are measured from the rest places, so no vertex is placed elsewhere (simplify.rs `Placed`).
+        let source = &original.meshes[0].primitives[0].positions;
+        assert!(seen.meshes[0].primitives[0].positions.iter().all(|q| source.contains(q)));
     }
 
     /// A tube along y (height 4, `rings` rings of 24) skinned to a chain of `joints` joints, each
