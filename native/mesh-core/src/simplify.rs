@@ -275,10 +275,10 @@ impl Collapse {
 }
 
 /// The attribute floats the collapser weighs, `vertex_count` rows of them, and their weights:
-/// the components of `used` that vary. A component the same on every vertex (a colour's alpha of
-/// 1) adds no error to any collapse but costs the collapser as much as one that varies (held-out
-/// terrain's collapse: 971 → 757 ms without its colours' alpha), so it is left out. With none
-/// left, one zero-weighted float a vertex (the collapser takes at least one).
+/// the components of `used` that vary. A component the same on every vertex (a colour's alpha,
+/// 1 throughout) adds no error to any collapse but costs the collapser as much as one that varies
+/// (held-out terrain's collapse: 971 → 757 ms without its colours' alpha), so it is left out.
+/// With none left, one zero-weighted float a vertex (the collapser takes at least one).
 fn collapse_attributes(used: &[&crate::model::Attribute], weight: &impl Fn(&str) -> f32, vertex_count: usize) -> (Vec<f32>, Vec<f32>) {
     // Each column is (data, stride, offset, weight).
     let columns: Vec<(&[f32], usize, usize, f32)> = used
