@@ -346,8 +346,10 @@ describe.runIf(ready)('a cluster of two API instances and two workers', () => {
     expect(ids.size).toBe(jobCount)
     expect(new Set([...ids.values()].map((job) => job.id)).size).toBe(jobCount)
 
-    // Every job reaches a final status: read from the event store, the source of truth.
-    const deadline = Date.now() + 240_000
+    // Every job reaches a final status: read from the event store, the source of truth. The jobs
+    // were final 141–166 s after the last submission in session 33's and 34's CI rehearsals on
+    // slow 2-core hosts, so the deadline is the read models' own (below), not 240 s.
+    const deadline = Date.now() + 420_000
     let pending = [...ids.values()]
     while (pending.length > 0) {
       const still: typeof pending = []
