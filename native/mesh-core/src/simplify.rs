@@ -300,7 +300,7 @@ fn collapse_attributes(used: &[&crate::model::Attribute], weight: &impl Fn(&str)
     (attributes, weights)
 }
 
-/// `p`'s positions as meshoptimizer reads them./// `p`'s positions as meshoptimizer reads them.
+/// `p`'s positions as meshoptimizer reads them.
 fn positions_of(p: &Primitive) -> meshopt::VertexDataAdapter<'_> {
     let bytes: &[u8] = unsafe { std::slice::from_raw_parts(p.positions.as_ptr().cast(), p.positions.len() * 12) };
     meshopt::VertexDataAdapter::new(bytes, 12, 0).expect("positions are 12-byte vertices")
@@ -481,17 +481,17 @@ impl Held<'_> {
     /// pose's triangles searched. A collapse that placed vertices has no poses to hold (`Placed`).
     fn by(&self, collapse: &Collapse) -> Option<f32> {
         let bound = self.bound;
-        let removed = self.measured(collapse);
+        let measured = self.measured(collapse);
         let simplified = &collapse.indices[..];
         let at_rest = SurfaceGrid::new(collapse.positions(self.rest), simplified, bound);
-        let (deviation, firsts) = measured_at_rest(&at_rest, self.rest, &removed)?;
+        let (deviation, firsts) = measured_at_rest(&at_rest, self.rest, &measured)?;
         if self.poses.is_empty() {
             return Some(deviation);
         }
         debug_assert!(collapse.placed.is_none(), "a posed mesh's vertices are not placed");
         // Each vertex's first triangle within the bound at rest, and the nearest one, looked for
         // only where the first is not within the bound in some pose.
-        let witnesses: Vec<(usize, u32, Option<Option<u32>>)> = removed.iter().zip(firsts).map(|(&v, t)| (v as usize, t, None)).collect();
+        let witnesses: Vec<(usize, u32, Option<Option<u32>>)> = measured.iter().zip(firsts).map(|(&v, t)| (v as usize, t, None)).collect();
         let bound2 = bound * bound;
         let within = |posed: &[[f32; 3]], v: usize, t: Option<u32>| t.is_some_and(|t| triangle_distance2(posed, simplified, t, posed[v]) <= bound2);
         // The poses are checked in groups, one a thread where the checks are worth it (thousands of
@@ -526,15 +526,15 @@ impl Held<'_> {
     }
 }
 
-/// The largest distance from the `removed` vertices to the faces of `grid`, and for each vertex a
-/// triangle within the grid's reach; None when a vertex has none. Only a vertex with no triangle as
-/// near as the largest distance so far raises it, and only such a vertex is measured to its
-/// nearest triangle; the triangle found for a vertex is the next one's first try (the removed
-/// vertices come in the source's order, mostly neighbours). Over the cores in shares where there
-/// are many vertices; a share that finds a stray stops the others, and the largest is the same
-/// however the vertices are cut.
-fn measured_at_rest(grid: &SurfaceGrid, positions: &[[f32; 3]], removed: &[u32]) -> Option<(f32, Vec<u32>)> {
-    let shares: Vec<&[u32]> = removed.chunks(removed.len().div_ceil(in_parallel::threads(removed.len() >= CHECKS_WORTH_THREADS)).max(1)).collect();
+/// The largest distance from the `measured` vertices (`Held::measured`) to the faces of `grid`,
+/// and for each vertex a triangle within the grid's reach; None when a vertex has none. Only a
+/// vertex with no triangle as near as the largest distance so far raises it, and only such a
+/// vertex is measured to its nearest triangle; the triangle found for a vertex is the next one's
+/// first try (the measured vertices come in the source's order, mostly neighbours). Over the cores
+/// in shares where there are many vertices; a share that finds a stray stops the others, and the
+/// largest is the same however the vertices are cut.
+fn measured_at_rest(grid: &SurfaceGrid, positions: &[[f32; 3]], measured: &[u32]) -> Option<(f32, Vec<u32>)> {
+    let shares: Vec<&[u32]> = measured.chunks(measured.len().div_ceil(in_parallel::threads(measured.len() >= CHECKS_WORTH_THREADS)).max(1)).collect();
     let strayed = AtomicBool::new(false);
     let measured = in_parallel::map(&shares, shares.len() > 1, |share| {
         let (mut largest2, mut last) = (0.0f32, None);
@@ -562,7 +562,7 @@ fn measured_at_rest(grid: &SurfaceGrid, positions: &[[f32; 3]], removed: &[u32])
         Some((largest2, firsts))
     });
     let mut largest2 = 0.0f32;
-    let mut firsts = Vec::with_capacity(removed.len());
+    let mut firsts = Vec::with_capacity(measured.len());
     for share in measured {
         let (share_largest2, share_firsts) = share?;
         largest2 = largest2.max(share_largest2);
@@ -703,7 +703,7 @@ mod tests {
         assert!(s.primitive.face_count() < g.face_count() * 2 / 3, "{}", s.primitive.face_count());
     }
 
-    /// A bumpy grid collapsed toward a face target its bound does not stop.
+    /// `grid(n)` bent into gentle bumps (a sine across, a cosine along).
     fn bumpy(n: usize) -> Primitive {
         let mut g = grid(n);
         for p in &mut g.positions {
