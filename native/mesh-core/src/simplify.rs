@@ -9,6 +9,8 @@ use crate::skin_poses::{PoseShapes, POSE_PREFIX};
 use crate::surface_distance::{triangle_distance2, SurfaceGrid};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod pieces;
+
 pub struct Simplified {
     pub primitive: Primitive,
     /// Deviation reached, in model units.
@@ -146,85 +148,20 @@ fn kept(p: &Primitive, collapse: Collapse, error: f32, to_p: impl Fn([f32; 3]) -
 /// Vertices are placed (`Placed`) only where `may_place`.
 fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool], may_place: bool) -> (Collapse, f32) {
     let extent = Bounds::of(&p.positions).extent().max(f32::MIN_POSITIVE);
-    let weight = |semantic: &str| weight(semantic, extent);
-    let mut used: Vec<&crate::model::Attribute> = Vec::new();
-    let mut locks = locks.to_vec();
-    for a in p.attributes.iter().filter(|a| weight(&a.semantic) > 0.0) {
-        if used.iter().map(|u| u.components).sum::<usize>() + a.components <= MAX_ATTRIBUTE_FLOATS {
-            used.push(a);
-        }
-        if target_of(&a.semantic).is_some() {
-            // Exporter noise (a tenth of the writer's position grid step) is not movement.
-            let still = extent * 1e-5;
-            for (v, lock) in locks.iter_mut().enumerate() {
-                *lock |= a.data[v * 3..v * 3 + 3].iter().any(|&d| d.abs() > still);
+    let collapser = Collapser::new(p, extent, lock_border, locks, may_place);
+    let held = collapser.held(max_error);
+    let first = collapser.collapse(max_error, target_faces);
+    let grid = held.grid(&first);
+    let (mut collapse, mut deviation) = match held.by_on(&first, &grid) {
+        Some(deviation) => (first, deviation),
+        None => match pieces::held_apart(&collapser, &held, &first, &grid) {
+            Some(apart) => apart,
+            None => {
+                drop(grid);
+                held_collapse(&held, target_faces, first, |limit, faces| collapser.collapse(limit, faces))
             }
-        }
-    }
-    let (attributes, weights) = collapse_attributes(&used, &weight, p.positions.len());
-    let per_vertex = weights.len();
-    let adapter = positions_of(p);
-    // Fold quadrics (meshoptimizer's `PreserveFolds`, marked experimental there; the crate is
-    // pinned) weigh the edges where two faces fold back on each other (over about 150 degrees):
-    // a fin or a bevel's acute edge that the plane quadrics of its narrow faces barely see. With
-    // them the first collapses stray less: hard-surface 10,596 → 5,576 faces in half the time,
-    // PSB bearing 1,252 → 580; the other 18 Princeton shapes and the bench's smooth models the
-    // same faces to within 0.3 % (session 29).
-    let mut options = meshopt::SimplifyOptions::ErrorAbsolute | meshopt::SimplifyOptions::PreserveFolds;
-    if lock_border {
-        options |= meshopt::SimplifyOptions::LockBorder;
-    }
-    let posed = PoseShapes::of(p);
-    let (rest, poses) = posed.as_ref().map_or((&p.positions[..], &[][..]), |s| (&s.rest[..], &s.poses[..]));
-    let placing = may_place && poses.is_empty() && p.positions.iter().all(|q| q.iter().all(|c| c.is_finite()));
-    let vertex_locks: Vec<meshopt::SimplifyVertex> =
-        locks.iter().map(|&l| if l { meshopt::SimplifyVertex::Lock } else { meshopt::SimplifyVertex::None }).collect();
-    let collapse = |limit: f32, target_faces: usize| {
-        let mut error = 0.0f32;
-        if !placing {
-            let indices = meshopt::simplify_with_attributes_and_locks(
-                &p.indices,
-                &adapter,
-                &attributes,
-                &weights,
-                per_vertex * 4,
-                &locks,
-                target_faces * 3,
-                limit,
-                options,
-                Some(&mut error),
-            );
-            return Collapse { indices, error, placed: None };
-        }
-        let (mut indices, mut positions, mut scratch) = (p.indices.clone(), p.positions.clone(), attributes.clone());
-        let count = meshopt::simplify_with_update(
-            &mut indices,
-            &mut positions,
-            &mut scratch,
-            &weights,
-            per_vertex * 4,
-            Some(&vertex_locks),
-            target_faces * 3,
-            limit,
-            options,
-            Some(&mut error),
-        );
-        indices.truncate(count);
-        // meshoptimizer writes back every vertex it kept through its own scaling, so those it did not
-        // place (borders, seams) can come back a rounding away: put back exactly, so that a border
-        // shared with another primitive still meets it.
-        let drift = extent * 1e-6;
-        for (placed, &source) in positions.iter_mut().zip(&p.positions) {
-            if (0..3).all(|c| (placed[c] - source[c]).abs() <= drift) {
-                *placed = source;
-            }
-        }
-        let moved: Vec<u32> = (0..positions.len() as u32).filter(|&v| positions[v as usize] != p.positions[v as usize]).collect();
-        let placed = (!moved.is_empty()).then_some(Placed { positions, moved });
-        Collapse { indices, error, placed }
+        },
     };
-    let held = Held { rest, poses, source: &p.indices, bound: max_error };
-    let (mut collapse, mut deviation) = held_collapse(&held, target_faces, collapse);
     // The placing lowers the farthest vertex on most surfaces but not on every one (it may raise a
     // vertex's own quadric error by half): the same faces unplaced are measured once too, and kept
     // where they lie as near or nearer.
@@ -236,9 +173,121 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
     }
     // In the poses only the bound is measured, not how near it the result came: a skinned mesh
     // reports the larger of the deviation at rest and the collapse error, which weighs the poses.
-    let error = if poses.is_empty() { deviation } else { deviation.max(collapse.error) };
+    let error = if held.poses.is_empty() { deviation } else { deviation.max(collapse.error) };
     collapse.indices = meshopt::optimize_vertex_cache(&collapse.indices, p.positions.len());
     (collapse, error)
+}
+
+/// meshoptimizer's collapser set up for one primitive: the attributes it weighs, the vertices it
+/// keeps in place, whether it places the vertices it keeps, and the poses its result must hold in.
+struct Collapser<'a> {
+    p: &'a Primitive,
+    /// The primitive's size (the largest side of its box): what morph target and pose deltas are
+    /// weighed against, and what a vertex's drift is a share of.
+    extent: f32,
+    lock_border: bool,
+    may_place: bool,
+    /// The caller's locks, before the vertices that move in a morph target join them.
+    user_locks: Vec<bool>,
+    attributes: Vec<f32>,
+    weights: Vec<f32>,
+    locks: Vec<bool>,
+    vertex_locks: Vec<meshopt::SimplifyVertex>,
+    options: meshopt::SimplifyOptions,
+    placing: bool,
+    posed: Option<PoseShapes>,
+}
+
+impl<'a> Collapser<'a> {
+    /// `extent` is given, not measured, so that a part of a primitive collapses as it would within
+    /// the whole (pieces.rs).
+    fn new(p: &'a Primitive, extent: f32, lock_border: bool, locks: &[bool], may_place: bool) -> Self {
+        let weight = |semantic: &str| weight(semantic, extent);
+        let mut used: Vec<&crate::model::Attribute> = Vec::new();
+        let user_locks = locks.to_vec();
+        let mut locks = locks.to_vec();
+        for a in p.attributes.iter().filter(|a| weight(&a.semantic) > 0.0) {
+            if used.iter().map(|u| u.components).sum::<usize>() + a.components <= MAX_ATTRIBUTE_FLOATS {
+                used.push(a);
+            }
+            if target_of(&a.semantic).is_some() {
+                // Exporter noise (a tenth of the writer's position grid step) is not movement.
+                let still = extent * 1e-5;
+                for (v, lock) in locks.iter_mut().enumerate() {
+                    *lock |= a.data[v * 3..v * 3 + 3].iter().any(|&d| d.abs() > still);
+                }
+            }
+        }
+        let (attributes, weights) = collapse_attributes(&used, &weight, p.positions.len());
+        // Fold quadrics (meshoptimizer's `PreserveFolds`, marked experimental there; the crate is
+        // pinned) weigh the edges where two faces fold back on each other (over about 150 degrees):
+        // a fin or a bevel's acute edge that the plane quadrics of its narrow faces barely see. With
+        // them the first collapses stray less: hard-surface 10,596 → 5,576 faces in half the time,
+        // PSB bearing 1,252 → 580; the other 18 Princeton shapes and the bench's smooth models the
+        // same faces to within 0.3 % (session 29).
+        let mut options = meshopt::SimplifyOptions::ErrorAbsolute | meshopt::SimplifyOptions::PreserveFolds;
+        if lock_border {
+            options |= meshopt::SimplifyOptions::LockBorder;
+        }
+        let posed = PoseShapes::of(p);
+        let placing = may_place && posed.is_none() && p.positions.iter().all(|q| q.iter().all(|c| c.is_finite()));
+        let vertex_locks = locks.iter().map(|&l| if l { meshopt::SimplifyVertex::Lock } else { meshopt::SimplifyVertex::None }).collect();
+        Collapser { p, extent, lock_border, may_place, user_locks, attributes, weights, locks, vertex_locks, options, placing, posed }
+    }
+
+    /// What the collapses must hold to: every source vertex within `bound`, at rest and posed.
+    fn held(&self, bound: f32) -> Held<'_> {
+        let (rest, poses) = self.posed.as_ref().map_or((&self.p.positions[..], &[][..]), |s| (&s.rest[..], &s.poses[..]));
+        Held { rest, poses, source: &self.p.indices, bound }
+    }
+
+    /// The collapse toward `target_faces` under the error `limit`.
+    fn collapse(&self, limit: f32, target_faces: usize) -> Collapse {
+        let p = self.p;
+        let per_vertex = self.weights.len();
+        let mut error = 0.0f32;
+        if !self.placing {
+            let indices = meshopt::simplify_with_attributes_and_locks(
+                &p.indices,
+                &positions_of(p),
+                &self.attributes,
+                &self.weights,
+                per_vertex * 4,
+                &self.locks,
+                target_faces * 3,
+                limit,
+                self.options,
+                Some(&mut error),
+            );
+            return Collapse { indices, error, placed: None };
+        }
+        let (mut indices, mut positions, mut scratch) = (p.indices.clone(), p.positions.clone(), self.attributes.clone());
+        let count = meshopt::simplify_with_update(
+            &mut indices,
+            &mut positions,
+            &mut scratch,
+            &self.weights,
+            per_vertex * 4,
+            Some(&self.vertex_locks),
+            target_faces * 3,
+            limit,
+            self.options,
+            Some(&mut error),
+        );
+        indices.truncate(count);
+        // meshoptimizer writes back every vertex it kept through its own scaling, so those it did not
+        // place (borders, seams) can come back a rounding away: put back exactly, so that a border
+        // shared with another primitive still meets it.
+        let drift = self.extent * 1e-6;
+        for (placed, &source) in positions.iter_mut().zip(&p.positions) {
+            if (0..3).all(|c| (placed[c] - source[c]).abs() <= drift) {
+                *placed = source;
+            }
+        }
+        let moved: Vec<u32> = (0..positions.len() as u32).filter(|&v| positions[v as usize] != p.positions[v as usize]).collect();
+        let placed = (!moved.is_empty()).then_some(Placed { positions, moved });
+        Collapse { indices, error, placed }
+    }
 }
 
 /// One collapse: the faces it kept (indices into the source's vertices), its collapse error, and
@@ -347,8 +396,8 @@ const ROOM_TO_SPARE: f32 = 0.8;
 const OVERSHOOT_REACH: f32 = 4.0;
 
 /// A collapse toward `target_faces` whose result holds (`Held::by`), its collapse error and the
-/// deviation measured at rest: the first collapse, under the bound, if it holds, else one under a
-/// lower limit: scaled from how far the collapse strayed (`raised` where it held with room to
+/// deviation measured at rest, where the `first` collapse (under the bound, or a lower limit) did
+/// not hold: one under a lower limit, scaled from how far the collapse strayed (`raised` where it held with room to
 /// spare), or toward a few more faces than any that strayed (`PROBE_STEPS`), or the largest the
 /// search finds. (A first collapse under half the bound was tried, as
 /// the deviation ran 1.5 to 2.7 times the collapse error where the bound stopped the collapse: it
@@ -358,12 +407,8 @@ const OVERSHOOT_REACH: f32 = 4.0;
 /// target stops the collapse: it then collapses elsewhere instead, and others stray. Collapsing a
 /// result that held further, instead of the source again, kept fewer faces on CesiumMan and
 /// hard-surface but 25 % more on a flat-shaded many-small-meshes never tuned on.)
-fn held_collapse(held: &Held, target_faces: usize, collapse: impl Fn(f32, usize) -> Collapse + Sync) -> (Collapse, f32) {
+fn held_collapse(held: &Held, target_faces: usize, first: Collapse, collapse: impl Fn(f32, usize) -> Collapse + Sync) -> (Collapse, f32) {
     let bound = held.bound;
-    let first = collapse(bound, target_faces);
-    if let Some(deviation) = held.by(&first) {
-        return (first, deviation);
-    }
     // Any limit at or above the error the first collapse reached gives the same collapse.
     let (mut holds, mut fails) = (0.0f32, first.error.min(bound));
     let mut overshoot = held.overshoot(&first);
@@ -480,11 +525,20 @@ impl Held<'_> {
     /// neighbours together, so it usually still is within), and only where it is not are the
     /// pose's triangles searched. A collapse that placed vertices has no poses to hold (`Placed`).
     fn by(&self, collapse: &Collapse) -> Option<f32> {
+        self.by_on(collapse, &self.grid(collapse))
+    }
+
+    /// The faces `collapse` kept, where it placed them, for questions up to the bound.
+    fn grid<'c>(&'c self, collapse: &'c Collapse) -> SurfaceGrid<'c> {
+        SurfaceGrid::new(collapse.positions(self.rest), &collapse.indices, self.bound)
+    }
+
+    /// As `by`, on the `grid` of `collapse` already built.
+    fn by_on(&self, collapse: &Collapse, at_rest: &SurfaceGrid) -> Option<f32> {
         let bound = self.bound;
         let measured = self.measured(collapse);
         let simplified = &collapse.indices[..];
-        let at_rest = SurfaceGrid::new(collapse.positions(self.rest), simplified, bound);
-        let (deviation, firsts) = measured_at_rest(&at_rest, self.rest, &measured)?;
+        let (deviation, firsts) = measured_at_rest(at_rest, self.rest, &measured)?;
         if self.poses.is_empty() {
             return Some(deviation);
         }
@@ -761,7 +815,8 @@ mod tests {
                 false => Collapse { indices: holed.clone(), error: 0.4, placed: None },
             }
         };
-        let (kept, deviation) = held_collapse(&held, 80, collapse);
+        let first = collapse(0.5, 80);
+        let (kept, deviation) = held_collapse(&held, 80, first, collapse);
         assert_eq!(kept.indices, g.indices);
         assert_eq!(deviation, 0.0);
         // The first collapse, two scaled tries (the hole strays 1.0 at rest, past the 0.5 bound)
