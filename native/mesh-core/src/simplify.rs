@@ -646,7 +646,7 @@ mod tests {
     }
 
     /// A flat n x n grid of quads with UVs.
-    fn grid(n: usize) -> Primitive {
+    pub(super) fn grid(n: usize) -> Primitive {
         let mut positions = Vec::new();
         let mut uv = Vec::new();
         for y in 0..=n {

@@ -235,22 +235,13 @@ mod tests {
 
     /// An n × n grid of unit quads at `x0` along x, waving by `amplitude` in z.
     fn wave(n: usize, amplitude: f32, x0: f32) -> Primitive {
-        let mut positions = Vec::new();
-        for y in 0..=n {
-            for x in 0..=n {
-                let (fx, fy) = (x as f32, y as f32);
-                positions.push([x0 + fx, fy, amplitude * (fx * 0.25).sin() * (fy * 0.2).cos()]);
-            }
+        let mut g = super::super::tests::grid(n);
+        g.attributes.clear();
+        for q in &mut g.positions {
+            q[2] = amplitude * (q[0] * 0.25).sin() * (q[1] * 0.2).cos();
+            q[0] += x0;
         }
-        let row = n as u32 + 1;
-        let mut indices = Vec::new();
-        for y in 0..n as u32 {
-            for x in 0..n as u32 {
-                let a = y * row + x;
-                indices.extend([a, a + 1, a + row + 1, a, a + row + 1, a + row]);
-            }
-        }
-        Primitive { positions, attributes: Vec::new(), indices, material: None }
+        g
     }
 
     /// `pieces` as one primitive, their vertices one after another.
