@@ -26,10 +26,10 @@ const SCALED_SHARE: f64 = 0.75;
 
 /// The collapse that holds, its faces and placed vertices numbered as `whole`'s primitive, and the
 /// deviation measured: the `first` collapse (under the bound, toward the face target; `grid` its
-/// faces, `Held::grid`) where its
-/// pieces held, and the pieces that strayed collapsed again apart from the others. None where
-/// the primitive is one piece, is posed, or strayed on most of its faces, and where the pieces put
-/// together do not hold (a vertex that lay near another piece's faces).
+/// faces, `Held::grid`) where its pieces held, and the pieces that strayed collapsed again apart
+/// from the others. None where the primitive is one piece, is posed, or strayed on most of its
+/// faces, and where the pieces put together do not hold (a vertex that lay near another piece's
+/// faces).
 pub(super) fn held_apart(whole: &Collapser, held: &Held, first: &Collapse, grid: &SurfaceGrid) -> Option<(Collapse, f32)> {
     let p = whole.p;
     if !held.poses.is_empty() {
