@@ -397,16 +397,16 @@ const OVERSHOOT_REACH: f32 = 4.0;
 
 /// A collapse toward `target_faces` whose result holds (`Held::by`), its collapse error and the
 /// deviation measured at rest, where the `first` collapse (under the bound, or a lower limit) did
-/// not hold: one under a lower limit, scaled from how far the collapse strayed (`raised` where it held with room to
-/// spare), or toward a few more faces than any that strayed (`PROBE_STEPS`), or the largest the
-/// search finds. (A first collapse under half the bound was tried, as
-/// the deviation ran 1.5 to 2.7 times the collapse error where the bound stopped the collapse: it
-/// saved the second collapse there, many-small-meshes 56 → 33 ms, but where the collapse at the
-/// bound holds it kept more faces for nothing, held-out-sphere-300k 30,030 → 35,475 and 211 →
-/// 266 ms. Locking the vertices that strayed and collapsing again does not help when the face
-/// target stops the collapse: it then collapses elsewhere instead, and others stray. Collapsing a
-/// result that held further, instead of the source again, kept fewer faces on CesiumMan and
-/// hard-surface but 25 % more on a flat-shaded many-small-meshes never tuned on.)
+/// not hold: one under a lower limit, scaled from how far the collapse strayed (`raised` where it
+/// held with room to spare), or toward a few more faces than any that strayed (`PROBE_STEPS`), or
+/// the largest the search finds. (A first collapse under half the bound was tried, as the deviation
+/// ran 1.5 to 2.7 times the collapse error where the bound stopped the collapse: it saved the
+/// second collapse there, many-small-meshes 56 → 33 ms, but where the collapse at the bound holds
+/// it kept more faces for nothing, held-out-sphere-300k 30,030 → 35,475 and 211 → 266 ms. Locking
+/// the vertices that strayed and collapsing again does not help when the face target stops the
+/// collapse: it then collapses elsewhere instead, and others stray. Collapsing a result that held
+/// further, instead of the source again, kept fewer faces on CesiumMan and hard-surface but 25 %
+/// more on a flat-shaded many-small-meshes never tuned on.)
 fn held_collapse(held: &Held, target_faces: usize, first: Collapse, collapse: impl Fn(f32, usize) -> Collapse + Sync) -> (Collapse, f32) {
     let bound = held.bound;
     // Any limit at or above the error the first collapse reached gives the same collapse.
