@@ -10,6 +10,7 @@ use crate::surface_distance::{triangle_distance2, SurfaceGrid};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 mod pieces;
+mod pose_components;
 
 pub struct Simplified {
     pub primitive: Primitive,
@@ -158,7 +159,10 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
             Some(apart) => apart,
             None => {
                 drop(grid);
-                held_collapse(&held, target_faces, first, |limit, faces| collapser.collapse(limit, faces))
+                match stopped_earlier(&collapser, &held, target_faces, &first) {
+                    Some(earlier) => earlier,
+                    None => held_collapse(&held, target_faces, first, |limit, faces| collapser.collapse(limit, faces)),
+                }
             }
         },
     };
@@ -176,6 +180,23 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
     let error = if held.poses.is_empty() { deviation } else { deviation.max(collapse.error) };
     collapse.indices = meshopt::optimize_vertex_cache(&collapse.indices, p.positions.len());
     (collapse, error)
+}
+
+/// For a posed mesh whose `first` collapse strayed, the collapse under the bound toward
+/// `PROBE_STEPS[0]` times the faces it asked for, if that holds: such a first collapse most often
+/// strays in a pose by its last few collapses, and a limit scaled from the deviation at rest cannot
+/// tell how far to go back; stopped a percent earlier it holds (`held_collapse` tries it too, after
+/// the scaled limits, beside a collapse a few percent earlier). Alone it costs one collapse and its
+/// measure (the held-out skinned creature 61 → 50 ms: two collapses side by side took 28 ms, one
+/// alone 19). Not where the bound stopped the first collapse short of those faces: it would make
+/// the same collapse again.
+fn stopped_earlier(collapser: &Collapser, held: &Held, target_faces: usize, first: &Collapse) -> Option<(Collapse, f32)> {
+    let faces = (target_faces as f64 * PROBE_STEPS[0]).ceil() as usize;
+    if collapser.posed.is_none() || first.indices.len() / 3 >= faces {
+        return None;
+    }
+    let earlier = collapser.collapse(held.bound, faces);
+    held.by(&earlier).map(|deviation| (earlier, deviation))
 }
 
 /// meshoptimizer's collapser set up for one primitive: the attributes it weighs, the vertices it
@@ -324,27 +345,42 @@ impl Collapse {
 }
 
 /// The attribute floats the collapser weighs, `vertex_count` rows of them, and their weights:
-/// the components of `used` that vary. A component the same on every vertex (a colour's alpha,
-/// 1 throughout) adds no error to any collapse but costs the collapser as much as one that varies
-/// (held-out terrain's collapse: 971 → 757 ms without its colours' alpha), so it is left out.
-/// With none left, one zero-weighted float a vertex (the collapser takes at least one).
+/// the components of `used` that vary, a skinned mesh's pose deltas on their principal axes
+/// (pose_components.rs). A component the same on every vertex (a colour's alpha, 1 throughout)
+/// adds no error to any collapse but costs the collapser as much as one that varies (held-out
+/// terrain's collapse: 971 → 757 ms without its colours' alpha), so it is left out. With none
+/// left, one zero-weighted float a vertex (the collapser takes at least one).
 fn collapse_attributes(used: &[&crate::model::Attribute], weight: &impl Fn(&str) -> f32, vertex_count: usize) -> (Vec<f32>, Vec<f32>) {
     // Each column is (data, stride, offset, weight).
-    let columns: Vec<(&[f32], usize, usize, f32)> = used
-        .iter()
-        .flat_map(|a| (0..a.components).map(move |c| (&a.data[..], a.components, c, weight(&a.semantic))))
-        .filter(|&(data, stride, c, _)| data.iter().skip(c).step_by(stride).any(|&x| x.to_bits() != data[c].to_bits()))
-        .collect();
-    let per_vertex = columns.len().max(1);
-    let mut attributes = vec![0.0f32; vertex_count * per_vertex];
-    for (k, &(data, stride, c, _)) in columns.iter().enumerate() {
-        for (v, &x) in data.iter().skip(c).step_by(stride).enumerate() {
-            attributes[v * per_vertex + k] = x;
+    let columns_of = |pose: bool| -> Vec<(&[f32], usize, usize, f32)> {
+        used.iter()
+            .filter(|a| a.semantic.starts_with(POSE_PREFIX) == pose)
+            .flat_map(|a| (0..a.components).map(move |c| (&a.data[..], a.components, c, weight(&a.semantic))))
+            .filter(|&(data, stride, c, _)| data.iter().skip(c).step_by(stride).any(|&x| x.to_bits() != data[c].to_bits()))
+            .collect()
+    };
+    let rows_of = |columns: &[(&[f32], usize, usize, f32)]| {
+        let mut rows = vec![0.0f32; vertex_count * columns.len()];
+        for (k, &(data, stride, c, _)) in columns.iter().enumerate() {
+            for (v, &x) in data.iter().skip(c).step_by(stride).enumerate() {
+                rows[v * columns.len() + k] = x;
+            }
         }
-    }
-    let mut weights: Vec<f32> = columns.iter().map(|&(.., w)| w).collect();
+        rows
+    };
+    let (own, pose) = (columns_of(false), columns_of(true));
+    let own_rows = rows_of(&own);
+    let (pose_rows, pose_width) = pose_components::on_principal_axes(&rows_of(&pose), pose.len());
+    let mut weights: Vec<f32> = own.iter().map(|&(.., w)| w).collect();
+    weights.extend(pose.first().map(|&(.., w)| w).into_iter().cycle().take(pose_width));
     if weights.is_empty() {
-        weights.push(0.0);
+        return (vec![0.0; vertex_count], vec![0.0]);
+    }
+    let per_vertex = weights.len();
+    let mut attributes = Vec::with_capacity(vertex_count * per_vertex);
+    for v in 0..vertex_count {
+        attributes.extend_from_slice(&own_rows[v * own.len()..(v + 1) * own.len()]);
+        attributes.extend_from_slice(&pose_rows[v * pose_width..(v + 1) * pose_width]);
     }
     (attributes, weights)
 }
@@ -714,6 +750,27 @@ mod tests {
         assert_eq!(attributes, vec![0.1, 0.3, 0.2, 0.4, 0.3, 0.5]);
         let still = Attribute { semantic: "COLOR_0".into(), components: 2, data: vec![1.0, 0.0, 1.0, 0.0] };
         assert_eq!(collapse_attributes(&[&still], &|_| 0.5, 2), (vec![0.0, 0.0], vec![0.0]));
+    }
+
+    /// Eight poses that move every vertex along one field, scaled: 24 floats of deltas, three axes
+    /// of them weighed (the field's own coordinates), beside the colour's own floats.
+    #[test]
+    fn pose_deltas_along_one_field_are_weighed_as_three_floats() {
+        let n = 50;
+        let field: Vec<[f32; 3]> = (0..n).map(|v| [(v as f32 * 0.3).sin(), (v as f32 * 0.2).cos(), v as f32 * 0.01]).collect();
+        let poses: Vec<Attribute> = (0..8)
+            .map(|k| Attribute {
+                semantic: format!("{POSE_PREFIX}{k}"),
+                components: 3,
+                data: field.iter().flat_map(|d| d.map(|c| c * (k as f32 + 1.0))).collect(),
+            })
+            .collect();
+        let colour = Attribute { semantic: "COLOR_0".into(), components: 3, data: (0..n * 3).map(|i| (i % 7) as f32 / 7.0).collect() };
+        let used: Vec<&Attribute> = std::iter::once(&colour).chain(&poses).collect();
+        let (attributes, weights) = collapse_attributes(&used, &|s| weight(s, 2.0), n);
+        assert_eq!(weights, vec![0.5, 0.5, 0.5, POSE_WEIGHT / 2.0, POSE_WEIGHT / 2.0, POSE_WEIGHT / 2.0]);
+        assert_eq!(attributes.len(), n * 6);
+        assert_eq!(&attributes[..3], &colour.data[..3]);
     }
 
     #[test]
