@@ -159,9 +159,10 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
             Some(apart) => apart,
             None => {
                 drop(grid);
-                match stopped_earlier(&collapser, &held, target_faces, &first) {
-                    Some(earlier) => earlier,
-                    None => held_collapse(&held, target_faces, first, |limit, faces| collapser.collapse(limit, faces)),
+                let overshoot = held.overshoot(&first);
+                match stopped_earlier(&collapser, &held, target_faces, &first, overshoot) {
+                    Ok(earlier) => earlier,
+                    Err(strayed) => held_collapse(&held, target_faces, first, overshoot, strayed, |limit, faces| collapser.collapse(limit, faces)),
                 }
             }
         },
@@ -182,21 +183,27 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
     (collapse, error)
 }
 
-/// For a posed mesh whose `first` collapse strayed, the collapse under the bound toward
-/// `PROBE_STEPS[0]` times the faces it asked for, if that holds: such a first collapse most often
-/// strays in a pose by its last few collapses, and a limit scaled from the deviation at rest cannot
-/// tell how far to go back; stopped a percent earlier it holds (`held_collapse` tries it too, after
-/// the scaled limits, beside a collapse a few percent earlier). Alone it costs one collapse and its
-/// measure (the held-out skinned creature 61 → 50 ms: two collapses side by side took 28 ms, one
-/// alone 19). Not where the bound stopped the first collapse short of those faces: it would make
-/// the same collapse again.
-fn stopped_earlier(collapser: &Collapser, held: &Held, target_faces: usize, first: &Collapse) -> Option<(Collapse, f32)> {
+/// For a posed mesh whose `first` collapse strayed in a pose only (its `overshoot` at rest within
+/// the bound), the collapse under the bound toward `PROBE_STEPS[0]` times the faces it asked for,
+/// if that holds: such a first collapse most often strays by its last few collapses, and the
+/// deviation at rest cannot tell how far to go back; stopped a percent earlier it holds
+/// (`held_collapse` would try it too, beside a collapse a few percent earlier). Alone it costs one
+/// collapse and its measure (the held-out skinned creature 61 → 50 ms: two collapses side by side
+/// took 28 ms, one alone 19). Not where the first strayed at rest (three of eight generated
+/// creatures never tuned on: the collapse a percent earlier strayed too on each, 5 to 13 ms for
+/// nothing), nor where
+/// the bound stopped it short of those faces: it would make the same collapse again. Where it
+/// strays too, the faces it kept (else 0), for `held_collapse`.
+fn stopped_earlier(collapser: &Collapser, held: &Held, target_faces: usize, first: &Collapse, overshoot: f32) -> Result<(Collapse, f32), usize> {
     let faces = (target_faces as f64 * PROBE_STEPS[0]).ceil() as usize;
-    if collapser.posed.is_none() || first.indices.len() / 3 >= faces {
-        return None;
+    if collapser.posed.is_none() || overshoot > held.bound || first.indices.len() / 3 >= faces {
+        return Err(0);
     }
     let earlier = collapser.collapse(held.bound, faces);
-    held.by(&earlier).map(|deviation| (earlier, deviation))
+    match held.by(&earlier) {
+        Some(deviation) => Ok((earlier, deviation)),
+        None => Err(earlier.indices.len() / 3),
+    }
 }
 
 /// meshoptimizer's collapser set up for one primitive: the attributes it weighs, the vertices it
@@ -433,22 +440,30 @@ const OVERSHOOT_REACH: f32 = 4.0;
 
 /// A collapse toward `target_faces` whose result holds (`Held::by`), its collapse error and the
 /// deviation measured at rest, where the `first` collapse (under the bound, or a lower limit) did
-/// not hold: one under a lower limit, scaled from how far the collapse strayed (`raised` where it
-/// held with room to spare), or toward a few more faces than any that strayed (`PROBE_STEPS`), or
-/// the largest the search finds. (A first collapse under half the bound was tried, as the deviation
-/// ran 1.5 to 2.7 times the collapse error where the bound stopped the collapse: it saved the
-/// second collapse there, many-small-meshes 56 → 33 ms, but where the collapse at the bound holds
-/// it kept more faces for nothing, held-out-sphere-300k 30,030 → 35,475 and 211 → 266 ms. Locking
-/// the vertices that strayed and collapsing again does not help when the face target stops the
-/// collapse: it then collapses elsewhere instead, and others stray. Collapsing a result that held
-/// further, instead of the source again, kept fewer faces on CesiumMan and hard-surface but 25 %
-/// more on a flat-shaded many-small-meshes never tuned on.)
-fn held_collapse(held: &Held, target_faces: usize, first: Collapse, collapse: impl Fn(f32, usize) -> Collapse + Sync) -> (Collapse, f32) {
+/// not hold (`overshoot` its `Held::overshoot`), nor one under the bound that kept `strayed_faces`
+/// (0: none was tried): one under a lower limit, scaled from how far the collapse strayed (`raised`
+/// where it held with room to spare), or toward a few more faces than any that strayed
+/// (`PROBE_STEPS`), or the largest the search finds. (A first collapse under half the bound was
+/// tried, as the deviation ran 1.5 to 2.7 times the collapse error where the bound stopped the
+/// collapse: it saved the second collapse there, many-small-meshes 56 → 33 ms, but where the
+/// collapse at the bound holds it kept more faces for nothing, held-out-sphere-300k 30,030 → 35,475
+/// and 211 → 266 ms. Locking the vertices that strayed and collapsing again does not help when the
+/// face target stops the collapse: it then collapses elsewhere instead, and others stray.
+/// Collapsing a result that held further, instead of the source again, kept fewer faces on
+/// CesiumMan and hard-surface but 25 % more on a flat-shaded many-small-meshes never tuned on.)
+fn held_collapse(
+    held: &Held,
+    target_faces: usize,
+    first: Collapse,
+    overshoot: f32,
+    strayed_faces: usize,
+    collapse: impl Fn(f32, usize) -> Collapse + Sync,
+) -> (Collapse, f32) {
     let bound = held.bound;
     // Any limit at or above the error the first collapse reached gives the same collapse.
     let (mut holds, mut fails) = (0.0f32, first.error.min(bound));
-    let mut overshoot = held.overshoot(&first);
-    let mut strayed = first.indices.len() / 3;
+    let mut overshoot = overshoot;
+    let mut strayed = strayed_faces.max(first.indices.len() / 3);
     for _ in 0..SCALED_TRIES {
         // A collapse that strayed only in a pose says nothing of how far to scale.
         if overshoot <= bound || fails <= 0.0 {
@@ -873,7 +888,8 @@ mod tests {
             }
         };
         let first = collapse(0.5, 80);
-        let (kept, deviation) = held_collapse(&held, 80, first, collapse);
+        let overshoot = held.overshoot(&first);
+        let (kept, deviation) = held_collapse(&held, 80, first, overshoot, 0, collapse);
         assert_eq!(kept.indices, g.indices);
         assert_eq!(deviation, 0.0);
         // The first collapse, two scaled tries (the hole strays 1.0 at rest, past the 0.5 bound)

@@ -66,7 +66,8 @@ pub(super) fn held_apart(whole: &Collapser, held: &Held, first: &Collapse, grid:
         // The last round, or one where every piece strayed again, leaves those that strayed to the
         // search of limits, together.
         if !now_overshoots.is_empty() && (round == ROUNDS || now_overshoots.len() == overshoots.len()) {
-            let (searched, _) = held_collapse(&part_held, target, collapse, |limit, faces| collapser.collapse(limit, faces));
+            let overshoot = part_held.overshoot(&collapse);
+            let (searched, _) = held_collapse(&part_held, target, collapse, overshoot, 0, |limit, faces| collapser.collapse(limit, faces));
             together.add(&searched, Some(&order), |_| true);
             break;
         }
@@ -333,7 +334,8 @@ mod tests {
         for &k in &held_first {
             assert_eq!(faces_of(&apart, k), faces_of(&first, k));
         }
-        let (searched, _) = held_collapse(&held, 1, first, |limit, faces| collapser.collapse(limit, faces));
+        let overshoot = held.overshoot(&first);
+        let (searched, _) = held_collapse(&held, 1, first, overshoot, 0, |limit, faces| collapser.collapse(limit, faces));
         assert!(apart.indices.len() < searched.indices.len(), "apart {}, searched together {}", apart.indices.len() / 3, searched.indices.len() / 3);
         // Every source vertex within the bound, as measured on the primitive simplify returns.
         assert!(apart_deviation <= bound);
