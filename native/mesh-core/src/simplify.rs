@@ -191,9 +191,8 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
 /// collapse and its measure (the held-out skinned creature 61 → 50 ms: two collapses side by side
 /// took 28 ms, one alone 19). Not where the first strayed at rest (three of eight generated
 /// creatures never tuned on: the collapse a percent earlier strayed too on each, 5 to 13 ms for
-/// nothing), nor where
-/// the bound stopped it short of those faces: it would make the same collapse again. Where it
-/// strays too, the faces it kept (else 0), for `held_collapse`.
+/// nothing), nor where the bound stopped it short of those faces: it would make the same collapse
+/// again. Where it strays too, the faces it kept (else 0), for `held_collapse`.
 fn stopped_earlier(collapser: &Collapser, held: &Held, target_faces: usize, first: &Collapse, overshoot: f32) -> Result<(Collapse, f32), usize> {
     let faces = (target_faces as f64 * PROBE_STEPS[0]).ceil() as usize;
     if collapser.posed.is_none() || overshoot > held.bound || first.indices.len() / 3 >= faces {
