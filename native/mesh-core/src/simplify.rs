@@ -6,11 +6,12 @@ use crate::math::{inverse_linear, transform_point, Bounds};
 use crate::mesh_ops::compact;
 use crate::model::{target_of, Primitive, IDENTITY};
 use crate::skin_poses::{PoseShapes, POSE_PREFIX};
-use crate::surface_distance::{triangle_distance2, SurfaceGrid};
+use crate::surface_distance::{any_within, triangle_distance2, SurfaceGrid};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 mod pieces;
 mod pose_components;
+mod strays_kept;
 
 pub struct Simplified {
     pub primitive: Primitive,
@@ -152,21 +153,17 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
     let collapser = Collapser::new(p, extent, lock_border, locks, may_place);
     let held = collapser.held(max_error);
     let first = collapser.collapse(max_error, target_faces);
-    let grid = held.grid(&first);
-    let (mut collapse, mut deviation) = match held.by_on(&first, &grid) {
-        Some(deviation) => (first, deviation),
-        None => match pieces::held_apart(&collapser, &held, &first, &grid) {
-            Some(apart) => apart,
-            None => {
-                drop(grid);
-                let overshoot = held.overshoot(&first);
-                match stopped_earlier(&collapser, &held, target_faces, &first, overshoot) {
-                    Ok(earlier) => earlier,
-                    Err(strayed) => held_collapse(&held, target_faces, first, overshoot, strayed, |limit, faces| collapser.collapse(limit, faces)),
-                }
-            }
-        },
+    let held_first = match collapser.posed {
+        Some(_) => strays_kept::kept(&collapser, &held, target_faces, first),
+        None => whole_or_apart(&collapser, &held, first),
     };
+    let (mut collapse, mut deviation) = held_first.unwrap_or_else(|first| {
+        let overshoot = held.overshoot(&first);
+        match stopped_earlier(&collapser, &held, target_faces, &first, overshoot) {
+            Ok(earlier) => earlier,
+            Err(strayed) => held_collapse(&held, target_faces, first, overshoot, strayed, |limit, faces| collapser.collapse(limit, faces)),
+        }
+    });
     // The placing lowers the farthest vertex on most surfaces but not on every one (it may raise a
     // vertex's own quadric error by half): the same faces unplaced are measured once too, and kept
     // where they lie as near or nearer.
@@ -181,6 +178,18 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
     let error = if held.poses.is_empty() { deviation } else { deviation.max(collapse.error) };
     collapse.indices = meshopt::optimize_vertex_cache(&collapse.indices, p.positions.len());
     (collapse, error)
+}
+
+/// The `first` collapse of a mesh without poses and its deviation, where it holds, or where its
+/// pieces held apart do (pieces.rs); else the first collapse back.
+fn whole_or_apart(collapser: &Collapser, held: &Held, first: Collapse) -> Result<(Collapse, f32), Collapse> {
+    let grid = held.grid(&first);
+    let apart = match held.by_on(&first, &grid) {
+        Some(deviation) => return Ok((first, deviation)),
+        None => pieces::held_apart(collapser, held, &first, &grid),
+    };
+    drop(grid);
+    apart.ok_or(first)
 }
 
 /// For a posed mesh whose `first` collapse strayed in a pose only (its `overshoot` at rest within
@@ -274,19 +283,7 @@ impl<'a> Collapser<'a> {
         let per_vertex = self.weights.len();
         let mut error = 0.0f32;
         if !self.placing {
-            let indices = meshopt::simplify_with_attributes_and_locks(
-                &p.indices,
-                &positions_of(p),
-                &self.attributes,
-                &self.weights,
-                per_vertex * 4,
-                &self.locks,
-                target_faces * 3,
-                limit,
-                self.options,
-                Some(&mut error),
-            );
-            return Collapse { indices, error, placed: None };
+            return self.collapse_locked(&self.locks, limit, target_faces);
         }
         let (mut indices, mut positions, mut scratch) = (p.indices.clone(), p.positions.clone(), self.attributes.clone());
         let count = meshopt::simplify_with_update(
@@ -314,6 +311,27 @@ impl<'a> Collapser<'a> {
         let moved: Vec<u32> = (0..positions.len() as u32).filter(|&v| positions[v as usize] != p.positions[v as usize]).collect();
         let placed = (!moved.is_empty()).then_some(Placed { positions, moved });
         Collapse { indices, error, placed }
+    }
+}
+
+impl Collapser<'_> {
+    /// The collapse toward `target_faces` under the error `limit` with the vertices flagged in
+    /// `locks` (one per vertex) kept where they are; no vertex is placed.
+    fn collapse_locked(&self, locks: &[bool], limit: f32, target_faces: usize) -> Collapse {
+        let mut error = 0.0f32;
+        let indices = meshopt::simplify_with_attributes_and_locks(
+            &self.p.indices,
+            &positions_of(self.p),
+            &self.attributes,
+            &self.weights,
+            self.weights.len() * 4,
+            locks,
+            target_faces * 3,
+            limit,
+            self.options,
+            Some(&mut error),
+        );
+        Collapse { indices, error, placed: None }
     }
 }
 
@@ -449,7 +467,8 @@ const OVERSHOOT_REACH: f32 = 4.0;
 /// and 211 → 266 ms. Locking the vertices that strayed and collapsing again does not help when the
 /// face target stops the collapse: it then collapses elsewhere instead, and others stray.
 /// Collapsing a result that held further, instead of the source again, kept fewer faces on
-/// CesiumMan and hard-surface but 25 % more on a flat-shaded many-small-meshes never tuned on.)
+/// CesiumMan and hard-surface but 25 % more on a flat-shaded many-small-meshes never tuned on.
+/// Locking a posed mesh's strays does pay, with the face target raised for them: strays_kept.rs.)
 fn held_collapse(
     held: &Held,
     target_faces: usize,
@@ -585,48 +604,97 @@ impl Held<'_> {
 
     /// As `by`, on the `grid` of `collapse` already built.
     fn by_on(&self, collapse: &Collapse, at_rest: &SurfaceGrid) -> Option<f32> {
-        let bound = self.bound;
         let measured = self.measured(collapse);
-        let simplified = &collapse.indices[..];
         let (deviation, firsts) = measured_at_rest(at_rest, self.rest, &measured)?;
-        if self.poses.is_empty() {
-            return Some(deviation);
+        self.strays_in_poses(collapse, at_rest, &measured, &firsts, true).is_empty().then_some(deviation)
+    }
+
+    /// Every source vertex that `collapse` leaves past the bound, at rest or in a pose, in order
+    /// (none where it holds), and the largest distance at rest of the others.
+    fn strays(&self, collapse: &Collapse) -> (Vec<u32>, f32) {
+        let measured = self.measured(collapse);
+        let at_rest = self.grid(collapse);
+        let (deviation, firsts) = witnesses_at_rest(&at_rest, self.rest, &measured, false).expect("every vertex is answered");
+        let (mut strays, mut near, mut witnesses) = (Vec::new(), Vec::with_capacity(measured.len()), Vec::with_capacity(measured.len()));
+        for (&v, &t) in measured.iter().zip(&firsts) {
+            match t {
+                NO_WITNESS => strays.push(v),
+                t => {
+                    near.push(v);
+                    witnesses.push(t);
+                }
+            }
+        }
+        strays.extend(self.strays_in_poses(collapse, &at_rest, &near, &witnesses, false));
+        strays.sort_unstable();
+        strays.dedup();
+        (strays, deviation)
+    }
+
+    /// Which of the `measured` vertices (each within the bound at rest of triangle `firsts[i]` of
+    /// `collapse`, `at_rest` its grid) are past the bound in some pose: all of them, or only the
+    /// first found where `first_only`. For each vertex the triangle within the bound at rest is
+    /// tried first (a pose moves neighbours together, so it usually still is within), then its
+    /// nearest and the others near it at rest, and only where none is are the pose's triangles
+    /// searched.
+    fn strays_in_poses(&self, collapse: &Collapse, at_rest: &SurfaceGrid, measured: &[u32], firsts: &[u32], first_only: bool) -> Vec<u32> {
+        if self.poses.is_empty() || measured.is_empty() {
+            return Vec::new();
         }
         debug_assert!(collapse.placed.is_none(), "a posed mesh's vertices are not placed");
+        let simplified = &collapse.indices[..];
         // Each vertex's first triangle within the bound at rest, and the nearest one, looked for
         // only where the first is not within the bound in some pose.
-        let witnesses: Vec<(usize, u32, Option<Option<u32>>)> = measured.iter().zip(firsts).map(|(&v, t)| (v as usize, t, None)).collect();
-        let bound2 = bound * bound;
+        let witnesses: Vec<(usize, u32, Option<Option<u32>>)> = measured.iter().zip(firsts).map(|(&v, &t)| (v as usize, t, None)).collect();
+        let bound2 = self.bound * self.bound;
         let within = |posed: &[[f32; 3]], v: usize, t: Option<u32>| t.is_some_and(|t| triangle_distance2(posed, simplified, t, posed[v]) <= bound2);
         // The poses are checked in groups, one a thread where the checks are worth it (thousands of
-        // vertices); each group keeps its own nearest triangles, and a group that finds a stray
-        // vertex stops the others at their next pose. The answer is the same however they are grouped.
+        // vertices); each group keeps its own nearest triangles, and where only the first stray is
+        // asked for, a group that finds one stops the others at their next pose. The answer is the
+        // same however they are grouped.
         let threads = in_parallel::threads(witnesses.len() * self.poses.len() >= CHECKS_WORTH_THREADS);
         let groups: Vec<&[Vec<[f32; 3]>]> = self.poses.chunks(self.poses.len().div_ceil(threads).max(1)).collect();
         let strayed = AtomicBool::new(false);
-        let held = in_parallel::map(&groups, groups.len() > 1, |poses| {
+        let found = in_parallel::map(&groups, groups.len() > 1, |poses| {
             let mut witnesses = witnesses.clone();
-            poses.iter().all(|posed| {
-                if strayed.load(Ordering::Relaxed) {
-                    return false;
+            let mut gone = vec![false; witnesses.len()];
+            let mut strays = Vec::new();
+            for posed in poses.iter() {
+                if first_only && strayed.load(Ordering::Relaxed) {
+                    break;
                 }
-                let mut searched: Option<SurfaceGrid> = None;
+                let (mut searched, mut searches): (Option<SurfaceGrid>, usize) = (None, 0);
+                let mut search = |q: [f32; 3]| {
+                    if searched.is_none() && searches < SEARCHES_BEFORE_GRID {
+                        searches += 1;
+                        return any_within(posed, simplified, q, self.bound);
+                    }
+                    searched.get_or_insert_with(|| SurfaceGrid::new(posed, simplified, self.bound)).near(q)
+                };
                 // Before a grid of the pose is built, the triangles that were near the vertex at rest
                 // are tried in the pose: a pose moves neighbours together, so one of them usually
                 // still is, and building a grid costs more than a vertex's tries by far.
-                let held = witnesses.iter_mut().all(|(v, first, nearest)| {
-                    within(posed, *v, Some(*first))
+                for ((v, first, nearest), gone) in witnesses.iter_mut().zip(gone.iter_mut()).filter(|(_, gone)| !**gone) {
+                    let held = within(posed, *v, Some(*first))
                         || within(posed, *v, *nearest.get_or_insert_with(|| at_rest.nearest(self.rest[*v]).map(|(t, _)| t)))
                         || at_rest.candidates(self.rest[*v]).any(|t| within(posed, *v, Some(t)))
-                        || searched.get_or_insert_with(|| SurfaceGrid::new(posed, simplified, bound)).near(posed[*v])
-                });
-                if !held {
-                    strayed.store(true, Ordering::Relaxed);
+                        || search(posed[*v]);
+                    if !held {
+                        *gone = true;
+                        strays.push(*v as u32);
+                        if first_only {
+                            strayed.store(true, Ordering::Relaxed);
+                            return strays;
+                        }
+                    }
                 }
-                held
-            })
+            }
+            strays
         });
-        held.into_iter().all(|h| h).then_some(deviation)
+        let mut strays = found.concat();
+        strays.sort_unstable();
+        strays.dedup();
+        strays
     }
 }
 
@@ -638,19 +706,32 @@ impl Held<'_> {
 /// in shares where there are many vertices; a share that finds a stray stops the others, and the
 /// largest is the same however the vertices are cut.
 fn measured_at_rest(grid: &SurfaceGrid, positions: &[[f32; 3]], measured: &[u32]) -> Option<(f32, Vec<u32>)> {
+    witnesses_at_rest(grid, positions, measured, true)
+}
+
+/// A vertex's triangle where none lies within the grid's reach (`witnesses_at_rest`).
+const NO_WITNESS: u32 = u32::MAX;
+
+/// As `measured_at_rest`; where `stop_at_stray` is false, every vertex is answered, one with no
+/// triangle within reach by `NO_WITNESS` (the largest distance is then over the others).
+fn witnesses_at_rest(grid: &SurfaceGrid, positions: &[[f32; 3]], measured: &[u32], stop_at_stray: bool) -> Option<(f32, Vec<u32>)> {
     let shares: Vec<&[u32]> = measured.chunks(measured.len().div_ceil(in_parallel::threads(measured.len() >= CHECKS_WORTH_THREADS)).max(1)).collect();
     let strayed = AtomicBool::new(false);
     let measured = in_parallel::map(&shares, shares.len() > 1, |share| {
         let (mut largest2, mut last) = (0.0f32, None);
         let mut firsts = Vec::with_capacity(share.len());
         for (k, &v) in share.iter().enumerate() {
-            if k % 256 == 0 && strayed.load(Ordering::Relaxed) {
+            if stop_at_stray && k % 256 == 0 && strayed.load(Ordering::Relaxed) {
                 return None;
             }
             let p = positions[v as usize];
             let Some(found) = grid.witness_from(p, last) else {
-                strayed.store(true, Ordering::Relaxed);
-                return None;
+                if stop_at_stray {
+                    strayed.store(true, Ordering::Relaxed);
+                    return None;
+                }
+                firsts.push(NO_WITNESS);
+                continue;
             };
             let (t, d2) = match found.1 <= largest2 {
                 true => found,
@@ -677,6 +758,13 @@ fn measured_at_rest(grid: &SurfaceGrid, positions: &[[f32; 3]], measured: &[u32]
 
 /// Vertex-in-pose checks from which a pose check is spread over threads (about a millisecond).
 const CHECKS_WORTH_THREADS: usize = 10_000;
+
+/// Vertices of a pose searched for among all its triangles, one by one (`any_within`), before a
+/// grid of the pose is built for the rest. A grid of a simplified creature's 2,000 faces costs
+/// about as much as 60 such searches, and where the triangles near a vertex at rest do not hold it
+/// in a pose, few others do: 8 to 163 searches in all for the eight creatures of
+/// bench/mesh/creatures.ts, over 2 to 29 posed grids, which were 12 % of the CPU time (session 37).
+const SEARCHES_BEFORE_GRID: usize = 32;
 
 #[cfg(test)]
 mod tests {

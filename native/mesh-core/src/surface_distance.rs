@@ -199,6 +199,17 @@ fn sorted_by_cell(pairs: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
     from
 }
 
+/// Whether some triangle of `indices` over `positions` lies within `reach` of `p`, each tried in
+/// turn (its box grown by `reach` first): for a few points, far cheaper than binning the triangles
+/// in a grid, which costs as much as a few dozen such searches.
+pub fn any_within(positions: &[[f32; 3]], indices: &[u32], p: [f32; 3], reach: f32) -> bool {
+    let reach2 = reach * reach;
+    indices.chunks_exact(3).any(|t| {
+        let [a, b, c] = [t[0], t[1], t[2]].map(|v| positions[v as usize]);
+        (0..3).all(|k| p[k] >= a[k].min(b[k]).min(c[k]) - reach && p[k] <= a[k].max(b[k]).max(c[k]) + reach) && distance2_to_triangle(p, a, b, c) <= reach2
+    })
+}
+
 /// Squared distance from `p` to triangle `t` (its index among the triples of `indices`).
 pub fn triangle_distance2(positions: &[[f32; 3]], indices: &[u32], t: u32, p: [f32; 3]) -> f32 {
     let f = &indices[t as usize * 3..t as usize * 3 + 3];
@@ -310,6 +321,7 @@ mod tests {
                 distance2_to_triangle(p, a, b, c) <= reach * reach
             });
             assert_eq!(grid.near(p), brute, "{p:?}");
+            assert_eq!(any_within(&positions, &indices, p, reach), brute, "{p:?}");
             let closest = indices.chunks_exact(3).map(|t| {
                 let [a, b, c] = [t[0], t[1], t[2]].map(|v| positions[v as usize]);
                 distance2_to_triangle(p, a, b, c)
@@ -335,7 +347,7 @@ mod tests {
         assert!(near > 200 && far > 200, "{near} {far}");
         // Far outside the block of cells: only the large triangle is measured, and it is far too.
         for p in [[1e6, 0.0, 0.0], [-1e7, 5.0, 5.0], [5.0, 5.0, 3e5]] {
-            assert!(!grid.near(p) && grid.nearest(p).is_none(), "{p:?}");
+            assert!(!grid.near(p) && grid.nearest(p).is_none() && !any_within(&positions, &indices, p, reach), "{p:?}");
         }
         let mut pairs: Vec<(u32, u32)> = (0..5000).map(|i| ((next() * 2_000_000.0) as u32, i)).collect();
         let sorted = sorted_by_cell(pairs.clone());

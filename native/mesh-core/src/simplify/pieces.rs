@@ -140,7 +140,7 @@ fn pieces_of(p: &Primitive) -> (Vec<u32>, usize) {
 }
 
 /// A vertex's place as its key: the bits of its position, both zeros as one.
-struct Places<'a>(&'a [[f32; 3]]);
+pub(super) struct Places<'a>(pub(super) &'a [[f32; 3]]);
 
 impl VertexKeys for Places<'_> {
     fn count(&self) -> usize {
