@@ -606,17 +606,42 @@ impl Held<'_> {
     fn by_on(&self, collapse: &Collapse, at_rest: &SurfaceGrid) -> Option<f32> {
         let measured = self.measured(collapse);
         let (deviation, firsts) = measured_at_rest(at_rest, self.rest, &measured)?;
-        self.strays_in_poses(collapse, at_rest, &measured, &firsts, true).is_empty().then_some(deviation)
+        self.strays_in_poses(collapse, at_rest, &measured, &firsts, true).0.is_empty().then_some(deviation)
     }
 
     /// Every source vertex that `collapse` leaves past the bound, at rest or in a pose, in order
     /// (none where it holds), and the largest distance at rest of the others.
+    #[cfg(test)]
     fn strays(&self, collapse: &Collapse) -> (Vec<u32>, f32) {
-        let measured = self.measured(collapse);
+        self.strays_after(collapse, &mut Witnessed::none(self.rest.len()))
+    }
+
+    /// As `strays`, knowing what an earlier collapse's measure `witnessed`, which it updates: a
+    /// vertex that one triangle held within the bound at rest and in every pose is held by it
+    /// again wherever `collapse` kept that triangle (the same three vertices, not placed, so the
+    /// same distances), and is not measured again; one still farther from it than the largest
+    /// distance found is measured at rest, for that largest to be exact. Collapses that keep a
+    /// few more vertices each round (strays_kept.rs) keep most triangles of the round before.
+    fn strays_after(&self, collapse: &Collapse, witnessed: &mut Witnessed) -> (Vec<u32>, f32) {
+        debug_assert!(collapse.placed.is_none(), "a placed vertex moves the triangles it is on");
+        let corners = |t: usize| {
+            let mut k = [collapse.indices[t * 3], collapse.indices[t * 3 + 1], collapse.indices[t * 3 + 2]];
+            k.sort_unstable();
+            k
+        };
+        let kept: std::collections::HashSet<[u32; 3]> = (0..collapse.indices.len() / 3).map(corners).collect();
+        let (mut known, mut measured) = (Vec::new(), Vec::new());
+        for v in self.measured(collapse) {
+            match witnessed.triangles[v as usize] {
+                Some(k) if kept.contains(&k) => known.push(v),
+                _ => measured.push(v),
+            }
+        }
         let at_rest = self.grid(collapse);
         let (deviation, firsts) = witnesses_at_rest(&at_rest, self.rest, &measured, false).expect("every vertex is answered");
         let (mut strays, mut near, mut witnesses) = (Vec::new(), Vec::with_capacity(measured.len()), Vec::with_capacity(measured.len()));
         for (&v, &t) in measured.iter().zip(&firsts) {
+            witnessed.triangles[v as usize] = None;
             match t {
                 NO_WITNESS => strays.push(v),
                 t => {
@@ -625,10 +650,26 @@ impl Held<'_> {
                 }
             }
         }
-        strays.extend(self.strays_in_poses(collapse, &at_rest, &near, &witnesses, false));
+        let (in_poses, by_first) = self.strays_in_poses(collapse, &at_rest, &near, &witnesses, false);
+        for ((&v, &t), held) in near.iter().zip(&witnesses).zip(by_first) {
+            if held {
+                witnessed.triangles[v as usize] = Some(corners(t as usize));
+                witnessed.distance2[v as usize] = triangle_distance2(self.rest, &collapse.indices, t, self.rest[v as usize]);
+            }
+        }
+        strays.extend(in_poses);
         strays.sort_unstable();
         strays.dedup();
-        (strays, deviation)
+        let (mut largest, mut largest2) = (deviation, deviation * deviation);
+        for v in known {
+            if witnessed.distance2[v as usize] > largest2 {
+                let nearest = at_rest.nearest(self.rest[v as usize]).map_or(witnessed.distance2[v as usize], |(_, d2)| d2);
+                if nearest > largest2 {
+                    (largest, largest2) = (nearest.sqrt(), nearest);
+                }
+            }
+        }
+        (strays, largest)
     }
 
     /// Which of the `measured` vertices (each within the bound at rest of triangle `firsts[i]` of
@@ -637,9 +678,12 @@ impl Held<'_> {
     /// tried first (a pose moves neighbours together, so it usually still is within), then its
     /// nearest and the others near it at rest, and only where none is are the pose's triangles
     /// searched.
-    fn strays_in_poses(&self, collapse: &Collapse, at_rest: &SurfaceGrid, measured: &[u32], firsts: &[u32], first_only: bool) -> Vec<u32> {
+    ///
+    /// Beside the strays, for each of the `measured` vertices whether triangle `firsts[i]` itself
+    /// held it in every pose (where `first_only`, only until the first stray).
+    fn strays_in_poses(&self, collapse: &Collapse, at_rest: &SurfaceGrid, measured: &[u32], firsts: &[u32], first_only: bool) -> (Vec<u32>, Vec<bool>) {
         if self.poses.is_empty() || measured.is_empty() {
-            return Vec::new();
+            return (Vec::new(), vec![true; measured.len()]);
         }
         debug_assert!(collapse.placed.is_none(), "a posed mesh's vertices are not placed");
         let simplified = &collapse.indices[..];
@@ -658,6 +702,7 @@ impl Held<'_> {
         let found = in_parallel::map(&groups, groups.len() > 1, |poses| {
             let mut witnesses = witnesses.clone();
             let mut gone = vec![false; witnesses.len()];
+            let mut by_first = vec![true; witnesses.len()];
             let mut strays = Vec::new();
             for posed in poses.iter() {
                 if first_only && strayed.load(Ordering::Relaxed) {
@@ -674,8 +719,11 @@ impl Held<'_> {
                 // Before a grid of the pose is built, the triangles that were near the vertex at rest
                 // are tried in the pose: a pose moves neighbours together, so one of them usually
                 // still is, and building a grid costs more than a vertex's tries by far.
-                for ((v, first, nearest), gone) in witnesses.iter_mut().zip(gone.iter_mut()).filter(|(_, gone)| !**gone) {
-                    let held = within(posed, *v, Some(*first))
+                for (((v, first, nearest), gone), first_held) in
+                    witnesses.iter_mut().zip(gone.iter_mut()).zip(by_first.iter_mut()).filter(|((_, gone), _)| !**gone)
+                {
+                    *first_held &= within(posed, *v, Some(*first));
+                    let held = *first_held
                         || within(posed, *v, *nearest.get_or_insert_with(|| at_rest.nearest(self.rest[*v]).map(|(t, _)| t)))
                         || at_rest.candidates(self.rest[*v]).any(|t| within(posed, *v, Some(t)))
                         || search(posed[*v]);
@@ -684,17 +732,37 @@ impl Held<'_> {
                         strays.push(*v as u32);
                         if first_only {
                             strayed.store(true, Ordering::Relaxed);
-                            return strays;
+                            return (strays, by_first);
                         }
                     }
                 }
             }
-            strays
+            (strays, by_first)
         });
-        let mut strays = found.concat();
+        let mut by_first = vec![true; measured.len()];
+        let mut strays = Vec::new();
+        for (group_strays, group_by_first) in found {
+            strays.extend(group_strays);
+            by_first.iter_mut().zip(group_by_first).for_each(|(all, group)| *all &= group);
+        }
         strays.sort_unstable();
         strays.dedup();
-        strays
+        (strays, by_first)
+    }
+}
+
+/// What measuring a collapse found (`Held::strays_after`): for each source vertex, the triangle
+/// (its three vertices, in order) that held it within the bound at rest and, tried first, in every
+/// pose, with its squared distance at rest; none where no one triangle did, or none was measured.
+struct Witnessed {
+    triangles: Vec<Option<[u32; 3]>>,
+    distance2: Vec<f32>,
+}
+
+impl Witnessed {
+    /// Nothing witnessed yet, for `vertices` source vertices.
+    fn none(vertices: usize) -> Self {
+        Witnessed { triangles: vec![None; vertices], distance2: vec![0.0; vertices] }
     }
 }
 
