@@ -613,7 +613,7 @@ impl Held<'_> {
     /// (none where it holds), and the largest distance at rest of the others.
     #[cfg(test)]
     fn strays(&self, collapse: &Collapse) -> (Vec<u32>, f32) {
-        self.strays_after(collapse, &mut Witnessed::none(self.rest.len()))
+        self.strays_after(collapse, &mut Witnessed::default())
     }
 
     /// As `strays`, knowing what an earlier collapse's measure `witnessed`, which it updates: a
@@ -622,6 +622,7 @@ impl Held<'_> {
     /// same distances), and is not measured again; one still farther from it than the largest
     /// distance found is measured at rest, for that largest to be exact. Collapses that keep a
     /// few more vertices each round (strays_kept.rs) keep most triangles of the round before.
+    /// What a collapse that holds witnessed is not recorded: nothing measures after it.
     fn strays_after(&self, collapse: &Collapse, witnessed: &mut Witnessed) -> (Vec<u32>, f32) {
         debug_assert!(collapse.placed.is_none(), "a placed vertex moves the triangles it is on");
         let corners = |t: usize| {
@@ -629,10 +630,13 @@ impl Held<'_> {
             k.sort_unstable();
             k
         };
-        let kept: std::collections::HashSet<[u32; 3]> = (0..collapse.indices.len() / 3).map(corners).collect();
+        let kept: std::collections::HashSet<[u32; 3]> = match witnessed.triangles.is_empty() {
+            true => Default::default(),
+            false => (0..collapse.indices.len() / 3).map(corners).collect(),
+        };
         let (mut known, mut measured) = (Vec::new(), Vec::new());
         for v in self.measured(collapse) {
-            match witnessed.triangles[v as usize] {
+            match witnessed.triangles.get(v as usize).copied().flatten() {
                 Some(k) if kept.contains(&k) => known.push(v),
                 _ => measured.push(v),
             }
@@ -641,7 +645,6 @@ impl Held<'_> {
         let (deviation, firsts) = witnesses_at_rest(&at_rest, self.rest, &measured, false).expect("every vertex is answered");
         let (mut strays, mut near, mut witnesses) = (Vec::new(), Vec::with_capacity(measured.len()), Vec::with_capacity(measured.len()));
         for (&v, &t) in measured.iter().zip(&firsts) {
-            witnessed.triangles[v as usize] = None;
             match t {
                 NO_WITNESS => strays.push(v),
                 t => {
@@ -651,15 +654,21 @@ impl Held<'_> {
             }
         }
         let (in_poses, by_first) = self.strays_in_poses(collapse, &at_rest, &near, &witnesses, false);
-        for ((&v, &t), held) in near.iter().zip(&witnesses).zip(by_first) {
-            if held {
-                witnessed.triangles[v as usize] = Some(corners(t as usize));
-                witnessed.distance2[v as usize] = triangle_distance2(self.rest, &collapse.indices, t, self.rest[v as usize]);
-            }
-        }
         strays.extend(in_poses);
         strays.sort_unstable();
         strays.dedup();
+        if !strays.is_empty() {
+            if witnessed.triangles.is_empty() {
+                *witnessed = Witnessed { triangles: vec![None; self.rest.len()], distance2: vec![0.0; self.rest.len()] };
+            }
+            measured.iter().for_each(|&v| witnessed.triangles[v as usize] = None);
+            for ((&v, &t), held) in near.iter().zip(&witnesses).zip(by_first) {
+                if held {
+                    witnessed.triangles[v as usize] = Some(corners(t as usize));
+                    witnessed.distance2[v as usize] = triangle_distance2(self.rest, &collapse.indices, t, self.rest[v as usize]);
+                }
+            }
+        }
         let (mut largest, mut largest2) = (deviation, deviation * deviation);
         for v in known {
             if witnessed.distance2[v as usize] > largest2 {
@@ -753,17 +762,12 @@ impl Held<'_> {
 
 /// What measuring a collapse found (`Held::strays_after`): for each source vertex, the triangle
 /// (its three vertices, in order) that held it within the bound at rest and, tried first, in every
-/// pose, with its squared distance at rest; none where no one triangle did, or none was measured.
+/// pose, with its squared distance at rest; none where no one triangle did, or none was measured
+/// (by default, nothing for any vertex).
+#[derive(Default)]
 struct Witnessed {
     triangles: Vec<Option<[u32; 3]>>,
     distance2: Vec<f32>,
-}
-
-impl Witnessed {
-    /// Nothing witnessed yet, for `vertices` source vertices.
-    fn none(vertices: usize) -> Self {
-        Witnessed { triangles: vec![None; vertices], distance2: vec![0.0; vertices] }
-    }
 }
 
 /// The largest distance from the `measured` vertices (`Held::measured`) to the faces of `grid`,

@@ -34,7 +34,7 @@ const MOST_KEPT: f64 = 0.5;
 /// at rest where it holds; else the collapse under the bound with the vertices that strayed kept,
 /// round after round, if one holds within `ROUNDS`; else `first` back.
 pub(super) fn kept(collapser: &Collapser, held: &Held, target_faces: usize, first: Collapse) -> Result<(Collapse, f32), Collapse> {
-    let mut witnessed = Witnessed::none(collapser.p.positions.len());
+    let mut witnessed = Witnessed::default();
     let (mut strays, deviation) = held.strays_after(&first, &mut witnessed);
     if strays.is_empty() {
         return Ok((first, deviation));
@@ -172,7 +172,7 @@ pub(super) mod tests {
     #[test]
     fn what_a_round_before_witnessed_answers_as_a_measure_from_nothing_does() {
         first_collapse(&bent_tube_by(120, 0.15, 0.5), 0.002, 20, |collapser, held, target, first| {
-            let mut witnessed = Witnessed::none(collapser.p.positions.len());
+            let mut witnessed = Witnessed::default();
             let (strays, deviation) = held.strays_after(&first, &mut witnessed);
             assert_eq!((strays.clone(), deviation), held.strays(&first));
             let mut locks = collapser.locks.clone();
