@@ -1,9 +1,9 @@
 //! Strays kept. A skinned mesh's first collapse under the bound often holds at rest and strays in
 //! a pose by a few dozen of its thousands of vertices: where a bend folds a band of long faces, or
 //! where a limb's joint zone turns a ring the collapse thinned. Searching a lower limit for the
-//! whole pulls those few in by keeping every other part finer than it needs (eight generated
-//! creatures never tuned on: 1.1 to 2.1 times the faces the bound allows elsewhere) and takes up to
-//! a dozen collapses. Here the vertices that strayed are kept where they are (locked, with any
+//! whole pulls those few in by keeping every other part finer than it needs (the eight generated
+//! creatures of bench/mesh/creatures.ts: 1.1 to 2.1 times the faces strays kept reach) and takes
+//! up to a dozen collapses. Here the vertices that strayed are kept where they are (locked, with any
 //! vertex at their place, so a seam keeps both sides) and the mesh is collapsed again under the
 //! bound: a vertex kept is on the surface. The collapse then runs otherwise near them, and a few
 //! others may stray; they are kept in turn, round after round.
@@ -82,7 +82,7 @@ fn distinct_vertices(indices: &[u32]) -> usize {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::super::{held_collapse, Collapser};
     use super::*;
     use crate::math::Bounds;
@@ -96,7 +96,7 @@ pub(super) mod tests {
         bent_tube_by(rings, 0.15, 0.8)
     }
 
-    pub(super) fn bent_tube_by(rings: usize, step: f32, zone: f32) -> Primitive {
+    fn bent_tube_by(rings: usize, step: f32, zone: f32) -> Primitive {
         let segments = 24;
         let mut positions = Vec::new();
         for r in 0..rings {
