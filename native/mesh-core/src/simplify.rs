@@ -312,9 +312,7 @@ impl<'a> Collapser<'a> {
         let placed = (!moved.is_empty()).then_some(Placed { positions, moved });
         Collapse { indices, error, placed }
     }
-}
 
-impl Collapser<'_> {
     /// The collapse toward `target_faces` under the error `limit` with the vertices flagged in
     /// `locks` (one per vertex) kept where they are; no vertex is placed.
     fn collapse_locked(&self, locks: &[bool], limit: f32, target_faces: usize) -> Collapse {
@@ -625,11 +623,7 @@ impl Held<'_> {
     /// What a collapse that holds witnessed is not recorded: nothing measures after it.
     fn strays_after(&self, collapse: &Collapse, witnessed: &mut Witnessed) -> (Vec<u32>, f32) {
         debug_assert!(collapse.placed.is_none(), "a placed vertex moves the triangles it is on");
-        let corners = |t: usize| {
-            let mut k = [collapse.indices[t * 3], collapse.indices[t * 3 + 1], collapse.indices[t * 3 + 2]];
-            k.sort_unstable();
-            k
-        };
+        let corners = |t: usize| sorted_corners(&collapse.indices, t);
         let kept: std::collections::HashSet<[u32; 3]> = match witnessed.triangles.is_empty() {
             true => Default::default(),
             false => (0..collapse.indices.len() / 3).map(corners).collect(),
@@ -761,13 +755,21 @@ impl Held<'_> {
 }
 
 /// What measuring a collapse found (`Held::strays_after`): for each source vertex, the triangle
-/// (its three vertices, in order) that held it within the bound at rest and, tried first, in every
+/// (its three vertices, `sorted_corners`) that held it within the bound at rest and, tried first, in every
 /// pose, with its squared distance at rest; none where no one triangle did, or none was measured
 /// (by default, nothing for any vertex).
 #[derive(Default)]
 struct Witnessed {
     triangles: Vec<Option<[u32; 3]>>,
     distance2: Vec<f32>,
+}
+
+/// Triangle `t` of `indices` as its three vertices in ascending order: the same triangle in
+/// another collapse, whatever vertex its corners start from.
+fn sorted_corners(indices: &[u32], t: usize) -> [u32; 3] {
+    let mut corners = [indices[t * 3], indices[t * 3 + 1], indices[t * 3 + 2]];
+    corners.sort_unstable();
+    corners
 }
 
 /// The largest distance from the `measured` vertices (`Held::measured`) to the faces of `grid`,

@@ -83,7 +83,7 @@ fn distinct_vertices(indices: &[u32]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{held_collapse, Collapser};
+    use super::super::{held_collapse, sorted_corners, Collapser};
     use super::*;
     use crate::math::Bounds;
     use crate::model::{Attribute, Primitive};
@@ -179,15 +179,7 @@ mod tests {
             strays.iter().for_each(|&v| locks[v as usize] = true);
             let second = collapser.collapse_locked(&locks, held.bound, target + 2 * strays.len());
             // Most vertices the second collapse removes are held by a triangle it kept from the first.
-            let kept: Vec<[u32; 3]> = second
-                .indices
-                .chunks_exact(3)
-                .map(|t| {
-                    let mut k = [t[0], t[1], t[2]];
-                    k.sort_unstable();
-                    k
-                })
-                .collect();
+            let kept: Vec<[u32; 3]> = (0..faces(&second)).map(|t| sorted_corners(&second.indices, t)).collect();
             let measured = held.measured(&second);
             let known = measured.iter().filter(|&&v| witnessed.triangles[v as usize].is_some_and(|k| kept.contains(&k))).count();
             assert!(known * 2 > measured.len(), "{known} of {}", measured.len());
