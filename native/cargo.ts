@@ -6,7 +6,7 @@
 // runs cargo on native/Cargo.toml for the host triple, e.g. `node native/cargo.ts test --release --workspace`.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
-import { nativeDir } from './napi-build.ts'
+import { nativeDir, withCxx } from './napi-build.ts'
 
 let triple: string | undefined
 
@@ -32,7 +32,7 @@ export function cargo(subcommand: string, args: readonly string[]): number {
   const result = spawnSync(
     'cargo',
     [subcommand, '--manifest-path', join(nativeDir, 'Cargo.toml'), '--target', hostTriple(), ...args],
-    { stdio: 'inherit' },
+    { stdio: 'inherit', env: withCxx() },
   )
   return result.status ?? 1
 }
