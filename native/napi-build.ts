@@ -26,8 +26,7 @@ export function bindingCrates(only: readonly string[]): string[] {
  * same output bytes on every row (`KILN_MESH_BASE=<gcc build> node bench/mesh/cpu.ts`, session 38).
  */
 export function withCxx(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  if (env.CXX || spawnSync('sh', ['-c', 'command -v clang++'], { stdio: 'ignore' }).status !== 0)
-    return env
+  if (env.CXX || spawnSync('sh', ['-c', 'command -v clang++'], { stdio: 'ignore' }).status !== 0) return env
   return { ...env, CXX: 'clang++' }
 }
 
