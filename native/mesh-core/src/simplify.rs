@@ -166,11 +166,13 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
     });
     // The placing lowers the farthest vertex on most surfaces but not on every one (it may raise a
     // vertex's own quadric error by half): the same faces unplaced are measured once too, and kept
-    // where they lie as near or nearer.
+    // where they lie as near or nearer. They are held to the placed faces' deviation, not the
+    // bound: where a vertex lies farther (most surfaces) the measure stops there, where the full
+    // measure to the bound went on over every vertex (bunny: 7 → 1 ms).
     if let Some(placed) = collapse.placed.take() {
-        match held.by(&collapse) {
-            Some(unplaced) if unplaced <= deviation => deviation = unplaced,
-            _ => collapse.placed = Some(placed),
+        match (Held { bound: deviation, ..held }).by(&collapse) {
+            Some(unplaced) => deviation = unplaced,
+            None => collapse.placed = Some(placed),
         }
     }
     // In the poses only the bound is measured, not how near it the result came: a skinned mesh
