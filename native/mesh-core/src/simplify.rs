@@ -6,7 +6,7 @@ use crate::math::{inverse_linear, transform_point, Bounds};
 use crate::mesh_ops::compact;
 use crate::model::{target_of, Primitive, IDENTITY};
 use crate::skin_poses::{PoseShapes, POSE_PREFIX};
-use crate::surface_distance::{any_within, triangle_distance2, SurfaceGrid};
+use crate::surface_distance::{any_within, distance2_to_triangle, triangle_distance2, SurfaceGrid};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 mod pieces;
@@ -598,7 +598,7 @@ impl Held<'_> {
     }
 
     /// The faces `collapse` kept, where it placed them, for questions up to the bound.
-    fn grid<'c>(&'c self, collapse: &'c Collapse) -> SurfaceGrid<'c> {
+    fn grid(&self, collapse: &Collapse) -> SurfaceGrid {
         SurfaceGrid::new(collapse.positions(self.rest), &collapse.indices, self.bound)
     }
 
@@ -696,7 +696,14 @@ impl Held<'_> {
         // only where the first is not within the bound in some pose.
         let witnesses: Vec<(usize, u32, Option<Option<u32>>)> = measured.iter().zip(firsts).map(|(&v, &t)| (v as usize, t, None)).collect();
         let bound2 = self.bound * self.bound;
-        let within = |posed: &[[f32; 3]], v: usize, t: Option<u32>| t.is_some_and(|t| triangle_distance2(posed, simplified, t, posed[v]) <= bound2);
+        // In each pose the simplified faces' corners are read into one record a face first, so a
+        // check reads one record, not three indices and three corners spread over the vertices.
+        let within = |posed: &[[f32; 3]], faces: &[[[f32; 3]; 3]], v: usize, t: Option<u32>| {
+            t.is_some_and(|t| {
+                let [a, b, c] = faces[t as usize];
+                distance2_to_triangle(posed[v], a, b, c) <= bound2
+            })
+        };
         // The poses are checked in groups, one a thread where the checks are worth it (thousands of
         // vertices); each group keeps its own nearest triangles, and where only the first stray is
         // asked for, a group that finds one stops the others at their next pose. The answer is the
@@ -713,6 +720,7 @@ impl Held<'_> {
                 if first_only && strayed.load(Ordering::Relaxed) {
                     break;
                 }
+                let faces: Vec<[[f32; 3]; 3]> = simplified.chunks_exact(3).map(|t| [t[0], t[1], t[2]].map(|v| posed[v as usize])).collect();
                 let (mut searched, mut searches): (Option<SurfaceGrid>, usize) = (None, 0);
                 let mut search = |q: [f32; 3]| {
                     if searched.is_none() && searches < SEARCHES_BEFORE_GRID {
@@ -727,10 +735,10 @@ impl Held<'_> {
                 for (((v, first, nearest), gone), first_held) in
                     witnesses.iter_mut().zip(gone.iter_mut()).zip(by_first.iter_mut()).filter(|((_, gone), _)| !**gone)
                 {
-                    *first_held &= within(posed, *v, Some(*first));
+                    *first_held &= within(posed, &faces, *v, Some(*first));
                     let held = *first_held
-                        || within(posed, *v, *nearest.get_or_insert_with(|| at_rest.nearest(self.rest[*v]).map(|(t, _)| t)))
-                        || at_rest.candidates(self.rest[*v]).any(|t| within(posed, *v, Some(t)))
+                        || within(posed, &faces, *v, *nearest.get_or_insert_with(|| at_rest.nearest(self.rest[*v]).map(|(t, _)| t)))
+                        || at_rest.candidates(self.rest[*v]).any(|t| within(posed, &faces, *v, Some(t)))
                         || search(posed[*v]);
                     if !held {
                         *gone = true;

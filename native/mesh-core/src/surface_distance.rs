@@ -10,9 +10,7 @@ const MAX_CELLS_PER_AXIS: f32 = 128.0;
 /// every point instead, so a few large triangles cannot fill millions of cells.
 const MAX_CELLS_PER_TRIANGLE: i64 = 256;
 
-pub struct SurfaceGrid<'a> {
-    positions: &'a [[f32; 3]],
-    indices: &'a [u32],
+pub struct SurfaceGrid {
     reach: f32,
     origin: [f32; 3],
     cell: f32,
@@ -21,14 +19,23 @@ pub struct SurfaceGrid<'a> {
     starts: Vec<u32>,
     triangles: Vec<u32>,
     large: Vec<u32>,
-    /// Each triangle's bounding sphere (centroid, radius): a point farther than the radius plus
-    /// the distance asked about is rejected without measuring the triangle.
-    spheres: Vec<([f32; 3], f32)>,
+    /// Each triangle's corners and bounding sphere, side by side (`Corners`).
+    corners: Vec<Corners>,
 }
 
-impl<'a> SurfaceGrid<'a> {
+/// A triangle's three corners and its bounding sphere (centroid, radius), in one place: a point
+/// farther than the radius plus the distance asked about is rejected without measuring the
+/// triangle, and one measured reads one record instead of its three indices and three corners
+/// spread over the vertex array (session 38, CPU time with the same bytes: bunny simplify 37.7 → 35.2 ms, terrain 271 → 252, many-small-meshes 62 → 59).
+struct Corners {
+    corners: [[f32; 3]; 3],
+    centroid: [f32; 3],
+    radius: f32,
+}
+
+impl SurfaceGrid {
     /// The triangles of `indices` over `positions`, for questions about distances up to `reach`.
-    pub fn new(positions: &'a [[f32; 3]], indices: &'a [u32], reach: f32) -> Self {
+    pub fn new(positions: &[[f32; 3]], indices: &[u32], reach: f32) -> Self {
         let boxes: Vec<Bounds> = indices
             .chunks_exact(3)
             .map(|t| {
@@ -49,8 +56,6 @@ impl<'a> SurfaceGrid<'a> {
         let cell = (2.0 * reach).max(0.5 * mean).max(bounds.extent() / MAX_CELLS_PER_AXIS).max(f32::MIN_POSITIVE);
         let origin = if bounds.is_empty() { [0.0; 3] } else { bounds.min };
         let mut grid = SurfaceGrid {
-            positions,
-            indices,
             reach,
             origin,
             cell,
@@ -58,14 +63,14 @@ impl<'a> SurfaceGrid<'a> {
             starts: Vec::new(),
             triangles: Vec::new(),
             large: Vec::new(),
-            spheres: Vec::with_capacity(triangles),
+            corners: Vec::with_capacity(triangles),
         };
         let mut binned: Vec<(u32, u32)> = Vec::with_capacity(triangles * 8);
         for (i, (t, b)) in indices.chunks_exact(3).zip(&boxes).enumerate() {
             let corners = [t[0], t[1], t[2]].map(|v| positions[v as usize]);
             let centroid = [0, 1, 2].map(|k| (corners[0][k] + corners[1][k] + corners[2][k]) / 3.0);
             let radius = corners.iter().map(|&q| dot(sub(q, centroid), sub(q, centroid))).fold(0.0f32, f32::max).sqrt();
-            grid.spheres.push((centroid, radius));
+            grid.corners.push(Corners { corners, centroid, radius });
             let low = grid.cell_of(b.min.map(|c| c - reach));
             let high = grid.cell_of(b.max.map(|c| c + reach));
             let covered: i64 = (0..3).map(|k| i64::from(high[k]) - i64::from(low[k]) + 1).product();
@@ -149,13 +154,13 @@ impl<'a> SurfaceGrid<'a> {
     /// The squared distance from `p` to triangle `t`, or infinity when the triangle's bounding
     /// sphere alone shows it is farther than `limit`.
     fn distance2_within(&self, t: u32, p: [f32; 3], limit: f32) -> f32 {
-        let (centroid, radius) = self.spheres[t as usize];
-        let to_centroid = sub(p, centroid);
+        let Corners { corners: [a, b, c], centroid, radius } = &self.corners[t as usize];
+        let to_centroid = sub(p, *centroid);
         let outside = radius + limit;
         if dot(to_centroid, to_centroid) > outside * outside {
             return f32::INFINITY;
         }
-        triangle_distance2(self.positions, self.indices, t, p)
+        distance2_to_triangle(p, *a, *b, *c)
     }
 }
 
