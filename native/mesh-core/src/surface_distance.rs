@@ -26,7 +26,8 @@ pub struct SurfaceGrid {
 /// A triangle's three corners and its bounding sphere (centroid, radius), in one place: a point
 /// farther than the radius plus the distance asked about is rejected without measuring the
 /// triangle, and one measured reads one record instead of its three indices and three corners
-/// spread over the vertex array (session 38, CPU time with the same bytes: bunny simplify 37.7 → 35.2 ms, terrain 271 → 252, many-small-meshes 62 → 59).
+/// spread over the vertex array (session 38, CPU time with the same bytes: bunny simplify 37.7 →
+/// 35.2 ms, terrain 271 → 252, many-small-meshes 62 → 59).
 struct Corners {
     corners: [[f32; 3]; 3],
     centroid: [f32; 3],
