@@ -10,6 +10,7 @@ use crate::surface_distance::{any_within, distance2_to_triangle, triangle_distan
 use std::sync::atomic::{AtomicBool, Ordering};
 
 mod pieces;
+mod placed_attributes;
 mod pose_components;
 mod strays_kept;
 
@@ -138,6 +139,7 @@ fn kept(p: &Primitive, collapse: Collapse, error: f32, to_p: impl Fn([f32; 3]) -
             for &v in &placed.moved {
                 moved.positions[v as usize] = to_p(placed.positions[v as usize]);
             }
+            placed_attributes::read_off_source(p, &mut moved, &placed.moved);
             compact(&moved, &collapse.indices)
         }
     };
@@ -350,10 +352,10 @@ struct Collapse {
 /// held-out-sphere-300k −10 %, sphere-1m −5 %; terrain the same). It moves only vertices inside a
 /// surface (not on a border, a seam or a lock), within their neighbourhood, never flipping a face
 /// and never raising their own quadric error by more than half; every source vertex is still
-/// measured against the bound (`Held::by`), the moved ones too. Their other attributes (normals,
-/// UVs, colours) are kept as they were: a vertex moves by a share of the bound, mostly across the
-/// surface. A skinned mesh's vertices stay where they are: its poses are measured from the rest
-/// places, which a move would leave behind.
+/// measured against the bound (`Held::by`), the moved ones too. A moved vertex takes the UVs,
+/// normal, tangent and colour of the source surface at its new place (placed_attributes.rs): it
+/// moves along the surface too, and a texture would slide under it. A skinned mesh's vertices stay
+/// where they are: its poses are measured from the rest places, which a move would leave behind.
 struct Placed {
     /// Every source vertex's place after the collapse.
     positions: Vec<[f32; 3]>,
@@ -851,7 +853,7 @@ const CHECKS_WORTH_THREADS: usize = 10_000;
 const SEARCHES_BEFORE_GRID: usize = 32;
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::Attribute;
     use crate::surface_distance::deviation;

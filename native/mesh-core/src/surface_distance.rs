@@ -262,6 +262,48 @@ pub fn distance2_to_triangle(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3])
     d * d / dot(n, n)
 }
 
+/// The point of triangle `abc` closest to `p`, as weights of its corners (summing to 1), by the
+/// same regions as `distance2_to_triangle`; None for a degenerate triangle.
+pub fn closest_weights(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> Option<[f32; 3]> {
+    let (ab, ac, ap) = (sub(b, a), sub(c, a), sub(p, a));
+    let n = cross(ab, ac);
+    if dot(n, n) <= f32::MIN_POSITIVE {
+        return None;
+    }
+    let (d1, d2) = (dot(ab, ap), dot(ac, ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return Some([1.0, 0.0, 0.0]);
+    }
+    let bp = sub(p, b);
+    let (d3, d4) = (dot(ab, bp), dot(ac, bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return Some([0.0, 1.0, 0.0]);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        let v = d1 / (d1 - d3);
+        return Some([1.0 - v, v, 0.0]);
+    }
+    let cp = sub(p, c);
+    let (d5, d6) = (dot(ab, cp), dot(ac, cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return Some([0.0, 0.0, 1.0]);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        let w = d2 / (d2 - d6);
+        return Some([1.0 - w, 0.0, w]);
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return Some([0.0, 1.0 - w, w]);
+    }
+    let denom = 1.0 / (va + vb + vc);
+    let (v, w) = (vb * denom, vc * denom);
+    Some([1.0 - v - w, v, w])
+}
+
 fn distance2_to_segment(p: [f32; 3], a: [f32; 3], b: [f32; 3]) -> f32 {
     let (ab, ap) = (sub(b, a), sub(p, a));
     let len2 = dot(ab, ab);
@@ -282,6 +324,26 @@ pub(crate) fn deviation(source: &crate::model::Primitive, simplified: &crate::mo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_closest_weights_name_the_point_at_the_triangles_distance() {
+        let (a, b, c) = ([0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 1.0, 0.5]);
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 * 4.0 - 1.5
+        };
+        // Points all around the triangle, so every region is met.
+        for _ in 0..2_000 {
+            let p = [next(), next(), next()];
+            let w = closest_weights(p, a, b, c).expect("not degenerate");
+            assert!(w.iter().all(|&x| (-1e-6..=1.0 + 1e-6).contains(&x)) && (w.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{w:?}");
+            let q = [0, 1, 2].map(|k| w[0] * a[k] + w[1] * b[k] + w[2] * c[k]);
+            let (to_q, d2) = (dot(sub(p, q), sub(p, q)), distance2_to_triangle(p, a, b, c));
+            assert!((to_q - d2).abs() <= 1e-5 * (1.0 + d2), "{p:?}: {to_q} against {d2}");
+        }
+        assert_eq!(closest_weights([1.0; 3], a, a, b), None);
+    }
 
     #[test]
     fn distances_by_region() {
