@@ -223,85 +223,89 @@ pub fn triangle_distance2(positions: &[[f32; 3]], indices: &[u32], t: u32, p: [f
     distance2_to_triangle(p, a, b, c)
 }
 
-/// Squared distance from `p` to triangle `abc` (the closest point by region, after Ericson,
-/// "Real-Time Collision Detection", 5.1.5); a degenerate triangle is measured as its edges.
-pub fn distance2_to_triangle(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> f32 {
+/// Where on a triangle the point nearest another lies: a corner (0, 1, 2 for a, b, c), an edge
+/// between two corners at a share of its length from the first, or inside the face, at weights
+/// `v` and `w` of the second and third corners, with the face's (unnormalized) normal.
+enum Region {
+    Corner(usize),
+    Edge(usize, usize, f32),
+    Face { v: f32, w: f32, normal: [f32; 3] },
+}
+
+/// The region of triangle `abc` holding the point nearest `p` (after Ericson, "Real-Time
+/// Collision Detection", 5.1.5); None for a degenerate triangle.
+#[inline]
+fn region(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> Option<Region> {
     let (ab, ac, ap) = (sub(b, a), sub(c, a), sub(p, a));
-    let n = cross(ab, ac);
-    if dot(n, n) <= f32::MIN_POSITIVE {
-        return distance2_to_segment(p, a, b).min(distance2_to_segment(p, b, c)).min(distance2_to_segment(p, c, a));
+    let normal = cross(ab, ac);
+    if dot(normal, normal) <= f32::MIN_POSITIVE {
+        return None;
     }
     let (d1, d2) = (dot(ab, ap), dot(ac, ap));
     if d1 <= 0.0 && d2 <= 0.0 {
-        return dot(ap, ap);
+        return Some(Region::Corner(0));
     }
     let bp = sub(p, b);
     let (d3, d4) = (dot(ab, bp), dot(ac, bp));
     if d3 >= 0.0 && d4 <= d3 {
-        return dot(bp, bp);
+        return Some(Region::Corner(1));
     }
     let vc = d1 * d4 - d3 * d2;
     if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return distance2_to_segment(p, a, b);
+        return Some(Region::Edge(0, 1, d1 / (d1 - d3)));
     }
     let cp = sub(p, c);
     let (d5, d6) = (dot(ab, cp), dot(ac, cp));
     if d6 >= 0.0 && d5 <= d6 {
-        return dot(cp, cp);
+        return Some(Region::Corner(2));
     }
     let vb = d5 * d2 - d1 * d6;
     if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return distance2_to_segment(p, a, c);
+        return Some(Region::Edge(0, 2, d2 / (d2 - d6)));
     }
     let va = d3 * d6 - d5 * d4;
     if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
-        return distance2_to_segment(p, b, c);
+        return Some(Region::Edge(1, 2, (d4 - d3) / ((d4 - d3) + (d5 - d6))));
     }
-    // Inside the face: the distance to its plane.
-    let d = dot(ap, n);
-    d * d / dot(n, n)
+    let denom = 1.0 / (va + vb + vc);
+    Some(Region::Face { v: vb * denom, w: vc * denom, normal })
+}
+
+/// Squared distance from `p` to triangle `abc`, by the region of its nearest point (`region`); a
+/// degenerate triangle is measured as its edges.
+pub fn distance2_to_triangle(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> f32 {
+    let corners = [a, b, c];
+    match region(p, a, b, c) {
+        None => distance2_to_segment(p, a, b).min(distance2_to_segment(p, b, c)).min(distance2_to_segment(p, c, a)),
+        Some(Region::Corner(k)) => {
+            let to = sub(p, corners[k]);
+            dot(to, to)
+        }
+        Some(Region::Edge(i, j, _)) => distance2_to_segment(p, corners[i], corners[j]),
+        // Inside the face: the distance to its plane.
+        Some(Region::Face { normal, .. }) => {
+            let d = dot(sub(p, a), normal);
+            d * d / dot(normal, normal)
+        }
+    }
 }
 
 /// The point of triangle `abc` closest to `p`, as weights of its corners (summing to 1), by the
 /// same regions as `distance2_to_triangle`; None for a degenerate triangle.
 pub fn closest_weights(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> Option<[f32; 3]> {
-    let (ab, ac, ap) = (sub(b, a), sub(c, a), sub(p, a));
-    let n = cross(ab, ac);
-    if dot(n, n) <= f32::MIN_POSITIVE {
-        return None;
-    }
-    let (d1, d2) = (dot(ab, ap), dot(ac, ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return Some([1.0, 0.0, 0.0]);
-    }
-    let bp = sub(p, b);
-    let (d3, d4) = (dot(ab, bp), dot(ac, bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return Some([0.0, 1.0, 0.0]);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        let v = d1 / (d1 - d3);
-        return Some([1.0 - v, v, 0.0]);
-    }
-    let cp = sub(p, c);
-    let (d5, d6) = (dot(ab, cp), dot(ac, cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return Some([0.0, 0.0, 1.0]);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        let w = d2 / (d2 - d6);
-        return Some([1.0 - w, 0.0, w]);
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
-        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return Some([0.0, 1.0 - w, w]);
-    }
-    let denom = 1.0 / (va + vb + vc);
-    let (v, w) = (vb * denom, vc * denom);
-    Some([1.0 - v - w, v, w])
+    Some(match region(p, a, b, c)? {
+        Region::Corner(k) => {
+            let mut w = [0.0; 3];
+            w[k] = 1.0;
+            w
+        }
+        Region::Edge(i, j, t) => {
+            let mut w = [0.0; 3];
+            (w[i], w[j]) = (1.0 - t, t);
+            w
+        }
+        Region::Face { v, w, .. } => [1.0 - v - w, v, w],
+    })
 }
 
 fn distance2_to_segment(p: [f32; 3], a: [f32; 3], b: [f32; 3]) -> f32 {
