@@ -28,15 +28,21 @@ pub(super) fn on_principal_axes(rows: &[f32], width: usize) -> (Vec<f32>, usize)
         mean.iter_mut().zip(row).for_each(|(m, &x)| *m += f64::from(x));
     }
     mean.iter_mut().for_each(|m| *m /= n as f64);
-    // Every entry of the square, both halves: row by row, one entry's sum is a run of independent
-    // products the compiler lays out in vector lanes (half the entries one by one took 12 % of a
-    // skinned creature's simplify, session 37); the halves come out equal, product for product.
+    // The upper half of the square, row by row: line i's entries from the diagonal on are a run of
+    // independent products the compiler lays out in vector lanes (entries one by one took 12 % of a
+    // skinned creature's simplify, session 37; both halves in lanes did twice the products this
+    // does, session 38); the lower half is the upper's mirror, as the products are the same.
     let mut covariance = vec![0.0f64; width * width];
     let mut centred = vec![0.0f64; width];
     for row in rows.chunks_exact(width) {
         centred.iter_mut().zip(row.iter().zip(&mean)).for_each(|(c, (&x, m))| *c = f64::from(x) - m);
-        for (line, &ci) in covariance.chunks_exact_mut(width).zip(&centred) {
-            line.iter_mut().zip(&centred).for_each(|(sum, &cj)| *sum += ci * cj);
+        for (i, (line, &ci)) in covariance.chunks_exact_mut(width).zip(&centred).enumerate() {
+            line[i..].iter_mut().zip(&centred[i..]).for_each(|(sum, &cj)| *sum += ci * cj);
+        }
+    }
+    for i in 0..width {
+        for j in 0..i {
+            covariance[i * width + j] = covariance[j * width + i];
         }
     }
     let (values, vectors) = symmetric_eigen(covariance, width);
