@@ -170,7 +170,7 @@ fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_b
     // vertex's own quadric error by half): the same faces unplaced are measured once too, and kept
     // where they lie as near or nearer. They are held to the placed faces' deviation, not the
     // bound: where a vertex lies farther (most surfaces) the measure stops there, where the full
-    // measure to the bound went on over every vertex (bunny: 7 → 1 ms).
+    // measure to the bound went on over every vertex (bunny: 7 → 0.4 ms).
     if let Some(placed) = collapse.placed.take() {
         match (Held { bound: deviation, ..held }).by(&collapse) {
             Some(unplaced) => deviation = unplaced,
