@@ -18,9 +18,9 @@ export function bindingCrates(only: readonly string[]): string[] {
 }
 
 /**
- * `env` with clang++ as the C++ compiler of meshoptimizer's sources (the meshopt crate builds them
- * with cc-rs, which reads CXX) where clang++ is installed and `env` names no compiler of its own;
- * else `env` as it is. Every build of the workspace passes through here (napiBuild, cargo.ts), so
+ * `env` with clang++ as the compiler of the C++ sources the crates build with cc-rs, which reads
+ * CXX (meshoptimizer, Basis Universal), where clang++ is installed and `env` names no compiler of
+ * its own; else `env` as it is. Every build of the workspace passes through here (napiBuild, cargo.ts), so
  * the addons, kiln-mesh, the tests and the lints share one set of objects. clang's build of
  * meshoptimizer's collapser ran 5-7 % sooner than GCC 12's on the bench's simplify rows, with the
  * same output bytes on every row (`KILN_MESH_BASE=<gcc build> node bench/mesh/cpu.ts`, session 38).

@@ -35,9 +35,10 @@ pub(super) fn read_off_source(source: &Primitive, placed: &mut Primitive, moved:
     let mut next = starts.clone();
     let mut faces = vec![0u32; starts[moved.len()] as usize];
     for (i, &v) in source.indices.iter().enumerate() {
-        if let Some(k) = Some(slot[v as usize]).filter(|&k| k != u32::MAX) {
-            faces[next[k as usize] as usize] = (i / 3) as u32;
-            next[k as usize] += 1;
+        let k = slot[v as usize] as usize;
+        if k != u32::MAX as usize {
+            faces[next[k] as usize] = (i / 3) as u32;
+            next[k] += 1;
         }
     }
     for (k, &v) in moved.iter().enumerate() {
