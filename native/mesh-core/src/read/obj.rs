@@ -1,58 +1,494 @@
-//! Wavefront OBJ through `tobj` (polygons fan-triangulated, one index per vertex); one mesh per
-//! object/group. Material libraries are not uploaded with the file, so materials are left out.
+//! Wavefront OBJ: `v` (with an optional `r g b` colour), `vt`, `vn` and `f` lines; polygons are
+//! fan-triangulated, and each `o`/`g` starts a mesh of its own, whose corners (a position, UV and
+//! normal index triple) become one vertex each however many faces share them. Points, lines,
+//! curves and smoothing groups are left out, and so are materials: a material library is a
+//! separate file, never uploaded with this one.
+//!
+//! One pass over the bytes, numbers read in place. Indices may be negative (counted back from the
+//! last value read) and may name values a later line of the same mesh gives. An index past the
+//! values the file gives, a vertex short of three numbers or a word that is not a number is an
+//! error naming its line.
 use super::ReadLimits;
 use crate::error::{MeshError, Result};
 use crate::model::{Attribute, Mesh, Model, Primitive, SourceFormat};
 
+/// A corner's missing UV or normal index.
+const NONE: u32 = u32::MAX;
+
 /// Triangles and vertex values the file's `f` and `v`/`vn`/`vt` lines make, counted from the text
-/// before the parser allocates (a polygon of n corners makes n - 2 triangles).
-fn check_declared(data: &[u8], limits: &ReadLimits) -> Result<()> {
-    let (mut faces, mut values) = (0usize, 0usize);
-    for line in data.split(|&b| b == b'\n') {
-        let mut words = line.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
+/// before anything is parsed or allocated (a polygon of n corners makes n - 2 triangles).
+struct Declared {
+    triangles: usize,
+    values: usize,
+}
+
+fn declared(data: &[u8]) -> Declared {
+    let mut counted = Declared { triangles: 0, values: 0 };
+    for line in lines(data) {
+        let mut words = words(line);
         match words.next() {
             Some(b"f") => {
                 let triangles = words.count().saturating_sub(2);
-                faces += triangles;
+                counted.triangles += triangles;
                 // Each corner of each triangle may become its own vertex (position, normal, UV, colour).
-                values += triangles * 3 * 12;
+                counted.values += triangles * 3 * 12;
             }
-            Some(b"v" | b"vn" | b"vt") => values += 3,
+            Some(b"v" | b"vt" | b"vn") => counted.values += 3,
             _ => {}
         }
     }
-    limits.check_faces(faces)?;
-    limits.check_values(values)
+    counted
+}
+
+/// The file's lines, without their ends.
+fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', data).map(Some).chain([None]).filter_map(move |end| {
+        let line = &data[start..end.unwrap_or(data.len())];
+        start = end.map_or(data.len(), |end| end + 1);
+        (end.is_some() || !line.is_empty()).then_some(line)
+    })
+}
+
+/// The whitespace-separated words of a line, up to a `#` comment.
+fn words(line: &[u8]) -> Words<'_> {
+    Words { rest: line }
+}
+
+struct Words<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c');
+        let start = self.rest.iter().position(|b| !blank(b))?;
+        let rest = &self.rest[start..];
+        if rest[0] == b'#' {
+            self.rest = &[];
+            return None;
+        }
+        let end = rest.iter().position(blank).unwrap_or(rest.len());
+        self.rest = &rest[end..];
+        Some(&rest[..end])
+    }
 }
 
 pub fn read(data: &[u8], limits: &ReadLimits) -> Result<Model> {
-    check_declared(data, limits)?;
-    let options = tobj::LoadOptions { triangulate: true, single_index: true, ignore_points: true, ignore_lines: true };
-    let mut reader = std::io::BufReader::new(data);
-    let (models, _materials) = tobj::load_obj_buf(&mut reader, &options, |_| Err(tobj::LoadError::OpenFileFailed))
-        .map_err(|e| MeshError::invalid(format!("OBJ does not parse: {e}")))?;
-    let mut model = Model::new(SourceFormat::Obj);
-    for m in models {
-        let mesh = m.mesh;
-        let vertex_count = mesh.positions.len() / 3;
-        let positions = mesh.positions.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
-        let mut attributes = Vec::new();
-        if mesh.normals.len() == vertex_count * 3 && vertex_count > 0 {
-            attributes.push(Attribute { semantic: "NORMAL".into(), components: 3, data: mesh.normals });
-        }
-        if mesh.texcoords.len() == vertex_count * 2 && vertex_count > 0 {
-            // OBJ's v axis points up, glTF's down.
-            let flipped = mesh.texcoords.chunks_exact(2).flat_map(|t| [t[0], 1.0 - t[1]]).collect();
-            attributes.push(Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: flipped });
-        }
-        if mesh.vertex_color.len() == vertex_count * 3 && vertex_count > 0 {
-            attributes.push(Attribute { semantic: "COLOR_0".into(), components: 3, data: mesh.vertex_color });
-        }
-        let primitive = Primitive { positions, attributes, indices: mesh.indices, material: None };
-        model.push_root_mesh(Mesh { name: Some(m.name).filter(|n| !n.is_empty() && n != "unnamed_object"), primitives: vec![primitive], ..Default::default() });
+    // A face line of n corners takes at least 2n + 1 bytes and makes n - 2 triangles, so a file
+    // makes fewer triangles than half its bytes, and fewer values than 19 a byte (36 a triangle, 3
+    // a `v`, `vt` or `vn` line of 3 bytes or more): a file under twice the face limit in bytes can
+    // reach neither limit, and its text is not counted first (2.5 ms of the Stanford bunny's 2.4 MB).
+    if data.len() / 2 > limits.max_faces {
+        let counted = declared(data);
+        limits.check_faces(counted.triangles)?;
+        limits.check_values(counted.values)?;
     }
-    if data.windows(7).any(|w| w == b"mtllib ") {
+    let mut parser = Parser::default();
+    for (number, line) in lines(data).enumerate() {
+        parser.line(line).map_err(|problem| MeshError::invalid(format!("OBJ does not parse: line {}: {problem}", number + 1)))?;
+    }
+    parser.finish_mesh().map_err(|problem| MeshError::invalid(format!("OBJ does not parse: {problem}")))?;
+    let mut model = Model::new(SourceFormat::Obj);
+    for mesh in parser.meshes {
+        model.push_root_mesh(mesh);
+    }
+    if parser.material_library {
         model.notes.push("The OBJ names a material library, which is a separate file: materials are left out.".into());
     }
     Ok(model)
+}
+
+/// What the lines read so far give: the file's values (shared by all its meshes), the meshes
+/// finished, and the current mesh's name and triangle corners.
+#[derive(Default)]
+struct Parser {
+    positions: Vec<[f32; 3]>,
+    /// One per position; white where its line gives none.
+    colours: Vec<[f32; 3]>,
+    coloured: bool,
+    texcoords: Vec<[f32; 2]>,
+    normals: Vec<[f32; 3]>,
+    name: Option<String>,
+    /// Whether a `mtllib` line names a material library.
+    material_library: bool,
+    /// Three corners a triangle: position, UV and normal indices, 0-based (`NONE` where absent).
+    corners: Vec<[u32; 3]>,
+    /// Scratch for `finish_mesh`: per position, the first vertex made from it (`NONE`: none yet).
+    first_vertex: Vec<u32>,
+    meshes: Vec<Mesh>,
+}
+
+impl Parser {
+    fn line(&mut self, line: &[u8]) -> std::result::Result<(), String> {
+        let mut words = words(line);
+        match words.next() {
+            Some(b"v") => {
+                let (numbers, given) = numbers::<6>(&mut words)?;
+                if given < 3 {
+                    return Err("a vertex (v) needs three numbers".into());
+                }
+                self.positions.push([numbers[0], numbers[1], numbers[2]]);
+                // Four numbers are x y z w (w weighs rational curves, not polygons); six are x y z r g b.
+                if given == 6 {
+                    self.coloured = true;
+                    self.colours.push([numbers[3], numbers[4], numbers[5]]);
+                } else {
+                    self.colours.push([1.0; 3]);
+                }
+            }
+            Some(b"vt") => {
+                let (uv, given) = numbers::<2>(&mut words)?;
+                if given == 0 {
+                    return Err("a texture coordinate (vt) needs a number".into());
+                }
+                // OBJ's v axis points up, glTF's down.
+                self.texcoords.push([uv[0], 1.0 - uv[1]]);
+            }
+            Some(b"vn") => {
+                let (normal, given) = numbers::<3>(&mut words)?;
+                if given < 3 {
+                    return Err("a normal (vn) needs three numbers".into());
+                }
+                self.normals.push(normal);
+            }
+            Some(b"f") => self.face(words)?,
+            Some(b"mtllib") => self.material_library = true,
+            Some(b"o" | b"g") => {
+                self.finish_mesh()?;
+                self.name = Some(String::from_utf8_lossy(words.rest).trim().to_owned()).filter(|n| !n.is_empty());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// An `f` line's corners, fanned into triangles from the first.
+    fn face<'a>(&mut self, words: impl Iterator<Item = &'a [u8]>) -> std::result::Result<(), String> {
+        let counts = [self.positions.len(), self.texcoords.len(), self.normals.len()];
+        let (mut first, mut last) = ([NONE; 3], [NONE; 3]);
+        for (k, word) in words.enumerate() {
+            let corner = corner(word, counts)?;
+            match k {
+                0 => first = corner,
+                1 => {}
+                _ => self.corners.extend([first, last, corner]),
+            }
+            last = corner;
+        }
+        // A face of one or two corners (a point or a line) adds no triangle.
+        Ok(())
+    }
+
+    /// The current mesh's triangles as one primitive, a vertex for each distinct corner, added to
+    /// the meshes (nothing where it has none); its corners are cleared.
+    fn finish_mesh(&mut self) -> std::result::Result<(), String> {
+        if self.corners.is_empty() {
+            return Ok(());
+        }
+        let counts = [self.positions.len(), self.texcoords.len(), self.normals.len()];
+        let what = ["position", "texture coordinate", "normal"];
+        self.first_vertex.resize(self.positions.len(), NONE);
+        // Each vertex: its corner, and the next vertex made from the same position.
+        let mut vertices: Vec<([u32; 3], u32)> = Vec::new();
+        let mut indices = Vec::with_capacity(self.corners.len());
+        let (mut uvs, mut normals) = (true, true);
+        for corner in &self.corners {
+            for (c, (&index, &count)) in corner.iter().zip(&counts).enumerate() {
+                if index != NONE && index as usize >= count {
+                    self.reset_first_vertex(&vertices);
+                    return Err(format!("a face names {} {} of {count}", what[c], u64::from(index) + 1));
+                }
+            }
+            let head = &mut self.first_vertex[corner[0] as usize];
+            let mut at = *head;
+            while at != NONE && vertices[at as usize].0 != *corner {
+                at = vertices[at as usize].1;
+            }
+            if at == NONE {
+                at = vertices.len() as u32;
+                vertices.push((*corner, *head));
+                *head = at;
+                uvs &= corner[1] != NONE;
+                normals &= corner[2] != NONE;
+            }
+            indices.push(at);
+        }
+        self.reset_first_vertex(&vertices);
+        self.corners.clear();
+        let positions = vertices.iter().map(|(c, _)| self.positions[c[0] as usize]).collect();
+        let mut attributes = Vec::new();
+        if normals {
+            let data = vertices.iter().flat_map(|(c, _)| self.normals[c[2] as usize]).collect();
+            attributes.push(Attribute { semantic: "NORMAL".into(), components: 3, data });
+        }
+        if uvs {
+            let data = vertices.iter().flat_map(|(c, _)| self.texcoords[c[1] as usize]).collect();
+            attributes.push(Attribute { semantic: "TEXCOORD_0".into(), components: 2, data });
+        }
+        if self.coloured {
+            let data = vertices.iter().flat_map(|(c, _)| self.colours[c[0] as usize]).collect();
+            attributes.push(Attribute { semantic: "COLOR_0".into(), components: 3, data });
+        }
+        let primitive = Primitive { positions, attributes, indices, material: None };
+        self.meshes.push(Mesh { name: self.name.clone(), primitives: vec![primitive], ..Default::default() });
+        Ok(())
+    }
+
+    /// Puts back `first_vertex` to none for the positions `vertices` were made from, for the next
+    /// mesh: its size is the file's positions, and a mesh uses only a few of them.
+    fn reset_first_vertex(&mut self, vertices: &[([u32; 3], u32)]) {
+        for (corner, _) in vertices {
+            self.first_vertex[corner[0] as usize] = NONE;
+        }
+    }
+}
+
+/// Up to `N` numbers from `words` (any more are left unread), and how many there were.
+fn numbers<const N: usize>(words: &mut Words) -> std::result::Result<([f32; N], usize), String> {
+    let mut values = [0.0f32; N];
+    let mut given = 0;
+    for word in words.take(N) {
+        values[given] = number(word)?;
+        given += 1;
+    }
+    Ok((values, given))
+}
+
+/// A face corner, `v`, `v/vt`, `v//vn` or `v/vt/vn`, as 0-based indices (`NONE` where absent);
+/// `counts` the positions, UVs and normals read so far, which negative indices count back from.
+fn corner(word: &[u8], counts: [usize; 3]) -> std::result::Result<[u32; 3], String> {
+    let mut parts = word.split(|&b| b == b'/');
+    let position = match parts.next() {
+        Some([]) | None => return Err(format!("face corner {:?} has no position index", String::from_utf8_lossy(word))),
+        Some(part) => resolved(part, counts[0])?,
+    };
+    let texcoord = parts.next().map_or(Ok(NONE), |part| resolved(part, counts[1]))?;
+    let normal = parts.next().map_or(Ok(NONE), |part| resolved(part, counts[2]))?;
+    if parts.next().is_some() {
+        return Err(format!("face corner {:?} has more than three indices", String::from_utf8_lossy(word)));
+    }
+    Ok([position, texcoord, normal])
+}
+
+/// One index of a face corner, 0-based (`NONE` where the part is empty); negative ones count back
+/// from `count`, the values read so far.
+fn resolved(part: &[u8], count: usize) -> std::result::Result<u32, String> {
+    if part.is_empty() {
+        return Ok(NONE);
+    }
+    let written = index(part).ok_or_else(|| format!("{:?} is not a face index", String::from_utf8_lossy(part)))?;
+    let resolved = match written {
+        0 => return Err("face index 0 (OBJ counts from 1)".into()),
+        i if i < 0 => count as i64 + i,
+        i => i - 1,
+    };
+    if resolved < 0 || resolved >= i64::from(NONE) {
+        return Err(format!("face index {written} is out of range"));
+    }
+    Ok(resolved as u32)
+}
+
+/// A signed decimal integer of at most 18 digits.
+fn index(word: &[u8]) -> Option<i64> {
+    let (negative, digits) = match word {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, word),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut value = 0i64;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + i64::from(d - b'0');
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// A decimal number, as Rust reads one (`nan` and `inf` included: the sanitizing pass repairs them).
+fn number(word: &[u8]) -> std::result::Result<f32, String> {
+    short_decimal(word)
+        .or_else(|| std::str::from_utf8(word).ok().and_then(|text| text.parse().ok()))
+        .ok_or_else(|| format!("{:?} is not a number", String::from_utf8_lossy(word)))
+}
+
+/// Powers of ten exact in an f32.
+const TENS: [f32; 11] = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+
+/// A plain decimal (sign, digits, at most one point) whose digits make at most 2^24 and that has at
+/// most ten after the point, most numbers in a model's text: its digits and the power of ten are
+/// both exact in an f32, so one division rounds it as the full reader does (Clinger's fast path).
+/// None for anything else (exponents, long mantissas, words), which the full reader takes.
+fn short_decimal(word: &[u8]) -> Option<f32> {
+    let (negative, digits) = match word {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, word),
+    };
+    let (mut significand, mut after_point, mut point, mut any) = (0u32, 0usize, false, false);
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                significand = significand.checked_mul(10)?.checked_add(u32::from(b - b'0'))?;
+                after_point += usize::from(point);
+                any = true;
+            }
+            b'.' if !point => point = true,
+            _ => return None,
+        }
+    }
+    if !any || significand > 1 << 24 || after_point >= TENS.len() {
+        return None;
+    }
+    let value = significand as f32 / TENS[after_point];
+    Some(if negative { -value } else { value })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn read_text(text: &str) -> Result<Model> {
+        read(text.as_bytes(), &ReadLimits::default())
+    }
+
+    fn attribute<'a>(p: &'a Primitive, semantic: &str) -> Option<&'a [f32]> {
+        p.attributes.iter().find(|a| a.semantic == semantic).map(|a| &a.data[..])
+    }
+
+    fn corners(p: &Primitive) -> Vec<[f32; 3]> {
+        p.indices.iter().map(|&i| p.positions[i as usize]).collect()
+    }
+
+    #[test]
+    fn polygons_fan_from_their_first_corner_and_shared_corners_are_one_vertex() {
+        let model = read_text("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0.5 1.5 0\nf 1 2 3 4\nf 4 3 5\n").unwrap();
+        let p = &model.meshes[0].primitives[0];
+        assert_eq!(p.positions.len(), 5);
+        let [a, b, c, d, e] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 1.5, 0.0]];
+        assert_eq!(corners(p), vec![a, b, c, a, c, d, d, c, e]);
+        assert!(p.attributes.is_empty());
+    }
+
+    #[test]
+    fn a_position_with_two_uvs_makes_two_vertices_with_normals_and_flipped_uvs() {
+        let text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nvt 0.5 0.25\nvn 0 0 1\n\
+                    f 1/1/1 2/2/1 3/3/1\nf 1/4/1 3/3/1 2/2/1\n";
+        let p = read_text(text).unwrap().meshes.remove(0).primitives.remove(0);
+        assert_eq!(p.positions.len(), 4, "vertex 1 has two UVs");
+        assert_eq!(p.indices, vec![0, 1, 2, 3, 2, 1]);
+        assert_eq!(attribute(&p, "TEXCOORD_0").unwrap(), &[0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.5, 0.75]);
+        assert_eq!(attribute(&p, "NORMAL").unwrap(), &[0.0, 0.0, 1.0].repeat(4)[..]);
+    }
+
+    #[test]
+    fn negative_indices_count_back_and_normals_without_uvs_read() {
+        let text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf -3//-1 -2//-1 -1//-1\nv 5 5 5\nf -4//1 -3//1 -1//1\n";
+        let p = read_text(text).unwrap().meshes.remove(0).primitives.remove(0);
+        assert_eq!(corners(&p), vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [5.0, 5.0, 5.0]]);
+        assert!(attribute(&p, "NORMAL").is_some() && attribute(&p, "TEXCOORD_0").is_none());
+    }
+
+    #[test]
+    fn objects_and_groups_are_meshes_of_their_own_named_as_the_file_names_them() {
+        let text = "# cube parts\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\no first part\nf 1 2 3\ng\nf 1 2 4\ng empty\no last\r\nf 2 3 4\r\n";
+        let model = read_text(text).unwrap();
+        let names: Vec<Option<&str>> = model.meshes.iter().map(|m| m.name.as_deref()).collect();
+        assert_eq!(names, vec![Some("first part"), None, Some("last")]);
+        assert_eq!(model.meshes[2].primitives[0].positions, vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]);
+        assert_eq!(model.roots.len(), 3);
+    }
+
+    #[test]
+    fn colours_some_vertices_lack_are_white_and_w_comments_points_and_lines_are_left_out() {
+        let text = "mtllib parts.mtl\nv 0 0 0 1 0 0\nv 1 0 0 2.0\nv 0 1 0 # a comment\nusemtl red\np 1\nl 1 2\nf 1 2 3 # last\n";
+        let model = read_text(text).unwrap();
+        let p = &model.meshes[0].primitives[0];
+        assert_eq!(p.positions, vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+        assert_eq!(attribute(p, "COLOR_0").unwrap(), &[1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(p.indices.len(), 3);
+        assert!(model.notes[0].contains("material library"));
+    }
+
+    #[test]
+    fn a_face_may_name_a_vertex_a_later_line_of_its_mesh_gives() {
+        let p = read_text("v 0 0 0\nv 1 0 0\nf 1 2 3\nv 0 1 0\n").unwrap().meshes.remove(0).primitives.remove(0);
+        assert_eq!(p.positions.len(), 3);
+    }
+
+    #[test]
+    fn broken_lines_are_refused_with_their_line_and_what_is_wrong() {
+        let cases = [
+            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n", "names position 9 of 3"),
+            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 0\n", "line 4: face index 0"),
+            ("v 0 0 0\nv 1 0 0\nf 1 2 -3\n", "line 3: face index -3 is out of range"),
+            ("v 0 0\n", "line 1: a vertex (v) needs three numbers"),
+            ("v 0 0 zero\n", "line 1: \"zero\" is not a number"),
+            ("vn 0 1\n", "line 1: a normal (vn) needs three numbers"),
+            ("v 0 0 0\nv 1 0 0\nv 0 1 0\n\nf 1/1/1/1 2 3\n", "line 5: face corner \"1/1/1/1\" has more than three indices"),
+            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x3\n", "\"x3\" is not a face index"),
+            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 /1\n", "has no position index"),
+            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99999999999999999999\n", "is not a face index"),
+            ("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/1 2/2 3/1\n", "names texture coordinate 2 of 1"),
+        ];
+        for (text, expected) in cases {
+            let error = read_text(text).err().unwrap_or_else(|| panic!("{text:?} must be refused"));
+            assert_eq!(error.code, ErrorCode::InvalidMesh);
+            assert!(error.message.contains(expected), "{text:?}: {}", error.message);
+        }
+    }
+
+    #[test]
+    fn a_large_file_is_counted_before_it_is_parsed_and_a_small_one_need_not_be() {
+        let mut text = String::from("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n");
+        text.push_str(&" f 1 2 3 4\n".repeat(1_000)); // 2,000 triangles, leading blank and all
+        let limits = ReadLimits { max_faces: 1_999, placed: false };
+        let error = read(text.as_bytes(), &limits).expect_err("over the limit");
+        assert_eq!(error.code, ErrorCode::LimitExceeded);
+        assert!(error.message.contains("declares 2000 faces"), "{}", error.message);
+        let roomy = ReadLimits { max_faces: text.len() / 2, placed: false };
+        assert_eq!(read(text.as_bytes(), &roomy).unwrap().face_count(), 2_000);
+    }
+
+    /// The short path reads what the full reader reads, bit for bit, on numbers of every shape.
+    #[test]
+    fn short_decimals_read_as_the_full_reader_reads_them() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut short = 0;
+        for _ in 0..200_000 {
+            let digits = 1 + next() % 12;
+            let mut word: String = (0..digits).map(|_| char::from(b'0' + (next() % 10) as u8)).collect();
+            let point = (next() % (digits + 2)) as usize;
+            if point <= word.len() {
+                word.insert(point, '.');
+            }
+            if next() % 3 == 0 {
+                word.insert(0, '-');
+            }
+            let full: Option<f32> = word.parse().ok();
+            let fast = short_decimal(word.as_bytes());
+            if let Some(fast) = fast {
+                short += 1;
+                assert_eq!(Some(fast.to_bits()), full.map(f32::to_bits), "{word}");
+            }
+            assert_eq!(number(word.as_bytes()).ok().map(f32::to_bits), full.map(f32::to_bits), "{word}");
+        }
+        assert!(short > 50_000, "the short path took {short}");
+        for word in ["", "-", ".", "+.", "1e5", "1.5e-3", "inf", "NaN", "0x10", "1..2", "16777217", "0.12345678901"] {
+            assert_eq!(number(word.as_bytes()).ok().map(f32::to_bits), word.parse::<f32>().ok().map(f32::to_bits), "{word}");
+        }
+    }
 }
