@@ -151,6 +151,13 @@ fn kept(p: &Primitive, collapse: Collapse, error: f32, to_p: impl Fn([f32; 3]) -
 /// `simplify_primitive_with_locks` says.
 /// Vertices are placed (`Placed`) only where `may_place`.
 fn simplified_indices(p: &Primitive, target_faces: usize, max_error: f32, lock_border: bool, locks: &[bool], may_place: bool) -> (Collapse, f32) {
+    // Asked for every face it has (target_ratio 1, say, to change the format): the faces as they
+    // are, in their order. The collapser would collapse nothing but still place every vertex it
+    // can at its quadric's best point, for the measure to check each one (sphere-1m: 2.1 s for
+    // the faces it was given, where gltfpack took 0.3).
+    if target_faces >= p.indices.len() / 3 {
+        return (Collapse { indices: p.indices.clone(), error: 0.0, placed: None }, 0.0);
+    }
     let extent = Bounds::of(&p.positions).extent().max(f32::MIN_POSITIVE);
     let collapser = Collapser::new(p, extent, lock_border, locks, may_place);
     let held = collapser.held(max_error);
@@ -511,6 +518,11 @@ fn held_collapse(
     }
     let mut best = None;
     for _ in 0..SEARCH_ROUNDS {
+        // Nothing left between them (a bound of 0, or a first collapse that cost nothing): every
+        // limit tried would be `holds`, the same collapse each time.
+        if fails <= holds {
+            break;
+        }
         let limits = [holds + (fails - holds) / 3.0, holds + (fails - holds) * 2.0 / 3.0];
         let mut tried = in_parallel::map(&limits, true, |&limit| {
             let candidate = collapse(limit, target_faces);
@@ -1026,6 +1038,45 @@ pub(super) mod tests {
         assert!(s.primitive.positions.iter().any(|q| !g.positions.contains(q)));
         assert_eq!(s.error, deviation(&g, &s.primitive));
         assert_eq!(s.error, placed_error);
+    }
+
+    /// Asked for every face, simplify gives the faces back as they came, in their order, none of
+    /// their vertices placed; the collapser alone would have moved them.
+    #[test]
+    fn a_target_of_every_face_gives_the_faces_back_as_they_are() {
+        let g = bumpy(20);
+        let s = simplify_primitive(&g, g.face_count(), 0.5, false);
+        let corners = |p: &Primitive| p.indices.iter().map(|&i| p.positions[i as usize]).collect::<Vec<_>>();
+        assert_eq!(corners(&s.primitive), corners(&g));
+        assert_eq!(s.error, 0.0);
+        let collapser = Collapser::new(&g, 20.0, false, &vec![false; g.positions.len()], true);
+        assert!(collapser.collapse(0.5, g.face_count()).placed.is_some(), "the collapser places vertices even when it collapses nothing");
+    }
+
+    /// Under a bound of 0 the search of limits has nothing between the limit that holds and the one
+    /// that strays: no round of it is run, and the collapse that costs nothing is made once. (The
+    /// collapses here all stray, whatever limit is asked, as a curved surface's can at a bound of 0.)
+    #[test]
+    fn a_zero_bound_makes_the_collapse_that_costs_nothing_once() {
+        let g = bumpy(20);
+        let collapser = Collapser::new(&g, 20.0, false, &vec![false; g.positions.len()], false);
+        let held = collapser.held(0.0);
+        let coarse = |faces: usize| collapser.collapse(1.0, faces);
+        let first = coarse(100);
+        assert!(held.by(&first).is_none());
+        let overshoot = held.overshoot(&first);
+        let limits = std::sync::Mutex::new(Vec::new());
+        let (exact, deviation) = held_collapse(&held, 100, first, overshoot, 0, |limit, faces| {
+            limits.lock().unwrap().push((limit, faces));
+            coarse(faces)
+        });
+        let mut limits = limits.into_inner().unwrap();
+        // The two probes a few faces short, then the exact collapse; no round of the search.
+        assert_eq!(limits.pop(), Some((0.0, 100)));
+        assert_eq!(limits.len(), 2, "{limits:?}");
+        assert!(limits.iter().all(|&(limit, faces)| limit == 0.0 && faces > 100));
+        assert_eq!(exact.indices, coarse(100).indices);
+        assert_eq!(deviation, 0.0, "a collapse that strays counts as the bound");
     }
 
     #[test]
