@@ -2,10 +2,10 @@
 // (WebAssembly) and @gltf-transform/cli for reference, all in the same run on the same GLB inputs:
 // generated meshes of 1 M and 2 M triangles, generated scenes of varied structure (many small meshes,
 // one mesh instanced by hundreds of nodes, skinned and animated, textured) and the corpus models.
-// kiln runs as `kiln-mesh` (the command-line front end of the Rust core the workers load); its time
-// is the core's own (`timings_s.total` of the summary: read, process, write, in the process), the
-// peers' is the wall time of their process, start-up included; the "start" row (one triangle)
-// shows what that start-up costs. Prints time, size, surface error and validator errors per row, and
+// kiln runs as `kiln-mesh` (the command-line front end of the Rust core the workers load). Every
+// tool's time is the wall time of its whole process, start-up, reading and writing included (until
+// session 39 kiln's was its core's own, `timings_s.total`, which left its start-up and file
+// handling out); the "start" row (one triangle) shows what that start-up costs. Prints time, size, surface error and validator errors per row, and
 // kiln/peer ratios (< 1: kiln faster, smaller or more accurate). Not a test.
 //   node bench/mesh/run.ts [--quick] [--native-only] [--all-references] [--repeat=3] [--only=a,b] [--held-out]
 // (--only runs the inputs whose file name contains one of the given words, e.g. --only=instanced,bunny;
@@ -79,10 +79,9 @@ if (!existsSync(kilnMesh)) {
 }
 if (!existsSync(nativeGltfpack)) throw new Error(`native gltfpack not found at ${nativeGltfpack}`)
 
-/** kiln-mesh with the catalog's complete options; the core's own time, from its summary. */
+/** kiln-mesh with the catalog's complete options; the wall time of its process, as the peers'. */
 function kiln(tool: MeshTool, input: string, out: string, options: object): number {
-  const { stdout } = run(kilnMesh, [tool, input, out, JSON.stringify(coreOptions(tool, options))])
-  return (JSON.parse(stdout) as { timings_s: { total: number } }).timings_s.total * 1000
+  return run(kilnMesh, [tool, input, out, JSON.stringify(coreOptions(tool, options))]).ms
 }
 
 function onlyGlb(dir: string): string {
