@@ -59,18 +59,75 @@ struct Words<'a> {
     rest: &'a [u8],
 }
 
-impl<'a> Iterator for Words<'a> {
-    type Item = &'a [u8];
+/// Whether `b` separates words.
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c')
+}
 
-    fn next(&mut self) -> Option<&'a [u8]> {
-        let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c');
-        let start = self.rest.iter().position(|b| !blank(b))?;
+impl<'a> Words<'a> {
+    /// The rest of the line from its next word on; None at its end or at a `#` comment.
+    fn start(&mut self) -> Option<&'a [u8]> {
+        let start = self.rest.iter().position(|&b| !is_blank(b))?;
         let rest = &self.rest[start..];
         if rest[0] == b'#' {
             self.rest = &[];
             return None;
         }
-        let end = rest.iter().position(blank).unwrap_or(rest.len());
+        Some(rest)
+    }
+
+    /// The next word read as a number: in the one pass that finds its end where it is a short
+    /// decimal (`scan_decimal`), else by Rust's reader.
+    fn number(&mut self) -> Option<std::result::Result<f32, String>> {
+        let rest = self.start()?;
+        let (end, fast) = scan_decimal(rest);
+        self.rest = &rest[end..];
+        Some(fast.map_or_else(|| full_number(&rest[..end]), Ok))
+    }
+
+    /// The next word read as a face corner (`corner`): in the one pass that finds its end where
+    /// its indices are plain positive ones, as nearly every file writes them.
+    fn corner(&mut self, counts: [usize; 3]) -> Option<std::result::Result<[u32; 3], String>> {
+        let rest = self.start()?;
+        let mut read = [NONE; 3];
+        let (mut part, mut value, mut digits, mut plain) = (0usize, 0u64, 0usize, true);
+        let mut end = 0;
+        let mut close = |part: usize, value: u64, digits: usize| match (part, digits) {
+            (3.., _) | (0, 0) | (_, 19..) => false,
+            (_, 0) => true,
+            _ if value == 0 || value > u64::from(NONE) => false,
+            _ => {
+                read[part] = (value - 1) as u32;
+                true
+            }
+        };
+        while let Some(&b) = rest.get(end) {
+            match b {
+                b'0'..=b'9' if digits < 19 => {
+                    value = value * 10 + u64::from(b - b'0');
+                    digits += 1;
+                }
+                b'/' => {
+                    plain &= close(part, value, digits);
+                    (part, value, digits) = (part + 1, 0, 0);
+                }
+                b if is_blank(b) => break,
+                _ => plain = false,
+            }
+            end += 1;
+        }
+        plain &= close(part, value, digits);
+        self.rest = &rest[end..];
+        Some(if plain { Ok(read) } else { corner(&rest[..end], counts) })
+    }
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let rest = self.start()?;
+        let end = rest.iter().position(|&b| is_blank(b)).unwrap_or(rest.len());
         self.rest = &rest[end..];
         Some(&rest[..end])
     }
@@ -166,17 +223,18 @@ impl Parser {
     }
 
     /// An `f` line's corners, fanned into triangles from the first.
-    fn face<'a>(&mut self, words: impl Iterator<Item = &'a [u8]>) -> std::result::Result<(), String> {
+    fn face(&mut self, mut words: Words) -> std::result::Result<(), String> {
         let counts = [self.positions.len(), self.texcoords.len(), self.normals.len()];
         let (mut first, mut last) = ([NONE; 3], [NONE; 3]);
-        for (k, word) in words.enumerate() {
-            let corner = corner(word, counts)?;
+        let mut k = 0;
+        while let Some(corner) = words.corner(counts) {
+            let corner = corner?;
             match k {
                 0 => first = corner,
                 1 => {}
                 _ => self.corners.extend([first, last, corner]),
             }
-            last = corner;
+            (last, k) = (corner, k + 1);
         }
         // A face of one or two corners (a point or a line) adds no triangle.
         Ok(())
@@ -250,8 +308,9 @@ impl Parser {
 fn numbers<const N: usize>(words: &mut Words) -> std::result::Result<([f32; N], usize), String> {
     let mut values = [0.0f32; N];
     let mut given = 0;
-    for word in words.take(N) {
-        values[given] = number(word)?;
+    while given < N {
+        let Some(number) = words.number() else { break };
+        values[given] = number?;
         given += 1;
     }
     Ok((values, given))
@@ -312,42 +371,68 @@ fn index(word: &[u8]) -> Option<i64> {
 }
 
 /// A decimal number, as Rust reads one (`nan` and `inf` included: the sanitizing pass repairs them).
+#[cfg(test)]
 fn number(word: &[u8]) -> std::result::Result<f32, String> {
-    short_decimal(word)
-        .or_else(|| std::str::from_utf8(word).ok().and_then(|text| text.parse().ok()))
-        .ok_or_else(|| format!("{:?} is not a number", String::from_utf8_lossy(word)))
+    short_decimal(word).map_or_else(|| full_number(word), Ok)
 }
 
-/// Powers of ten exact in an f32.
-const TENS: [f32; 11] = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+/// A word as Rust's reader reads it.
+fn full_number(word: &[u8]) -> std::result::Result<f32, String> {
+    std::str::from_utf8(word).ok().and_then(|text| text.parse().ok()).ok_or_else(|| format!("{:?} is not a number", String::from_utf8_lossy(word)))
+}
 
-/// A plain decimal (sign, digits, at most one point) whose digits make at most 2^24 and that has at
-/// most ten after the point, most numbers in a model's text: its digits and the power of ten are
-/// both exact in an f32, so one division rounds it as the full reader does (Clinger's fast path).
-/// None for anything else (exponents, long mantissas, words), which the full reader takes.
+/// `word` read by the short path alone (`scan_decimal`), where it takes it.
+#[cfg(test)]
 fn short_decimal(word: &[u8]) -> Option<f32> {
-    let (negative, digits) = match word {
-        [b'-', rest @ ..] => (true, rest),
-        [b'+', rest @ ..] => (false, rest),
-        _ => (false, word),
-    };
-    let (mut significand, mut after_point, mut point, mut any) = (0u32, 0usize, false, false);
-    for &b in digits {
+    match scan_decimal(word) {
+        (end, value) if end == word.len() => value,
+        _ => None,
+    }
+}
+
+/// Powers of ten exact in an f64.
+const TENS: [f64; 23] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+/// Where the word at the start of `bytes` ends, and its value where it is a plain decimal (sign,
+/// digits, at most one point) whose digits make at most 2^53 and that has at most 22 after the
+/// point: most numbers in a model's text (an exporter's shortest float has up to nine digits). Its
+/// digits and the power of ten are both exact in an f64, so one division rounds it to the nearest
+/// f64 (Clinger's fast path). That f64 rounds to the f32 Rust's reader gives, unless it lies
+/// exactly halfway between two f32s (no f32 boundary can lie strictly between a number and its
+/// nearest f64, as every such boundary is an f64 itself): then, and for anything else (exponents,
+/// long mantissas, words), no value, for Rust's reader to take.
+fn scan_decimal(bytes: &[u8]) -> (usize, Option<f32>) {
+    let negative = bytes.first() == Some(&b'-');
+    let mut end = usize::from(matches!(bytes.first(), Some(b'-' | b'+')));
+    let (mut significand, mut after_point, mut point, mut any, mut plain) = (0u64, 0usize, false, false, true);
+    while let Some(&b) = bytes.get(end) {
         match b {
             b'0'..=b'9' => {
-                significand = significand.checked_mul(10)?.checked_add(u32::from(b - b'0'))?;
+                match significand.checked_mul(10).and_then(|s| s.checked_add(u64::from(b - b'0'))) {
+                    Some(s) => significand = s,
+                    None => plain = false,
+                }
                 after_point += usize::from(point);
                 any = true;
             }
             b'.' if !point => point = true,
-            _ => return None,
+            b if is_blank(b) => break,
+            _ => plain = false,
         }
+        end += 1;
     }
-    if !any || significand > 1 << 24 || after_point >= TENS.len() {
-        return None;
+    if !plain || !any || significand > 1 << 53 || after_point >= TENS.len() {
+        return (end, None);
     }
-    let value = significand as f32 / TENS[after_point];
-    Some(if negative { -value } else { value })
+    let wide = significand as f64 / TENS[after_point];
+    // The 29 bits an f64's mantissa has below an f32's: exactly halfway is 1 then zeros. (The
+    // quotient is at least 1e-22, far from the f32 subnormals, and under 2^53, far from f32::MAX.)
+    const BELOW: u64 = (1 << 29) - 1;
+    if wide.to_bits() & BELOW == 1 << 28 {
+        return (end, None);
+    }
+    let value = wide as f32;
+    (end, Some(if negative { -value } else { value }))
 }
 
 #[cfg(test)]
@@ -457,6 +542,30 @@ mod tests {
         assert_eq!(read(text.as_bytes(), &roomy).unwrap().face_count(), 2_000);
     }
 
+    /// A corner read in the pass that finds its end is the corner the word-by-word reader gives,
+    /// value or error, on corners of every shape.
+    #[test]
+    fn corners_read_in_one_pass_as_word_by_word() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let parts = ["", "1", "7", "0", "-1", "-3", "+2", "42", "4294967295", "4294967296", "123456789012345678", "1234567890123456789", "x", "3a"];
+        let counts = [10, 5, 3];
+        for _ in 0..20_000 {
+            let n = 1 + next() % 4;
+            let word = (0..n).map(|_| parts[(next() % parts.len() as u64) as usize]).collect::<Vec<_>>().join("/");
+            if word.is_empty() {
+                continue;
+            }
+            let one_pass = Words { rest: format!("{word} 1").as_bytes() }.corner(counts);
+            assert_eq!(one_pass, Some(corner(word.as_bytes(), counts)), "{word}");
+        }
+    }
+
     /// The short path reads what the full reader reads, bit for bit, on numbers of every shape.
     #[test]
     fn short_decimals_read_as_the_full_reader_reads_them() {
@@ -469,7 +578,7 @@ mod tests {
         };
         let mut short = 0;
         for _ in 0..200_000 {
-            let digits = 1 + next() % 12;
+            let digits = 1 + next() % 20;
             let mut word: String = (0..digits).map(|_| char::from(b'0' + (next() % 10) as u8)).collect();
             let point = (next() % (digits + 2)) as usize;
             if point <= word.len() {
@@ -486,7 +595,19 @@ mod tests {
             }
             assert_eq!(number(word.as_bytes()).ok().map(f32::to_bits), full.map(f32::to_bits), "{word}");
         }
-        assert!(short > 50_000, "the short path took {short}");
+        assert!(short > 100_000, "the short path took {short}");
+        // What a writer of shortest floats prints (ours, and most exporters') reads back to its float.
+        for _ in 0..100_000 {
+            let x = f32::from_bits(next() as u32);
+            if x.is_finite() {
+                assert_eq!(number(format!("{x}").as_bytes()).map(f32::to_bits), Ok(x.to_bits()), "{x}");
+            }
+        }
+        // Halfway between two f32s (1 + 2^-24, and 2^24 + 1), exactly and a digit off either side.
+        for word in ["1.000000059604644775390625", "16777217", "16777217.0000001", "16777216.9999999", "0.0000000000000000000001"] {
+            assert_eq!(number(word.as_bytes()).ok().map(f32::to_bits), word.parse::<f32>().ok().map(f32::to_bits), "{word}");
+        }
+        assert_eq!(short_decimal(b"16777217"), None, "exactly halfway goes to the full reader");
         for word in ["", "-", ".", "+.", "1e5", "1.5e-3", "inf", "NaN", "0x10", "1..2", "16777217", "0.12345678901"] {
             assert_eq!(number(word.as_bytes()).ok().map(f32::to_bits), word.parse::<f32>().ok().map(f32::to_bits), "{word}");
         }
