@@ -4,13 +4,13 @@
 // tools back to back; a row reports the best round of each. With KILN_MESH_BASE it also runs
 // another kiln-mesh build (the committed one, say) and checks that both write the same bytes:
 // a speed change that changes the output is reported as such.
-// Reads the inputs bench/mesh/run.ts generated (run it once first), the corpus GLBs, and the corpus
-// OBJs as uploaded (both tools read OBJ text themselves). With --wall it measures the wall time of
-// the same whole processes instead: what a caller waits, with kiln's second core counted as free.
-// Not a test.
+// Reads the inputs bench/mesh/run.ts generated (run it once first), the corpus GLBs, the corpus
+// OBJs as uploaded and three larger OBJs it writes from generated inputs (both tools read OBJ
+// text themselves). With --wall it measures the wall time of the same whole processes instead:
+// what a caller waits, with kiln's second core counted as free. Not a test.
 //   node bench/mesh/cpu.ts [--rounds=5] [--only=a,b] [--optimize-only] [--wall]
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { kilnMeshPath } from '../../native/cargo.ts'
 import { coreOptions } from '../../native/mesh.ts'
@@ -51,12 +51,29 @@ const corpus = resolve(root, '../shared/corpus/glb')
 const corpusModels = ['CesiumMan.glb', 'ShapeCollection.glb', 'SheenCloth.glb', 'BoxTextured.glb']
 // OBJs without a material library: the service takes one file, so gltfpack sees the same one.
 const corpusObjs = ['stanford-bunny.obj', 'teapot.obj']
+// Larger OBJs of other structure, written once by kiln-mesh's OBJ writer (simplify at every face,
+// which gives the faces back as they are) from generated inputs: one with UVs and normals on every
+// corner (textured), a 720,000-face grid (held-out-terrain) and a million-face sphere.
+const objDir = join(inputs, 'obj')
+const generatedObjs = ['textured', 'held-out-terrain', 'sphere-1m'].flatMap((name) => {
+  const obj = join(objDir, `${name}.obj`)
+  const glb = join(inputs, `${name}.glb`)
+  if (!existsSync(obj) && existsSync(glb)) {
+    const dir = join(objDir, name)
+    const options = coreOptions('simplify', { target_ratio: 1, max_error: 0, format: 'obj' })
+    const r = spawnSync(kiln, ['simplify', glb, dir, JSON.stringify(options)], { stdio: 'ignore' })
+    if (r.status !== 0) throw new Error(`kiln-mesh could not write ${obj}`)
+    renameSync(join(dir, `${name}_simplified.obj`), obj)
+  }
+  return existsSync(obj) ? [obj] : []
+})
 const models = [
   ...readdirSync(inputs)
     .filter((f) => f.endsWith('.glb') && !f.includes('-out'))
     .map((f) => join(inputs, f)),
   ...corpusModels.map((f) => join(corpus, f)).filter(existsSync),
   ...corpusObjs.map((f) => join(corpus, '../obj', f)).filter(existsSync),
+  ...generatedObjs,
 ].filter((f) => !only || only.some((word) => basename(f).includes(word)))
 if (models.length === 0) throw new Error(`no inputs in ${inputs}: run bench/mesh/run.ts first`)
 
