@@ -542,17 +542,21 @@ mod tests {
         assert_eq!(read(text.as_bytes(), &roomy).unwrap().face_count(), 2_000);
     }
 
-    /// A corner read in the pass that finds its end is the corner the word-by-word reader gives,
-    /// value or error, on corners of every shape.
-    #[test]
-    fn corners_read_in_one_pass_as_word_by_word() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
+    /// A xorshift64 generator from `seed`: the same numbers on every run.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
-        };
+        }
+    }
+
+    /// A corner read in the pass that finds its end is the corner the word-by-word reader gives,
+    /// value or error, on corners of every shape.
+    #[test]
+    fn corners_read_in_one_pass_as_word_by_word() {
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let parts = ["", "1", "7", "0", "-1", "-3", "+2", "42", "4294967295", "4294967296", "123456789012345678", "1234567890123456789", "x", "3a"];
         let counts = [10, 5, 3];
         for _ in 0..20_000 {
@@ -569,13 +573,7 @@ mod tests {
     /// The short path reads what the full reader reads, bit for bit, on numbers of every shape.
     #[test]
     fn short_decimals_read_as_the_full_reader_reads_them() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let mut short = 0;
         for _ in 0..200_000 {
             let digits = 1 + next() % 20;
