@@ -582,7 +582,7 @@ mod tests {
             if point <= word.len() {
                 word.insert(point, '.');
             }
-            if next() % 3 == 0 {
+            if next().is_multiple_of(3) {
                 word.insert(0, '-');
             }
             let full: Option<f32> = word.parse().ok();
