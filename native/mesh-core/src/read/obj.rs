@@ -256,7 +256,6 @@ impl Parser {
         for corner in &self.corners {
             for (c, (&index, &count)) in corner.iter().zip(&counts).enumerate() {
                 if index != NONE && index as usize >= count {
-                    self.reset_first_vertex(&vertices);
                     return Err(format!("a face names {} {} of {count}", what[c], u64::from(index) + 1));
                 }
             }
@@ -274,7 +273,11 @@ impl Parser {
             }
             indices.push(at);
         }
-        self.reset_first_vertex(&vertices);
+        // Back to none for the next mesh, only where this one set it: the table has a slot for each of
+        // the file's positions, and a mesh uses few of them.
+        for (corner, _) in &vertices {
+            self.first_vertex[corner[0] as usize] = NONE;
+        }
         self.corners.clear();
         let positions = vertices.iter().map(|(c, _)| self.positions[c[0] as usize]).collect();
         let mut attributes = Vec::new();
@@ -293,14 +296,6 @@ impl Parser {
         let primitive = Primitive { positions, attributes, indices, material: None };
         self.meshes.push(Mesh { name: self.name.clone(), primitives: vec![primitive], ..Default::default() });
         Ok(())
-    }
-
-    /// Puts back `first_vertex` to none for the positions `vertices` were made from, for the next
-    /// mesh: its size is the file's positions, and a mesh uses only a few of them.
-    fn reset_first_vertex(&mut self, vertices: &[([u32; 3], u32)]) {
-        for (corner, _) in vertices {
-            self.first_vertex[corner[0] as usize] = NONE;
-        }
     }
 }
 
@@ -338,7 +333,8 @@ fn resolved(part: &[u8], count: usize) -> std::result::Result<u32, String> {
     if part.is_empty() {
         return Ok(NONE);
     }
-    let written = index(part).ok_or_else(|| format!("{:?} is not a face index", String::from_utf8_lossy(part)))?;
+    let written: i64 =
+        std::str::from_utf8(part).ok().and_then(|text| text.parse().ok()).ok_or_else(|| format!("{:?} is not a face index", String::from_utf8_lossy(part)))?;
     let resolved = match written {
         0 => return Err("face index 0 (OBJ counts from 1)".into()),
         i if i < 0 => count as i64 + i,
@@ -348,26 +344,6 @@ fn resolved(part: &[u8], count: usize) -> std::result::Result<u32, String> {
         return Err(format!("face index {written} is out of range"));
     }
     Ok(resolved as u32)
-}
-
-/// A signed decimal integer of at most 18 digits.
-fn index(word: &[u8]) -> Option<i64> {
-    let (negative, digits) = match word {
-        [b'-', rest @ ..] => (true, rest),
-        [b'+', rest @ ..] => (false, rest),
-        _ => (false, word),
-    };
-    if digits.is_empty() || digits.len() > 18 {
-        return None;
-    }
-    let mut value = 0i64;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        value = value * 10 + i64::from(d - b'0');
-    }
-    Some(if negative { -value } else { value })
 }
 
 /// A decimal number, as Rust reads one (`nan` and `inf` included: the sanitizing pass repairs them).
