@@ -8,14 +8,37 @@ use crate::math::{cross, dot, sub, Bounds};
 const MAX_CELLS_PER_AXIS: f32 = 128.0;
 /// A triangle that would cover more cells than this (a floor under small parts) is tested for
 /// every point instead, so a few large triangles cannot fill millions of cells.
-const MAX_CELLS_PER_TRIANGLE: i64 = 256;
+const MAX_CELLS_PER_TRIANGLE: u64 = 256;
+/// Cells in the grid at most, per triangle binned and beyond a floor: the grid keeps where every
+/// cell's triangles start, occupied or not, so a few triangles scattered over a wide scene (debris
+/// far apart) would otherwise cost a table of millions of cells. Past it the cells grow.
+const CELLS_PER_TRIANGLE: u64 = 8;
+const CELLS_FLOOR: u64 = 4096;
+
+/// A block of cells: its least and its greatest cell, per axis.
+type Block = ([usize; 3], [usize; 3]);
+
+/// `f` of the place of every cell of `block` in a grid of `dims` cells (x, then y, then z order).
+#[inline]
+fn for_cells(&(low, high): &Block, dims: [usize; 3], mut f: impl FnMut(usize)) {
+    for x in low[0]..=high[0] {
+        for y in low[1]..=high[1] {
+            let row = (x * dims[1] + y) * dims[2];
+            (low[2]..=high[2]).for_each(|z| f(row + z));
+        }
+    }
+}
 
 pub struct SurfaceGrid {
     reach: f32,
+    /// The corner of cell (1, 1, 1): the triangles' bounding box's least corner. Cell 0 of each
+    /// axis holds what the reach grows past it.
     origin: [f32; 3],
     cell: f32,
-    /// The occupied cells' keys, sorted, and where each one's triangles start in `triangles`.
-    keys: Vec<u32>,
+    /// Cells along each axis.
+    dims: [usize; 3],
+    /// Where each cell's triangles start in `triangles` (cells in x, then y, then z order), and
+    /// where the last one's end: a point's triangles are one lookup away, without a search.
     starts: Vec<u32>,
     triangles: Vec<u32>,
     large: Vec<u32>,
@@ -36,6 +59,12 @@ struct Corners {
 
 impl SurfaceGrid {
     /// The triangles of `indices` over `positions`, for questions about distances up to `reach`.
+    ///
+    /// Binned by counting (session 40): the cells each triangle covers are counted, the counts
+    /// summed into where each cell starts, and the triangles written into their cells from the
+    /// back, so each cell lists its triangles in ascending order. Until then (cell, triangle) pairs
+    /// were sorted by a two-pass radix sort and the occupied cells' keys searched for at every
+    /// question.
     pub fn new(positions: &[[f32; 3]], indices: &[u32], reach: f32) -> Self {
         let boxes: Vec<Bounds> = indices
             .chunks_exact(3)
@@ -54,52 +83,92 @@ impl SurfaceGrid {
         }
         let triangles = boxes.len();
         let mean = if triangles > 0 { sizes / triangles as f32 } else { 0.0 };
-        let cell = (2.0 * reach).max(0.5 * mean).max(bounds.extent() / MAX_CELLS_PER_AXIS).max(f32::MIN_POSITIVE);
+        let mut cell = (2.0 * reach).max(0.5 * mean).max(bounds.extent() / MAX_CELLS_PER_AXIS).max(f32::MIN_POSITIVE);
         let origin = if bounds.is_empty() { [0.0; 3] } else { bounds.min };
+        let most_cells = CELLS_PER_TRIANGLE * triangles as u64 + CELLS_FLOOR;
+        let dims_at = |cell: f32| -> [usize; 3] {
+            if bounds.is_empty() {
+                return [1; 3];
+            }
+            // Cells 0 and the one past the box's far side hold what the reach grows past it (the
+            // reach is at most half a cell); a box too wide for the cells (not finite) leaves its
+            // triangles large.
+            [0, 1, 2].map(|k| {
+                let far = ((bounds.max[k] + reach - origin[k]) / cell).floor();
+                if (0.0..1e6).contains(&far) {
+                    far as usize + 2
+                } else {
+                    1
+                }
+            })
+        };
+        let mut dims = dims_at(cell);
+        while dims.iter().map(|&d| d as u64).product::<u64>() > most_cells {
+            let over = dims.iter().map(|&d| d as f64).product::<f64>() / most_cells as f64;
+            cell *= over.cbrt().max(1.01) as f32;
+            dims = dims_at(cell);
+        }
+        let cells = dims.iter().product::<usize>();
         let mut grid = SurfaceGrid {
             reach,
             origin,
             cell,
-            keys: Vec::new(),
-            starts: Vec::new(),
+            dims,
+            starts: vec![0; cells + 1],
             triangles: Vec::new(),
             large: Vec::new(),
             corners: Vec::with_capacity(triangles),
         };
-        let mut binned: Vec<(u32, u32)> = Vec::with_capacity(triangles * 8);
-        for (i, (t, b)) in indices.chunks_exact(3).zip(&boxes).enumerate() {
+        for t in indices.chunks_exact(3) {
             let corners = [t[0], t[1], t[2]].map(|v| positions[v as usize]);
             let centroid = [0, 1, 2].map(|k| (corners[0][k] + corners[1][k] + corners[2][k]) / 3.0);
             let radius = corners.iter().map(|&q| dot(sub(q, centroid), sub(q, centroid))).fold(0.0f32, f32::max).sqrt();
             grid.corners.push(Corners { corners, centroid, radius });
-            let low = grid.cell_of(b.min.map(|c| c - reach));
-            let high = grid.cell_of(b.max.map(|c| c + reach));
-            let covered: i64 = (0..3).map(|k| i64::from(high[k]) - i64::from(low[k]) + 1).product();
-            if covered > MAX_CELLS_PER_TRIANGLE || key(low).is_none() || key(high).is_none() {
-                grid.large.push(i as u32);
-                continue;
-            }
-            for x in low[0]..=high[0] {
-                for y in low[1]..=high[1] {
-                    for z in low[2]..=high[2] {
-                        binned.push((key([x, y, z]).expect("between two cells of the block"), i as u32));
-                    }
-                }
+        }
+        // Each binned triangle's block of cells (its least and greatest cell), or None: large.
+        let blocks: Vec<Option<Block>> = boxes
+            .iter()
+            .map(|b| {
+                let (low, high) = (grid.cell_of(b.min.map(|c| c - reach))?, grid.cell_of(b.max.map(|c| c + reach))?);
+                let covered: u64 = (0..3).map(|k| (high[k] - low[k] + 1) as u64).product();
+                (covered <= MAX_CELLS_PER_TRIANGLE).then_some((low, high))
+            })
+            .collect();
+        // Counts first, each cell's at its end's place; summed, each entry is where its cell ends.
+        for block in blocks.iter().flatten() {
+            for_cells(block, dims, |c| grid.starts[c + 1] += 1);
+        }
+        for c in 1..=cells {
+            grid.starts[c] += grid.starts[c - 1];
+        }
+        grid.triangles = vec![0; grid.starts[cells] as usize];
+        // From the last triangle back, each written just before its cell's end so far, so each
+        // cell lists its triangles in ascending order.
+        let mut ends = grid.starts[1..].to_vec();
+        for (t, block) in blocks.iter().enumerate().rev() {
+            match block {
+                None => grid.large.push(t as u32),
+                Some(block) => for_cells(block, dims, |c| {
+                    ends[c] -= 1;
+                    grid.triangles[ends[c] as usize] = t as u32;
+                }),
             }
         }
-        for (k, t) in sorted_by_cell(binned) {
-            if grid.keys.last() != Some(&k) {
-                grid.keys.push(k);
-                grid.starts.push(grid.triangles.len() as u32);
-            }
-            grid.triangles.push(t);
-        }
-        grid.starts.push(grid.triangles.len() as u32);
+        grid.large.reverse();
         grid
     }
 
-    fn cell_of(&self, p: [f32; 3]) -> [i32; 3] {
-        [0, 1, 2].map(|c| ((p[c] - self.origin[c]) / self.cell).floor() as i32)
+    /// The cell holding `p` (per axis), None outside the grid's cells.
+    fn cell_of(&self, p: [f32; 3]) -> Option<[usize; 3]> {
+        let mut cell = [0; 3];
+        for k in 0..3 {
+            let c = ((p[k] - self.origin[k]) / self.cell).floor() + 1.0;
+            if !(c >= 0.0 && c < self.dims[k] as f32) {
+                return None;
+            }
+            cell[k] = c as usize;
+        }
+        Some(cell)
     }
 
     /// Whether some triangle is within the grid's reach of `p`.
@@ -109,9 +178,12 @@ impl SurfaceGrid {
 
     /// The triangles binned in `p`'s cell.
     fn binned(&self, p: [f32; 3]) -> &[u32] {
-        match key(self.cell_of(p)).map(|k| self.keys.binary_search(&k)) {
-            Some(Ok(i)) => &self.triangles[self.starts[i] as usize..self.starts[i + 1] as usize],
-            _ => &[],
+        match self.cell_of(p) {
+            Some([x, y, z]) => {
+                let c = (x * self.dims[1] + y) * self.dims[2] + z;
+                &self.triangles[self.starts[c] as usize..self.starts[c + 1] as usize]
+            }
+            None => &[],
         }
     }
 
@@ -163,46 +235,6 @@ impl SurfaceGrid {
         }
         distance2_to_triangle(p, *a, *b, *c)
     }
-}
-
-/// Cells per axis of the block keys number: the triangles' boxes span at most
-/// MAX_CELLS_PER_AXIS cells, and grown by the reach (at most half a cell) one more on either side.
-const SPAN: i64 = MAX_CELLS_PER_AXIS as i64 + 4;
-const _: () = assert!(SPAN * SPAN * SPAN < 1 << 22, "keys fit the two passes of sorted_by_cell");
-
-/// A cell's key: its place in the block of SPAN³ cells from (−2, −2, −2), None outside it. A
-/// triangle whose cells are not all in it (none should be) is kept among the large ones; a point
-/// outside it has no binned triangle within reach.
-fn key(cell: [i32; 3]) -> Option<u32> {
-    cell.iter()
-        .try_fold(0i64, |k, &c| {
-            let c = i64::from(c) + 2;
-            (0..SPAN).contains(&c).then_some(k * SPAN + c)
-        })
-        .map(|k| k as u32)
-}
-
-/// The (cell key, triangle) pairs in order of key, each key's triangles in the order they came
-/// (ascending): a radix sort of two 11-bit passes, several times a comparison sort's speed on the
-/// tens of thousands of pairs a pose check bins.
-fn sorted_by_cell(pairs: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-    let (mut from, mut to) = (pairs, Vec::new());
-    to.resize(from.len(), (0, 0));
-    for shift in [0, 11] {
-        let mut starts = vec![0usize; 1 << 11];
-        from.iter().for_each(|&(k, _)| starts[((k >> shift) & 0x7ff) as usize] += 1);
-        let mut next = 0;
-        for start in &mut starts {
-            (*start, next) = (next, next + *start);
-        }
-        for &pair in &from {
-            let bucket = &mut starts[((pair.0 >> shift) & 0x7ff) as usize];
-            to[*bucket] = pair;
-            *bucket += 1;
-        }
-        std::mem::swap(&mut from, &mut to);
-    }
-    from
 }
 
 /// Whether some triangle of `indices` over `positions` lies within `reach` of `p`, each tried in
@@ -363,6 +395,42 @@ mod tests {
     }
 
     #[test]
+    fn a_few_triangles_far_apart_keep_the_grid_small_and_its_answers_exact() {
+        // Fifty small triangles scattered over a scene a thousand times their size: at the reach
+        // asked, the grid would be 130 cells a side; it grows its cells instead.
+        let mut seed = 11u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let mut positions = Vec::new();
+        for _ in 0..50 {
+            let at = [next() * 1000.0, next() * 1000.0, next() * 1000.0];
+            positions.extend([at, [at[0] + 1.0, at[1], at[2]], [at[0], at[1] + 1.0, at[2] + 0.5]]);
+        }
+        let indices: Vec<u32> = (0..positions.len() as u32).collect();
+        let reach = 0.25;
+        let grid = SurfaceGrid::new(&positions, &indices, reach);
+        assert!(grid.starts.len() as u64 <= CELLS_PER_TRIANGLE * 50 + CELLS_FLOOR + 1, "{:?}", grid.dims);
+        assert!(grid.large.is_empty());
+        // Points around each triangle's corners, within its reach or not.
+        let mut near = 0;
+        for t in 0..50 {
+            for _ in 0..20 {
+                let base = positions[t * 3 + (next() * 3.0) as usize % 3];
+                let p = [0, 1, 2].map(|k| base[k] + next() * 1.2 - 0.6);
+                let brute = indices
+                    .chunks_exact(3)
+                    .any(|f| distance2_to_triangle(p, positions[f[0] as usize], positions[f[1] as usize], positions[f[2] as usize]) <= reach * reach);
+                assert_eq!(grid.near(p), brute, "{p:?}");
+                near += usize::from(brute);
+            }
+        }
+        assert!((100..900).contains(&near), "{near} of 1000 near");
+        assert!(!grid.near([f32::NAN, 0.0, 0.0]) && grid.nearest([500.0, f32::INFINITY, 0.0]).is_none());
+    }
+
+    #[test]
     fn the_grid_agrees_with_a_brute_force_search() {
         // A wavy 12 x 12 sheet and points scattered above and around it.
         let n = 12u32;
@@ -421,9 +489,5 @@ mod tests {
         for p in [[1e6, 0.0, 0.0], [-1e7, 5.0, 5.0], [5.0, 5.0, 3e5]] {
             assert!(!grid.near(p) && grid.nearest(p).is_none() && !any_within(&positions, &indices, p, reach), "{p:?}");
         }
-        let mut pairs: Vec<(u32, u32)> = (0..5000).map(|i| ((next() * 2_000_000.0) as u32, i)).collect();
-        let sorted = sorted_by_cell(pairs.clone());
-        pairs.sort_unstable();
-        assert_eq!(sorted, pairs, "by key, then in the order they came");
     }
 }
