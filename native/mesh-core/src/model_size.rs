@@ -3,7 +3,7 @@
 //! it. A mesh's positions are in its own units, and a node may scale them: a wheel placed twice
 //! under a truck is simplified in the wheel's units, to a bound that is the truck's share, so the
 //! wheel is held to what the user asked of the model, not to a share of the wheel alone.
-use crate::math::{inverse_linear, linear_part, mul, stretch, stretches_evenly, transform_point, Bounds};
+use crate::math::{inverse_linear, linear_part, mul, stretch, stretch_at_most, stretches_evenly, transform_point, Bounds};
 use crate::model::{Mesh, Model};
 use crate::pose::world_matrices;
 use crate::skin_poses::{joint_matrices, skinned};
@@ -33,11 +33,22 @@ impl ModelSize {
         let placed: usize = instances.iter().filter_map(|i| model.meshes.get(i.mesh)).map(vertices).sum();
         let by_corners = placed > PLACED_VERTICES_BOXED;
         let own: Vec<Bounds> = model.meshes.iter().map(|m| boxed(m.primitives.iter().flat_map(|p| p.positions.iter().copied()))).collect();
+        let radius: Vec<f32> = model
+            .meshes
+            .iter()
+            .zip(&own)
+            .map(|(m, b)| {
+                let c = centre_of(b);
+                m.primitives.iter().flat_map(|p| &p.positions).map(|q| (0..3).map(|k| (q[k] - c[k]) * (q[k] - c[k])).sum::<f32>()).fold(0.0, f32::max).sqrt()
+            })
+            .collect();
         let rest = world_matrices(model, None);
         let mut bounds = Bounds::empty();
         // Per mesh: how much its skinned places scale it, and the linear maps of its other places.
         let mut skinned_scale: Vec<Option<f32>> = vec![None; model.meshes.len()];
         let mut linear: Vec<Vec<[f32; 16]>> = vec![Vec::new(); model.meshes.len()];
+        // Each unskinned place: its mesh, its world matrix and the box of its mesh's box corners placed.
+        let mut placed_boxes: Vec<(usize, [f32; 16], Bounds)> = Vec::new();
         for instance in &instances {
             let Some(mesh) = model.meshes.get(instance.mesh) else { continue };
             match model.nodes.get(instance.node).and_then(|n| n.skin).and_then(|s| model.skins.get(s)) {
@@ -57,13 +68,14 @@ impl ModelSize {
                     }
                 }
                 None => {
-                    match by_corners {
-                        true => corners(&own[instance.mesh]).into_iter().for_each(|c| bounds.add(transform_point(&instance.world, c))),
-                        false => mesh.primitives.iter().flat_map(|p| &p.positions).for_each(|&q| bounds.add(transform_point(&instance.world, q))),
-                    }
+                    placed_boxes.push((instance.mesh, instance.world, corner_box(&own[instance.mesh], radius[instance.mesh], &instance.world)));
                     linear[instance.mesh].push(linear_part(&instance.world));
                 }
             }
+        }
+        match by_corners {
+            true => placed_boxes.iter().for_each(|(_, _, b)| bounds.merge(b)),
+            false => bounds.merge(&placed_vertices_box(model, &placed_boxes)),
         }
         let (mut scale, mut shape) = (Vec::with_capacity(own.len()), Vec::with_capacity(own.len()));
         for ((own, skinned), linear) in own.iter().zip(skinned_scale).zip(&linear) {
@@ -116,6 +128,71 @@ fn shaped(linear: &[[f32; 16]]) -> (Option<f32>, Option<[f32; 16]>) {
     let Some(back) = inverse_linear(&linear[widest]) else { return (own, None) };
     let most = linear.iter().map(|m| stretch(&mul(m, &back)) as f32).fold(1.0f32, f32::max);
     (Some(most), Some(linear[widest]))
+}
+
+/// The box of every vertex of the `places` (mesh, world matrix, box of its mesh's box corners
+/// placed) placed, exactly as boxing each placed vertex gives it, placing the vertices of few
+/// places. A place's corner box holds its placed vertices (up to rounding, which `slack` covers), so
+/// a place whose corner box lies inside the box of the vertices placed so far can add nothing to it
+/// and is passed over: the places reaching farthest on each side are placed first, and after them
+/// usually every other one passes (instanced: 400 places of a 561-vertex rock, 0.6 ms of its 4.9
+/// boxing each vertex, session 40).
+fn placed_vertices_box(model: &Model, places: &[(usize, [f32; 16], Bounds)]) -> Bounds {
+    let mut exact = Bounds::empty();
+    let mut done = vec![false; places.len()];
+    let mut place = |i: usize, exact: &mut Bounds| {
+        if !std::mem::replace(&mut done[i], true) {
+            let (mesh, world, _) = &places[i];
+            model.meshes[*mesh].primitives.iter().flat_map(|p| &p.positions).for_each(|&q| exact.add(transform_point(world, q)));
+        }
+    };
+    let reaching = |side: usize| {
+        let (k, low) = (side % 3, side < 3);
+        (0..places.len()).min_by(|&a, &b| {
+            let (x, y) = (&places[a].2, &places[b].2);
+            if low {
+                x.min[k].total_cmp(&y.min[k])
+            } else {
+                y.max[k].total_cmp(&x.max[k])
+            }
+        })
+    };
+    for side in 0..6 {
+        if let Some(i) = reaching(side) {
+            place(i, &mut exact);
+        }
+    }
+    for (i, (_, _, corners)) in places.iter().enumerate() {
+        let slack = corners.min.iter().chain(&corners.max).map(|c| c.abs()).fold(corners.extent(), f32::max) * 1e-5;
+        let inside = (0..3).all(|k| corners.min[k] - slack >= exact.min[k] && corners.max[k] + slack <= exact.max[k]);
+        if !inside {
+            place(i, &mut exact);
+        }
+    }
+    exact
+}
+
+/// A box that holds the vertices of a mesh (`own` its box, `radius` how far its vertices lie from
+/// that box's centre at most) placed by `world`: the box of its box's corners placed, cut down to
+/// the box of its bounding sphere placed where that is tighter (a rounded mesh turned 45 degrees:
+/// its corners' box is up to 1.7 times its own size on a side).
+fn corner_box(own: &Bounds, radius: f32, world: &[f32; 16]) -> Bounds {
+    let mut placed = boxed(corners(own).into_iter().map(|c| transform_point(world, c)));
+    if own.is_empty() {
+        return placed;
+    }
+    let centre = centre_of(own);
+    let radius = (radius as f64 * stretch_at_most(&linear_part(world)) * (1.0 + 1e-6)) as f32;
+    let at = transform_point(world, centre);
+    for k in 0..3 {
+        placed.min[k] = placed.min[k].max(at[k] - radius);
+        placed.max[k] = placed.max[k].min(at[k] + radius);
+    }
+    placed
+}
+
+fn centre_of(b: &Bounds) -> [f32; 3] {
+    [0, 1, 2].map(|k| (b.min[k] + b.max[k]) / 2.0)
 }
 
 fn boxed(points: impl Iterator<Item = [f32; 3]>) -> Bounds {
