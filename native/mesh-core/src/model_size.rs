@@ -184,9 +184,9 @@ fn corner_box(own: &Bounds, radius: f32, world: &[f32; 16]) -> Bounds {
     let centre = centre_of(own);
     let radius = (radius as f64 * stretch_at_most(&linear_part(world)) * (1.0 + 1e-6)) as f32;
     let at = transform_point(world, centre);
-    for k in 0..3 {
-        placed.min[k] = placed.min[k].max(at[k] - radius);
-        placed.max[k] = placed.max[k].min(at[k] + radius);
+    for (k, centre) in at.into_iter().enumerate() {
+        placed.min[k] = placed.min[k].max(centre - radius);
+        placed.max[k] = placed.max[k].min(centre + radius);
     }
     placed
 }
