@@ -273,6 +273,44 @@ mod tests {
         assert!((size.in_mesh(0, 0.5) - 2.0).abs() < 1e-6);
     }
 
+    /// Hundreds of places of a lumpy, off-centre mesh, turned, stretched and spread: the model's box
+    /// is exactly the box of every placed vertex, though few places have their vertices placed.
+    #[test]
+    fn the_placed_box_is_every_placed_vertex_boxed() {
+        let mut seed = 17u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let positions: Vec<[f32; 3]> = (0..200).map(|_| [next() * 3.0 + 1.0, next() * 0.5 - 2.0, next() * next()]).collect();
+        let mesh = Mesh {
+            primitives: vec![Primitive { positions: positions.clone(), attributes: vec![], indices: vec![0, 1, 2], material: None }],
+            ..Mesh::default()
+        };
+        for (places, evenly) in [(300, true), (300, false), (7, false)] {
+            let mut model = Model::new(crate::model::SourceFormat::Glb);
+            model.meshes = vec![mesh.clone()];
+            let mut brute = Bounds::empty();
+            for _ in 0..places {
+                let axis = [next() - 0.5, next() - 0.5, next() - 0.5];
+                let length = axis.iter().map(|a| a * a).sum::<f32>().sqrt().max(1e-3);
+                let angle = next() * 3.0;
+                let q = [0, 1, 2].map(|k| axis[k] / length * angle.sin()).into_iter().chain([angle.cos()]).collect::<Vec<f32>>();
+                let scale = if evenly { [0.5 + next(); 3] } else { [0.5 + next(), 0.5 + next() * 3.0, 0.2 + next()] };
+                let world = compose([next() * 40.0 - 20.0, next() * 5.0, next() * 40.0], [q[0], q[1], q[2], q[3]], scale);
+                positions.iter().for_each(|&p| brute.add(transform_point(&world, p)));
+                model.nodes.push(node(0, world, vec![]));
+            }
+            model.roots = (0..places).collect();
+            assert_eq!(ModelSize::of(&model).extent, brute.extent(), "{places} places");
+            let own = Bounds::of(&positions);
+            let c = centre_of(&own);
+            let radius = positions.iter().map(|q| (0..3).map(|k| (q[k] - c[k]) * (q[k] - c[k])).sum::<f32>()).fold(0.0, f32::max).sqrt();
+            let boxes: Vec<(usize, [f32; 16], Bounds)> = model.nodes.iter().map(|n| (0, n.matrix, corner_box(&own, radius, &n.matrix))).collect();
+            assert_eq!(placed_vertices_box(&model, &boxes), brute, "{places} places");
+        }
+    }
+
     /// Boxed by its corners past the vertex budget, a rotated instance's box is never smaller.
     #[test]
     fn corner_boxes_hold_every_vertex() {
