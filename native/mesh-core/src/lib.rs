@@ -32,6 +32,8 @@ pub mod split;
 pub mod stitch;
 pub mod surface_distance;
 pub mod tangent_use;
+#[cfg(test)]
+mod test_random;
 pub mod texcoord_sets;
 pub mod texture;
 pub mod tools;

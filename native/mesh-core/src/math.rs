@@ -209,6 +209,7 @@ impl Bounds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::uniform;
 
     #[test]
     fn a_stretched_turned_node_stretches_by_its_largest_scale_and_inverts() {
@@ -231,11 +232,8 @@ mod tests {
 
     #[test]
     fn the_closed_form_stretch_is_the_largest_singular_value_and_the_bound_above_it_holds() {
-        let mut seed = 5u32;
-        let mut next = || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32 * 4.0 - 2.0
-        };
+        let mut unit = uniform(5);
+        let mut next = || unit() * 4.0 - 2.0;
         for round in 0..2_000 {
             let mut m = crate::model::IDENTITY;
             for c in 0..3 {

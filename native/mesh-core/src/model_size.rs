@@ -213,6 +213,7 @@ mod tests {
     use super::*;
     use crate::math::compose;
     use crate::model::{Node, Primitive};
+    use crate::test_random::uniform;
 
     fn cube(size: f32) -> Mesh {
         let positions = (0..8).map(|k| [0, 1, 2].map(|c| if k >> c & 1 == 0 { 0.0 } else { size })).collect();
@@ -277,11 +278,7 @@ mod tests {
     /// is exactly the box of every placed vertex, though few places have their vertices placed.
     #[test]
     fn the_placed_box_is_every_placed_vertex_boxed() {
-        let mut seed = 17u32;
-        let mut next = || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32
-        };
+        let mut next = uniform(17);
         let positions: Vec<[f32; 3]> = (0..200).map(|_| [next() * 3.0 + 1.0, next() * 0.5 - 2.0, next() * next()]).collect();
         let mesh = Mesh {
             primitives: vec![Primitive { positions: positions.clone(), attributes: vec![], indices: vec![0, 1, 2], material: None }],

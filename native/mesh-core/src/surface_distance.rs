@@ -360,15 +360,13 @@ pub(crate) fn deviation(source: &crate::model::Primitive, simplified: &crate::mo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::uniform;
 
     #[test]
     fn the_closest_weights_name_the_point_at_the_triangles_distance() {
         let (a, b, c) = ([0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 1.0, 0.5]);
-        let mut seed = 7u32;
-        let mut next = || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32 * 4.0 - 1.5
-        };
+        let mut unit = uniform(7);
+        let mut next = || unit() * 4.0 - 1.5;
         // Points all around the triangle, so every region is met.
         for _ in 0..2_000 {
             let p = [next(), next(), next()];
@@ -398,11 +396,7 @@ mod tests {
     fn a_few_triangles_far_apart_keep_the_grid_small_and_its_answers_exact() {
         // Fifty small triangles scattered over a scene a thousand times their size: at the reach
         // asked, the grid would be 130 cells a side; it grows its cells instead.
-        let mut seed = 11u32;
-        let mut next = || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32
-        };
+        let mut next = uniform(11);
         let mut positions = Vec::new();
         for _ in 0..50 {
             let at = [next() * 1000.0, next() * 1000.0, next() * 1000.0];
@@ -448,11 +442,7 @@ mod tests {
         let reach = 0.3;
         let grid = SurfaceGrid::new(&positions, &indices, reach);
         assert_eq!(grid.large, [0]);
-        let mut seed = 7u32;
-        let mut next = || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32
-        };
+        let mut next = uniform(7);
         let (mut near, mut far) = (0, 0);
         for _ in 0..2000 {
             let p = [next() * 14.0 - 1.0, next() * 14.0 - 1.0, next() * 3.0 - 2.0];

@@ -265,6 +265,7 @@ fn codec_block_keys(stride: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::uniform;
 
     #[test]
     fn filtered_keys_are_the_codec_filters_bytes_however_the_buffer_lies() {
@@ -296,11 +297,7 @@ mod tests {
     #[test]
     fn a_tracks_first_blocks_never_take_more_than_the_whole_track() {
         // Smooth, noisy, still, and a still start before motion, at the strides keys are stored at.
-        let mut seed = 7u32;
-        let mut noise = move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32
-        };
+        let mut noise = uniform(7);
         for stride in [8usize, 12, 36, 48] {
             let floats = stride / 4;
             for kind in 0..4 {
