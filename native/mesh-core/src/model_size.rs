@@ -33,15 +33,7 @@ impl ModelSize {
         let placed: usize = instances.iter().filter_map(|i| model.meshes.get(i.mesh)).map(vertices).sum();
         let by_corners = placed > PLACED_VERTICES_BOXED;
         let own: Vec<Bounds> = model.meshes.iter().map(|m| boxed(m.primitives.iter().flat_map(|p| p.positions.iter().copied()))).collect();
-        let radius: Vec<f32> = model
-            .meshes
-            .iter()
-            .zip(&own)
-            .map(|(m, b)| {
-                let c = centre_of(b);
-                m.primitives.iter().flat_map(|p| &p.positions).map(|q| (0..3).map(|k| (q[k] - c[k]) * (q[k] - c[k])).sum::<f32>()).fold(0.0, f32::max).sqrt()
-            })
-            .collect();
+        let radius: Vec<f32> = model.meshes.iter().zip(&own).map(|(m, b)| farthest_from_centre(m.primitives.iter().flat_map(|p| &p.positions), b)).collect();
         let rest = world_matrices(model, None);
         let mut bounds = Bounds::empty();
         // Per mesh: how much its skinned places scale it, and the linear maps of its other places.
@@ -191,6 +183,12 @@ fn corner_box(own: &Bounds, radius: f32, world: &[f32; 16]) -> Bounds {
     placed
 }
 
+/// How far the farthest of `points` lies from the centre of `b` (their box).
+fn farthest_from_centre<'a>(points: impl Iterator<Item = &'a [f32; 3]>, b: &Bounds) -> f32 {
+    let c = centre_of(b);
+    points.map(|q| (0..3).map(|k| (q[k] - c[k]) * (q[k] - c[k])).sum::<f32>()).fold(0.0, f32::max).sqrt()
+}
+
 fn centre_of(b: &Bounds) -> [f32; 3] {
     [0, 1, 2].map(|k| (b.min[k] + b.max[k]) / 2.0)
 }
@@ -301,8 +299,7 @@ mod tests {
             model.roots = (0..places).collect();
             assert_eq!(ModelSize::of(&model).extent, brute.extent(), "{places} places");
             let own = Bounds::of(&positions);
-            let c = centre_of(&own);
-            let radius = positions.iter().map(|q| (0..3).map(|k| (q[k] - c[k]) * (q[k] - c[k])).sum::<f32>()).fold(0.0, f32::max).sqrt();
+            let radius = farthest_from_centre(positions.iter(), &own);
             let boxes: Vec<(usize, [f32; 16], Bounds)> = model.nodes.iter().map(|n| (0, n.matrix, corner_box(&own, radius, &n.matrix))).collect();
             assert_eq!(placed_vertices_box(&model, &boxes), brute, "{places} places");
         }

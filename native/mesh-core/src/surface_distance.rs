@@ -135,8 +135,11 @@ impl SurfaceGrid {
             })
             .collect();
         // Counts first, each cell's at its end's place; summed, each entry is where its cell ends.
-        for block in blocks.iter().flatten() {
-            for_cells(block, dims, |c| grid.starts[c + 1] += 1);
+        for (t, block) in blocks.iter().enumerate() {
+            match block {
+                None => grid.large.push(t as u32),
+                Some(block) => for_cells(block, dims, |c| grid.starts[c + 1] += 1),
+            }
         }
         for c in 1..=cells {
             grid.starts[c] += grid.starts[c - 1];
@@ -146,15 +149,13 @@ impl SurfaceGrid {
         // cell lists its triangles in ascending order.
         let mut ends = grid.starts[1..].to_vec();
         for (t, block) in blocks.iter().enumerate().rev() {
-            match block {
-                None => grid.large.push(t as u32),
-                Some(block) => for_cells(block, dims, |c| {
+            if let Some(block) = block {
+                for_cells(block, dims, |c| {
                     ends[c] -= 1;
                     grid.triangles[ends[c] as usize] = t as u32;
-                }),
+                });
             }
         }
-        grid.large.reverse();
         grid
     }
 
