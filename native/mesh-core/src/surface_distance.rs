@@ -236,6 +236,93 @@ impl SurfaceGrid {
         }
         distance2_to_triangle(p, *a, *b, *c)
     }
+    /// A triangle within `sqrt(limit2)` of `p` and its squared distance, found by walking across
+    /// the surface from triangle `start` (`fans` the triangles' corners and the triangles around
+    /// each corner): from a triangle whose nearest point to `p` lies on an edge, to the triangle
+    /// across it; on a corner, to the nearest of the triangles around it; while the distance falls,
+    /// for up to `WALK_STEPS` steps. None where the walk stops farther (inside a triangle's face,
+    /// or at a border, or at a fold), when the grid's search is what is left.
+    pub fn walk_within(&self, fans: &Fans, p: [f32; 3], start: u32, limit2: f32) -> Option<(u32, f32)> {
+        // Each triangle is measured once: where on it the nearest point lies, and how far.
+        let measure = |t: u32| {
+            let Corners { corners: [a, b, c], .. } = &self.corners[t as usize];
+            let (region, d) = region_and_distance2(p, *a, *b, *c);
+            (t, region, d)
+        };
+        let (mut t, mut region, mut d) = measure(start);
+        for _ in 0..WALK_STEPS {
+            if d <= limit2 {
+                return Some((t, d));
+            }
+            let ids = fans.corners(t);
+            let (around, across) = match region {
+                Some(Region::Edge(i, j, _)) => (fans.around(ids[i]), Some(ids[j])),
+                Some(Region::Corner(k)) => (fans.around(ids[k]), None),
+                _ => break,
+            };
+            let next = around.iter().filter(|&&n| n != t && across.is_none_or(|v| fans.corners(n).contains(&v))).map(|&n| measure(n)).fold(
+                None,
+                |best: Option<(u32, Option<Region>, f32)>, m| match best {
+                    Some(b) if b.2 <= m.2 => Some(b),
+                    _ => Some(m),
+                },
+            );
+            match next {
+                Some(m) if m.2 < d => (t, region, d) = m,
+                _ => break,
+            }
+        }
+        (d <= limit2).then_some((t, d))
+    }
+}
+
+/// Steps a walk across the surface takes at most (`SurfaceGrid::walk_within`).
+const WALK_STEPS: usize = 8;
+
+/// The triangles of a triangle list around each of its vertices, for walks across its surface.
+pub struct Fans<'a> {
+    indices: &'a [u32],
+    /// Where each vertex's triangles start in `triangles`, and where the last one's end.
+    starts: Vec<u32>,
+    triangles: Vec<u32>,
+}
+
+impl<'a> Fans<'a> {
+    /// The fans of the triangles of `indices` (whole triples only) over `vertex_count` vertices;
+    /// a corner past them belongs to no fan.
+    pub fn new(indices: &'a [u32], vertex_count: usize) -> Self {
+        let indices = &indices[..indices.len() / 3 * 3];
+        let mut starts = vec![0u32; vertex_count + 1];
+        for &v in indices.iter().filter(|&&v| (v as usize) < vertex_count) {
+            starts[v as usize + 1] += 1;
+        }
+        for v in 1..=vertex_count {
+            starts[v] += starts[v - 1];
+        }
+        let mut next = starts[..vertex_count].to_vec();
+        let mut triangles = vec![0u32; starts[vertex_count] as usize];
+        for (t, triangle) in indices.chunks_exact(3).enumerate() {
+            for &v in triangle.iter().filter(|&&v| (v as usize) < vertex_count) {
+                triangles[next[v as usize] as usize] = t as u32;
+                next[v as usize] += 1;
+            }
+        }
+        Fans { indices, starts, triangles }
+    }
+
+    /// The triangles with vertex `v` as a corner.
+    fn around(&self, v: u32) -> &[u32] {
+        match self.starts.get(v as usize..v as usize + 2) {
+            Some(&[start, end]) => &self.triangles[start as usize..end as usize],
+            _ => &[],
+        }
+    }
+
+    /// Triangle `t`'s corners.
+    fn corners(&self, t: u32) -> [u32; 3] {
+        let i = t as usize * 3;
+        [self.indices[i], self.indices[i + 1], self.indices[i + 2]]
+    }
 }
 
 /// Whether some triangle of `indices` over `positions` lies within `reach` of `p`, each tried in
@@ -259,6 +346,7 @@ pub fn triangle_distance2(positions: &[[f32; 3]], indices: &[u32], t: u32, p: [f
 /// Where on a triangle the point nearest another lies: a corner (0, 1, 2 for a, b, c), an edge
 /// between two corners at a share of its length from the first, or inside the face, at weights
 /// `v` and `w` of the second and third corners, with the face's (unnormalized) normal.
+#[derive(Clone, Copy)]
 enum Region {
     Corner(usize),
     Edge(usize, usize, f32),
@@ -307,8 +395,16 @@ fn region(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> Option<Region> 
 /// Squared distance from `p` to triangle `abc`, by the region of its nearest point (`region`); a
 /// degenerate triangle is measured as its edges.
 pub fn distance2_to_triangle(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> f32 {
+    region_and_distance2(p, a, b, c).1
+}
+
+/// The region of triangle `abc` holding the point nearest `p` (`region`), and the squared
+/// distance to it (`distance2_to_triangle`).
+#[inline]
+fn region_and_distance2(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> (Option<Region>, f32) {
     let corners = [a, b, c];
-    match region(p, a, b, c) {
+    let region = region(p, a, b, c);
+    let d = match region {
         None => distance2_to_segment(p, a, b).min(distance2_to_segment(p, b, c)).min(distance2_to_segment(p, c, a)),
         Some(Region::Corner(k)) => {
             let to = sub(p, corners[k]);
@@ -320,7 +416,8 @@ pub fn distance2_to_triangle(p: [f32; 3], a: [f32; 3], b: [f32; 3], c: [f32; 3])
             let d = dot(sub(p, a), normal);
             d * d / dot(normal, normal)
         }
-    }
+    };
+    (region, d)
 }
 
 /// The point of triangle `abc` closest to `p`, as weights of its corners (summing to 1), by the
@@ -423,6 +520,48 @@ mod tests {
         }
         assert!((100..900).contains(&near), "{near} of 1000 near");
         assert!(!grid.near([f32::NAN, 0.0, 0.0]) && grid.nearest([500.0, f32::INFINITY, 0.0]).is_none());
+    }
+
+    #[test]
+    fn a_walk_finds_only_triangles_within_the_limit_and_finds_them_across_the_surface() {
+        // A wavy 16 x 16 sheet of two triangles a square; points just above and below it, each
+        // walked to from a triangle a few squares away.
+        let n = 16u32;
+        let positions: Vec<[f32; 3]> =
+            (0..=n).flat_map(|y| (0..=n).map(move |x| [x as f32, y as f32, (x as f32 * 0.5).sin() * (y as f32 * 0.3).cos()])).collect();
+        let mut indices = Vec::new();
+        for y in 0..n {
+            for x in 0..n {
+                let a = y * (n + 1) + x;
+                indices.extend([a, a + 1, a + n + 2, a, a + n + 2, a + n + 1]);
+            }
+        }
+        let grid = SurfaceGrid::new(&positions, &indices, 0.5);
+        let fans = Fans::new(&indices, positions.len());
+        let triangles = indices.len() as u32 / 3;
+        let mut next = uniform(5);
+        let mut found = 0;
+        for _ in 0..2000 {
+            let (x, y) = (next() * n as f32, next() * n as f32);
+            let p = [x, y, (x * 0.5).sin() * (y * 0.3).cos() + next() * 0.2 - 0.1];
+            let nearest = indices
+                .chunks_exact(3)
+                .map(|t| distance2_to_triangle(p, positions[t[0] as usize], positions[t[1] as usize], positions[t[2] as usize]))
+                .fold(f32::INFINITY, f32::min);
+            // From the triangle of the square a step or two off, or from any triangle at all.
+            let (sx, sy) = (((x + 2.0 * next() - 1.0).clamp(0.0, n as f32 - 1.0)) as u32, ((y + 2.0 * next() - 1.0).clamp(0.0, n as f32 - 1.0)) as u32);
+            let start = if next() < 0.9 { (sy * n + sx) * 2 + u32::from(next() < 0.5) } else { (next() * triangles as f32) as u32 % triangles };
+            let limit2 = nearest + 0.01;
+            if let Some((t, d)) = grid.walk_within(&fans, p, start, limit2) {
+                assert!(d <= limit2 && d == triangle_distance2(&positions, &indices, t, p), "{p:?} from {start}");
+                found += 1;
+            }
+        }
+        // Walks stop at a face's inside or at the border: most still get there.
+        assert!(found > 1500, "{found} of 2000 walks found a triangle");
+        // A triangle list cut short keeps its whole triangles; corners past the vertices have no fan.
+        let cut = Fans::new(&indices[..7], 3);
+        assert_eq!((cut.around(0), cut.around(1), cut.around(2), cut.around(17)), (&[0u32, 1][..], &[0u32][..], &[][..], &[][..]));
     }
 
     #[test]
