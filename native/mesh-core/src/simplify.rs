@@ -829,7 +829,18 @@ fn witnesses_at_rest(grid: &SurfaceGrid, faces: &[u32], positions: &[[f32; 3]], 
                 return None;
             }
             let p = positions[v as usize];
-            let Some(found) = grid.witness_from(p, last) else {
+            // The last vertex's triangle first, and where it is farther than the largest distance,
+            // a walk from it toward this vertex; where that ends out of reach, the grid's cell.
+            let fans = || fans.get_or_init(|| Fans::new(faces, positions.len()));
+            let walked = last.map(|hint| match grid.distance2(hint, p) {
+                d if d <= largest2 => (hint, d),
+                _ => grid.walk(fans(), p, hint, largest2),
+            });
+            let found = match walked {
+                Some(found) if found.1 <= grid.reach2() => Some(found),
+                _ => grid.witness_from(p, None),
+            };
+            let Some(found) = found else {
                 if stop_at_stray {
                     strayed.store(true, Ordering::Relaxed);
                     return None;
@@ -839,10 +850,7 @@ fn witnesses_at_rest(grid: &SurfaceGrid, faces: &[u32], positions: &[[f32; 3]], 
             };
             let (t, d2) = match found.1 <= largest2 {
                 true => found,
-                false => match grid
-                    .walk_within(fans.get_or_init(|| Fans::new(faces, positions.len())), p, found.0, largest2)
-                    .or_else(|| grid.within_from(p, None, largest2))
-                {
+                false => match grid.within_from(p, None, largest2) {
                     Some(nearer) => nearer,
                     None => grid.nearest(p).unwrap_or(found),
                 },

@@ -237,12 +237,18 @@ impl SurfaceGrid {
         distance2_to_triangle(p, *a, *b, *c)
     }
     /// A triangle within `sqrt(limit2)` of `p` and its squared distance, found by walking across
-    /// the surface from triangle `start` (`fans` the triangles' corners and the triangles around
-    /// each corner): from a triangle whose nearest point to `p` lies on an edge, to the triangle
-    /// across it; on a corner, to the nearest of the triangles around it; while the distance falls,
-    /// for up to `WALK_STEPS` steps. None where the walk stops farther (inside a triangle's face,
-    /// or at a border, or at a fold), when the grid's search is what is left.
+    /// the surface from triangle `start` (`walk`); None where the walk stops farther.
     pub fn walk_within(&self, fans: &Fans, p: [f32; 3], start: u32, limit2: f32) -> Option<(u32, f32)> {
+        Some(self.walk(fans, p, start, limit2)).filter(|&(_, d)| d <= limit2)
+    }
+
+    /// Where a walk across the surface toward `p` from triangle `start` stops, and its squared
+    /// distance to `p` (`fans` the triangles' corners and the triangles around each corner): from
+    /// a triangle whose nearest point to `p` lies on an edge, to the triangle across it; on a
+    /// corner, to the nearest of the triangles around it; while the distance falls and is over
+    /// `limit2`, for up to `WALK_STEPS` steps. It stops farther than `limit2` inside a triangle's
+    /// face, at a border or a fold, or after its steps; the grid's search is what is left there.
+    pub fn walk(&self, fans: &Fans, p: [f32; 3], start: u32, limit2: f32) -> (u32, f32) {
         // Each triangle is measured once: where on it the nearest point lies, and how far.
         let measure = |t: u32| {
             let Corners { corners: [a, b, c], .. } = &self.corners[t as usize];
@@ -252,7 +258,7 @@ impl SurfaceGrid {
         let (mut t, mut region, mut d) = measure(start);
         for _ in 0..WALK_STEPS {
             if d <= limit2 {
-                return Some((t, d));
+                break;
             }
             let ids = fans.corners(t);
             let (around, across) = match region {
@@ -272,7 +278,18 @@ impl SurfaceGrid {
                 _ => break,
             }
         }
-        (d <= limit2).then_some((t, d))
+        (t, d)
+    }
+
+    /// The squared distance from `p` to triangle `t`.
+    pub fn distance2(&self, t: u32, p: [f32; 3]) -> f32 {
+        let Corners { corners: [a, b, c], .. } = &self.corners[t as usize];
+        distance2_to_triangle(p, *a, *b, *c)
+    }
+
+    /// The farthest a triangle may lie from a point to be within the grid's reach, squared.
+    pub fn reach2(&self) -> f32 {
+        self.reach * self.reach
     }
 }
 
