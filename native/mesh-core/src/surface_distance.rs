@@ -239,41 +239,50 @@ impl SurfaceGrid {
     /// A triangle within `sqrt(limit2)` of `p` and its squared distance, found by walking across
     /// the surface from triangle `start` (`walk`); None where the walk stops farther.
     pub fn walk_within(&self, fans: &Fans, p: [f32; 3], start: u32, limit2: f32) -> Option<(u32, f32)> {
-        Some(self.walk(fans, p, start, limit2)).filter(|&(_, d)| d <= limit2)
+        Some(self.walk(|| fans, p, start, limit2)).filter(|&(_, d)| d <= limit2)
     }
 
     /// Where a walk across the surface toward `p` from triangle `start` stops, and its squared
-    /// distance to `p` (`fans` the triangles' corners and the triangles around each corner): from
-    /// a triangle whose nearest point to `p` lies on an edge, to the triangle across it; on a
-    /// corner, to the nearest of the triangles around it; while the distance falls and is over
-    /// `limit2`, for up to `WALK_STEPS` steps. It stops farther than `limit2` inside a triangle's
-    /// face, at a border or a fold, or after its steps; the grid's search is what is left there.
-    pub fn walk(&self, fans: &Fans, p: [f32; 3], start: u32, limit2: f32) -> (u32, f32) {
-        // Each triangle is measured once: where on it the nearest point lies, and how far.
-        let measure = |t: u32| {
-            let Corners { corners: [a, b, c], .. } = &self.corners[t as usize];
+    /// distance to `p` (`fans` gives the triangles' corners and the triangles around each corner,
+    /// asked for only where the walk moves): from a triangle whose nearest point to `p` lies on an
+    /// edge, to the triangle across it; on a corner, to the nearest of the triangles around it;
+    /// while the distance falls and is over `limit2`, for up to `WALK_STEPS` steps. It stops
+    /// farther than `limit2` inside a triangle's face, at a border or a fold, or after its steps;
+    /// the grid's search is what is left there.
+    pub fn walk<'f, 'i: 'f>(&self, fans: impl Fn() -> &'f Fans<'i>, p: [f32; 3], start: u32, limit2: f32) -> (u32, f32) {
+        // Each triangle is measured once: where on it the nearest point lies, and how far; a
+        // neighbour whose bounding sphere lies no nearer than the walk has come is not measured.
+        let measure = |t: u32, within2: f32| {
+            let Corners { corners: [a, b, c], centroid, radius } = &self.corners[t as usize];
+            let to_centroid = sub(p, *centroid);
+            let outside = radius + within2.sqrt();
+            if dot(to_centroid, to_centroid) > outside * outside {
+                return None;
+            }
             let (region, d) = region_and_distance2(p, *a, *b, *c);
-            (t, region, d)
+            Some((t, region, d))
         };
-        let (mut t, mut region, mut d) = measure(start);
+        let (_, mut region, mut d) = measure(start, f32::INFINITY).expect("no bound");
+        let mut t = start;
         for _ in 0..WALK_STEPS {
             if d <= limit2 {
                 break;
             }
+            let fans = fans();
             let ids = fans.corners(t);
             let (around, across) = match region {
                 Some(Region::Edge(i, j, _)) => (fans.around(ids[i]), Some(ids[j])),
                 Some(Region::Corner(k)) => (fans.around(ids[k]), None),
                 _ => break,
             };
-            let next = around.iter().filter(|&&n| n != t && across.is_none_or(|v| fans.corners(n).contains(&v))).map(|&n| measure(n)).fold(
+            let nearer = around.iter().filter(|&&n| n != t && across.is_none_or(|v| fans.corners(n).contains(&v))).filter_map(|&n| measure(n, d)).fold(
                 None,
                 |best: Option<(u32, Option<Region>, f32)>, m| match best {
                     Some(b) if b.2 <= m.2 => Some(b),
                     _ => Some(m),
                 },
             );
-            match next {
+            match nearer {
                 Some(m) if m.2 < d => (t, region, d) = m,
                 _ => break,
             }
