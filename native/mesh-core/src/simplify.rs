@@ -831,10 +831,15 @@ fn witnesses_at_rest(grid: &SurfaceGrid, faces: &[u32], positions: &[[f32; 3]], 
             let p = positions[v as usize];
             // The last vertex's triangle first, and where it is farther than the largest distance,
             // a walk from it toward this vertex; where that ends out of reach, the grid's cell.
-            let walked = last.map(|hint| grid.walk(|| fans.get_or_init(|| Fans::new(faces, positions.len())), p, hint, largest2));
+            let fans = || fans.get_or_init(|| Fans::new(faces, positions.len()));
+            let walked = last.map(|hint| grid.walk(fans, p, hint, largest2));
             let found = match walked {
                 Some(found) if found.1 <= grid.reach2() => Some(found),
-                _ => grid.witness_from(p, None),
+                // Found in the cell, and a walk from there where it is farther than the largest.
+                _ => grid.witness_from(p, None).map(|found| match found.1 <= largest2 {
+                    true => found,
+                    false => grid.walk(fans, p, found.0, largest2),
+                }),
             };
             let Some(found) = found else {
                 if stop_at_stray {
