@@ -569,7 +569,7 @@ mod tests {
                 indices.extend([a, a + 1, a + n + 2, a, a + n + 2, a + n + 1]);
             }
         }
-        let grid = SurfaceGrid::new(&positions, &indices, 0.5);
+        let grid = SurfaceGrid::new(&positions, &indices, 3.0);
         let fans = Fans::new(&indices, positions.len());
         let triangles = indices.len() as u32 / 3;
         let mut next = uniform(5);
@@ -590,8 +590,12 @@ mod tests {
                 found += 1;
             }
         }
-        // Walks stop at a face's inside or at the border: most still get there.
+        // Walks stop at a face's inside or at the border, and do not start out of reach: most
+        // still get there.
         assert!(found > 1500, "{found} of 2000 walks found a triangle");
+        // From a triangle out of reach the walk stays where it started.
+        let far = [15.5, 15.5, 0.0];
+        assert_eq!(grid.walk(|| &fans, far, 0, 0.0), (0, triangle_distance2(&positions, &indices, 0, far)));
         // A triangle list cut short keeps its whole triangles; corners past the vertices have no fan.
         let cut = Fans::new(&indices[..7], 3);
         assert_eq!((cut.around(0), cut.around(1), cut.around(2), cut.around(17)), (&[0u32, 1][..], &[0u32][..], &[][..], &[][..]));
