@@ -236,11 +236,6 @@ impl SurfaceGrid {
         }
         distance2_to_triangle(p, *a, *b, *c)
     }
-    /// A triangle within `sqrt(limit2)` of `p` and its squared distance, found by walking across
-    /// the surface from triangle `start` (`walk`); None where the walk stops farther.
-    pub fn walk_within(&self, fans: &Fans, p: [f32; 3], start: u32, limit2: f32) -> Option<(u32, f32)> {
-        Some(self.walk(|| fans, p, start, limit2)).filter(|&(_, d)| d <= limit2)
-    }
 
     /// Where a walk across the surface toward `p` from triangle `start` stops, and its squared
     /// distance to `p` (`fans` gives the triangles' corners and the triangles around each corner,
@@ -268,7 +263,7 @@ impl SurfaceGrid {
         // From a triangle out of the grid's reach the walk does not start: it would be long where
         // the cell's search is not (the Stanford bunny's OBJ, whose vertices come in no order:
         // its measure took 52 M instructions searching cells, 172 M walking from everywhere).
-        if d > self.reach * self.reach {
+        if d > self.reach2() {
             return (t, d);
         }
         for _ in 0..WALK_STEPS {
@@ -297,19 +292,13 @@ impl SurfaceGrid {
         (t, d)
     }
 
-    /// The squared distance from `p` to triangle `t`.
-    pub fn distance2(&self, t: u32, p: [f32; 3]) -> f32 {
-        let Corners { corners: [a, b, c], .. } = &self.corners[t as usize];
-        distance2_to_triangle(p, *a, *b, *c)
-    }
-
     /// The farthest a triangle may lie from a point to be within the grid's reach, squared.
     pub fn reach2(&self) -> f32 {
         self.reach * self.reach
     }
 }
 
-/// Steps a walk across the surface takes at most (`SurfaceGrid::walk_within`).
+/// Steps a walk across the surface takes at most (`SurfaceGrid::walk`).
 const WALK_STEPS: usize = 8;
 
 /// The triangles of a triangle list around each of its vertices, for walks across its surface.
@@ -585,7 +574,7 @@ mod tests {
             let (sx, sy) = (((x + 2.0 * next() - 1.0).clamp(0.0, n as f32 - 1.0)) as u32, ((y + 2.0 * next() - 1.0).clamp(0.0, n as f32 - 1.0)) as u32);
             let start = if next() < 0.9 { (sy * n + sx) * 2 + u32::from(next() < 0.5) } else { (next() * triangles as f32) as u32 % triangles };
             let limit2 = nearest + 0.01;
-            if let Some((t, d)) = grid.walk_within(&fans, p, start, limit2) {
+            if let Some((t, d)) = Some(grid.walk(|| &fans, p, start, limit2)).filter(|&(_, d)| d <= limit2) {
                 assert!(d <= limit2 && d == triangle_distance2(&positions, &indices, t, p), "{p:?} from {start}");
                 found += 1;
             }
