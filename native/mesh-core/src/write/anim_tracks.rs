@@ -429,18 +429,26 @@ impl Scene {
             .collect();
         let keys: usize = channels.iter().map(|(_, s)| s.input.len()).sum();
         let moves = in_parallel::map(&channels, keys >= KEYS_WORTH_THREADS, |&(node, sampler)| {
-            let (mut places, mut farthest2) = (Bounds::empty(), 0.0f64);
+            let (mut low, mut high, mut farthest2) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3], 0.0f64);
             let at = pivot(world, node);
-            for key in values(sampler) {
-                let local = [key[0], key[1], key[2]];
+            // A plain loop over the keys' floats, with comparisons that pass NaN by: through
+            // `values` and `Bounds::add` it took 115 instructions a key, a tenth of what a motion
+            // capture's optimize did (1.8 M translation keys).
+            let (stride, offset) = if sampler.interpolation == "CUBICSPLINE" { (9, 3) } else { (3, 0) };
+            for key in sampler.output.chunks_exact(stride) {
+                let local = [key[offset], key[offset + 1], key[offset + 2]];
                 let place = transform_point(&parent_world[node], local);
-                if local.iter().all(|v| v.is_finite()) {
-                    places.add(place);
+                if local[0].is_finite() && local[1].is_finite() && local[2].is_finite() {
+                    for k in 0..3 {
+                        low[k] = if place[k] < low[k] { place[k] } else { low[k] };
+                        high[k] = if place[k] > high[k] { place[k] } else { high[k] };
+                    }
                 }
                 // Squared here, one root at the end (a long take's keys are millions).
-                farthest2 = farthest2.max((0..3).map(|k| (place[k] as f64 - at[k]).powi(2)).sum());
+                let d2 = (place[0] as f64 - at[0]).powi(2) + (place[1] as f64 - at[1]).powi(2) + (place[2] as f64 - at[2]).powi(2);
+                farthest2 = if d2 > farthest2 { d2 } else { farthest2 };
             }
-            (places, farthest2.sqrt())
+            (Bounds { min: low, max: high }, farthest2.sqrt())
         });
         let mut travel = vec![0.0f64; n];
         let mut places = Bounds::empty();
