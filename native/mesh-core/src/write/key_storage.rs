@@ -80,7 +80,6 @@ impl<'a> Storage<'a> {
                 false => storage(Filter::Shorts, 8, None, 5122),
             };
         }
-        let exponential = compress && step > 0.0 && output.iter().all(|v| v.is_finite());
         // CUBICSPLINE: keys and tangents together, as floats whose mantissas keep what `step`
         // needs. The codec sees a key's in-tangent, value and out-tangent as one element, so each
         // is told apart from the previous key's (not a value from a tangent), and each of the
@@ -91,11 +90,14 @@ impl<'a> Storage<'a> {
             (true, 4) => Some(12),
             _ => None,
         };
-        if let (true, Some(floats)) = (exponential, floats) {
-            let bits = mantissa_bits(output.iter().fold(0.0f32, |m, v| m.max(v.abs())), step);
-            if bits < 24 {
-                let filter = Filter::Exponential { floats, bits, widest: widest(output, floats) };
-                return storage(filter, floats * 4, Some("EXPONENTIAL"), FLOAT);
+        if let (true, Some(floats)) = (compress && step > 0.0, floats) {
+            // Only finite tracks; the largest magnitude of any float is the widest component's.
+            if let Some(widest) = widest(output, floats) {
+                let bits = mantissa_bits(widest.iter().fold(0.0f32, |m, v| m.max(v.abs())), step);
+                if bits < 24 {
+                    let filter = Filter::Exponential { floats, bits, widest };
+                    return storage(filter, floats * 4, Some("EXPONENTIAL"), FLOAT);
+                }
             }
         }
         let floats = if cubic { 3 * s.components } else { s.components };
@@ -190,17 +192,22 @@ impl<'a> Storage<'a> {
     }
 }
 
-/// Per component of `floats`-long elements, the value of largest magnitude (0 where none).
-fn widest(output: &[f32], floats: usize) -> [f32; 12] {
+/// Per component of `floats`-long elements (at most 12), the value of largest magnitude (0 where
+/// none); None where a value is not finite. One pass over the track: a long one is millions of
+/// floats, and a pass each for the check, the largest magnitude and this took 22 instructions a
+/// float (motion-capture).
+fn widest(output: &[f32], floats: usize) -> Option<[f32; 12]> {
     let mut widest = [0.0f32; 12];
+    let mut finite = true;
     for element in output.chunks_exact(floats) {
         for (w, &v) in widest.iter_mut().zip(element) {
+            finite &= v.is_finite();
             if v.abs() > w.abs() {
                 *w = v;
             }
         }
     }
-    widest
+    finite.then_some(widest)
 }
 
 // The filters below write the stored bytes straight from the track's floats: a long track is
