@@ -66,14 +66,7 @@ pub(super) fn on_principal_axes(rows: &[f32], width: usize) -> (Vec<f32>, usize)
             line[i..].iter_mut().zip(&centred[i..]).for_each(|(sum, &cj)| *sum += ci * cj);
         }
     }
-    for i in 0..width {
-        for j in 0..i {
-            covariance[i * width + j] = covariance[j * width + i];
-        }
-    }
-    let (values, vectors) = symmetric_eigen(covariance, width);
-    let mut order: Vec<usize> = (0..width).collect();
-    order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+    let (values, vectors, order) = axes(covariance, width);
     let total: f64 = values.iter().map(|v| v.max(0.0)).sum();
     let mut kept = 0;
     let mut left_out = total;
@@ -120,6 +113,20 @@ pub(super) fn on_principal_axes(rows: &[f32], width: usize) -> (Vec<f32>, usize)
         out.extend(sums.iter().map(|&sum| sum as f32));
     }
     (out, kept)
+}
+
+/// The principal axes of a covariance whose upper half is summed (the lower is mirrored from it):
+/// its eigenvalues, eigenvectors (`symmetric_eigen`) and the axes by decreasing value.
+fn axes(mut covariance: Vec<f64>, width: usize) -> (Vec<f64>, Vec<f64>, Vec<usize>) {
+    for i in 0..width {
+        for j in 0..i {
+            covariance[i * width + j] = covariance[j * width + i];
+        }
+    }
+    let (values, vectors) = symmetric_eigen(covariance, width);
+    let mut order: Vec<usize> = (0..width).collect();
+    order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+    (values, vectors, order)
 }
 
 /// Eigenvalues and eigenvectors (row k the vector of value k) of the symmetric `width`-square
@@ -200,14 +207,7 @@ mod tests {
                     }
                 }
             }
-            for i in 0..width {
-                for j in 0..i {
-                    covariance[i * width + j] = covariance[j * width + i];
-                }
-            }
-            let (values, vectors) = symmetric_eigen(covariance, width);
-            let mut order: Vec<usize> = (0..width).collect();
-            order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+            let (_, vectors, order) = axes(covariance, width);
             let (out, kept) = on_principal_axes(&rows, width);
             let expected: Vec<f32> = rows
                 .chunks_exact(width)
