@@ -315,8 +315,8 @@ impl Turns {
     /// side (what 1 − |cos| is between unit quaternions, without the cancellation), and which
     /// side that is, all from one dot product. A spherical interpolation's sines come from a
     /// short series where the stretch turns by little, as a baked track's stretches do. This was
-    /// most of a rotation track's reduction: a point cost about 300 instructions through `Segment`
-    /// and the gap in f32, about a third of that here (motion-capture, session 43).
+    /// most of a rotation track's reduction: a point cost about 340 instructions through `Segment`
+    /// and the gap in f32, about 225 here (motion-capture, session 43).
     fn error(&self, s: &AnimationSampler, a: usize, b: usize, gap: &impl Gap, limit: f64, chord_limit: f64) -> f64 {
         let curve = Arc::between(self.path[a], self.path[b], s.input[a], s.input[b]);
         let mut worst = 0.0f64;
