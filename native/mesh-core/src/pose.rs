@@ -97,23 +97,6 @@ impl<'a> Segment<'a> {
         Segment { t0: s.input[a], dt: s.input[b] - s.input[a], curve }
     }
 
-    /// A LINEAR rotation's ends as unit quaternions on the same side and the angle between them
-    /// (0 where `at` interpolates linearly and normalizes); None for any other curve.
-    pub fn slerp_ends(&self) -> Option<([f32; 4], [f32; 4], f32)> {
-        match self.curve {
-            Curve::Slerp(a4, b4, theta, _) => Some((a4, b4, theta)),
-            _ => None,
-        }
-    }
-
-    /// A LINEAR curve's two end values; None for any other curve (a rotation's is `slerp_ends`).
-    pub fn linear_ends(&self) -> Option<(&'a [f32], &'a [f32])> {
-        match self.curve {
-            Curve::Linear(from, to) => Some((from, to)),
-            _ => None,
-        }
-    }
-
     /// The value at the start key's time into `out`: what `at` gives there (the start key, a
     /// rotation normalized), without a spherical interpolation's sines.
     pub fn start(&self, out: &mut [f32]) {

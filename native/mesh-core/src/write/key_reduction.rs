@@ -165,16 +165,19 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
     let limit = gap.size_within(budget);
     let kept_value = std::cell::RefCell::new(vec![0.0f32; n]);
     let chord_limit = (2.0 * limit).sqrt();
+    // A LINEAR 3D track judged by squared distance: its kept curve is the straight line between
+    // the two keys' values, read in place (no `Segment` made for each stretch tried).
+    let straight = gap.is_squared_distance() && per == 1 && n == 3 && !cubic;
     let error = |a: usize, b: usize| -> f64 {
-        let mut worst = 0.0f64;
-        let mut value = kept_value.borrow_mut();
         if let Some(turns) = &turns {
             return turns.error(s, a, b, &gap, limit, chord_limit);
         }
-        let kept = Segment::new(s, a, b, rotation);
-        if let (true, 1, 3, Some((from, to))) = (gap.is_squared_distance(), per, n, kept.linear_ends()) {
-            return straight_error(&s.input, &s.output, from, to, a, b, limit);
+        if straight {
+            return straight_error(&s.input, &s.output, &s.output[a * 3..a * 3 + 3], &s.output[b * 3..b * 3 + 3], a, b, limit);
         }
+        let mut worst = 0.0f64;
+        let mut value = kept_value.borrow_mut();
+        let kept = Segment::new(s, a, b, rotation);
         let (first, end) = (a * per + 1, b * per);
         let middle = (first < end).then_some((first + end) / 2);
         for i in middle.into_iter().chain(first..end) {
