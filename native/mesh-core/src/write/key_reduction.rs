@@ -45,7 +45,8 @@ pub trait Gap {
     fn size_within(&self, units: f64) -> f64;
     /// Whether `size` is 1 − |cos| between the two as unit quaternions, which between quaternions
     /// on the same side is half their squared chord: a LINEAR rotation's curve between keys is
-    /// then bounded rather than sampled (`Turns`).
+    /// then bounded rather than sampled, and its gaps at keys are taken as those chords in f64
+    /// (`Turns`), `size` only where a midpoint is sampled.
     fn is_quaternion_chord(&self) -> bool {
         false
     }
