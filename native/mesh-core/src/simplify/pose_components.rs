@@ -28,45 +28,7 @@ pub(super) fn on_principal_axes(rows: &[f32], width: usize) -> (Vec<f32>, usize)
         mean.iter_mut().zip(row).for_each(|(m, &x)| *m += f64::from(x));
     }
     mean.iter_mut().for_each(|m| *m /= n as f64);
-    // The upper half of the square, row by row: line i's entries from the diagonal on are a run of
-    // independent products the compiler lays out in vector lanes (entries one by one took 12 % of a
-    // skinned creature's simplify, session 37; both halves in lanes did twice the products this
-    // does, session 38); the lower half is the upper's mirror, as the products are the same.
-    //
-    // Four rows at a time, each entry's four products added one after another in the rows' order:
-    // the same sums as row by row, bit for bit, with each entry loaded and stored once for the four
-    // (row by row, the loads, stores and loop steps around each product were most of this
-    // function's time on a skinned creature, session 43).
-    let mut covariance = vec![0.0f64; width * width];
-    let centre = |row: &[f32], into: &mut [f64]| into.iter_mut().zip(row.iter().zip(&mean)).for_each(|(c, (&x, m))| *c = f64::from(x) - m);
-    let mut four = vec![0.0f64; 4 * width];
-    let blocks = rows.chunks_exact(4 * width);
-    let rest = blocks.remainder();
-    for block in blocks {
-        for (row, into) in block.chunks_exact(width).zip(four.chunks_exact_mut(width)) {
-            centre(row, into);
-        }
-        let (c0, c) = four.split_at(width);
-        let (c1, c) = c.split_at(width);
-        let (c2, c3) = c.split_at(width);
-        for (i, line) in covariance.chunks_exact_mut(width).enumerate() {
-            let (a0, a1, a2, a3) = (c0[i], c1[i], c2[i], c3[i]);
-            for ((((sum, &b0), &b1), &b2), &b3) in line[i..].iter_mut().zip(&c0[i..]).zip(&c1[i..]).zip(&c2[i..]).zip(&c3[i..]) {
-                *sum += a0 * b0;
-                *sum += a1 * b1;
-                *sum += a2 * b2;
-                *sum += a3 * b3;
-            }
-        }
-    }
-    let centred = &mut four[..width];
-    for row in rest.chunks_exact(width) {
-        centre(row, centred);
-        for (i, (line, &ci)) in covariance.chunks_exact_mut(width).zip(centred.iter()).enumerate() {
-            line[i..].iter_mut().zip(&centred[i..]).for_each(|(sum, &cj)| *sum += ci * cj);
-        }
-    }
-    let (values, vectors, order) = axes(covariance, width);
+    let (values, vectors, order) = axes(upper_covariance(rows, width, &mean), width);
     let total: f64 = values.iter().map(|v| v.max(0.0)).sum();
     let mut kept = 0;
     let mut left_out = total;
@@ -113,6 +75,50 @@ pub(super) fn on_principal_axes(rows: &[f32], width: usize) -> (Vec<f32>, usize)
         out.extend(sums.iter().map(|&sum| sum as f32));
     }
     (out, kept)
+}
+
+/// The upper half (entries from the diagonal on) of the sums of products of `rows` centred on
+/// `mean`: the covariance before it is mirrored and scaled.
+fn upper_covariance(rows: &[f32], width: usize, mean: &[f64]) -> Vec<f64> {
+    // The upper half of the square, row by row: line i's entries from the diagonal on are a run of
+    // independent products the compiler lays out in vector lanes (entries one by one took 12 % of a
+    // skinned creature's simplify, session 37; both halves in lanes did twice the products this
+    // does, session 38); the lower half is the upper's mirror, as the products are the same.
+    //
+    // Four rows at a time, each entry's four products added one after another in the rows' order:
+    // the same sums as row by row, bit for bit, with each entry loaded and stored once for the four
+    // (row by row, the loads, stores and loop steps around each product were most of this
+    // function's time on a skinned creature, session 43).
+    let mut covariance = vec![0.0f64; width * width];
+    let centre = |row: &[f32], into: &mut [f64]| into.iter_mut().zip(row.iter().zip(mean)).for_each(|(c, (&x, m))| *c = f64::from(x) - m);
+    let mut four = vec![0.0f64; 4 * width];
+    let blocks = rows.chunks_exact(4 * width);
+    let rest = blocks.remainder();
+    for block in blocks {
+        for (row, into) in block.chunks_exact(width).zip(four.chunks_exact_mut(width)) {
+            centre(row, into);
+        }
+        let (c0, c) = four.split_at(width);
+        let (c1, c) = c.split_at(width);
+        let (c2, c3) = c.split_at(width);
+        for (i, line) in covariance.chunks_exact_mut(width).enumerate() {
+            let (a0, a1, a2, a3) = (c0[i], c1[i], c2[i], c3[i]);
+            for ((((sum, &b0), &b1), &b2), &b3) in line[i..].iter_mut().zip(&c0[i..]).zip(&c1[i..]).zip(&c2[i..]).zip(&c3[i..]) {
+                *sum += a0 * b0;
+                *sum += a1 * b1;
+                *sum += a2 * b2;
+                *sum += a3 * b3;
+            }
+        }
+    }
+    let centred = &mut four[..width];
+    for row in rest.chunks_exact(width) {
+        centre(row, centred);
+        for (i, (line, &ci)) in covariance.chunks_exact_mut(width).zip(centred.iter()).enumerate() {
+            line[i..].iter_mut().zip(&centred[i..]).for_each(|(sum, &cj)| *sum += ci * cj);
+        }
+    }
+    covariance
 }
 
 /// The principal axes of a covariance whose upper half is summed (the lower is mirrored from it):
@@ -207,6 +213,9 @@ mod tests {
                     }
                 }
             }
+            let blocked = upper_covariance(&rows, width, &mean);
+            let upper = |c: &[f64]| (0..width).flat_map(|i| (i..width).map(move |j| c[i * width + j].to_bits())).collect::<Vec<u64>>();
+            assert_eq!(upper(&blocked), upper(&covariance), "covariance of {n} rows of {width}");
             let (_, vectors, order) = axes(covariance, width);
             let (out, kept) = on_principal_axes(&rows, width);
             let expected: Vec<f32> = rows

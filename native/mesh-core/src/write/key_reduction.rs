@@ -653,16 +653,21 @@ mod tests {
             let far = turn(0.3 + end).map(|v| -v);
             let s = AnimationSampler { input: vec![1.0, 2.5], output: [turn(0.3), far].concat(), components: 4, interpolation: "LINEAR".into() };
             let turns = Turns::of(&s);
-            let arc = Arc::between(turns.path[0], turns.path[1], 1.0, 2.5);
             let segment = Segment::new(&s, 0, 1, true);
-            for k in 0..=20 {
-                let t = 1.0 + 1.5 * k as f32 / 20.0;
-                let mut expected = [0.0f32; 4];
-                segment.at(t, &mut expected);
-                let got = arc.at(t);
-                let off = (0..4).map(|i| (got[i] - expected[i] as f64).abs()).fold(0.0, f64::max);
-                assert!(off < 3e-7, "{end} rad at {t}: {got:?} against {expected:?}");
-                assert!((dot4(&got, &got) - 1.0).abs() < 1e-12, "unit");
+            // The path keeps each key on the side of the one before; a stretch's end may still
+            // lie on the far side of its start (a path that turns past a half turn), which the
+            // arc takes on the start's side.
+            for to in [turns.path[1], turns.path[1].map(|v| -v)] {
+                let arc = Arc::between(turns.path[0], to, 1.0, 2.5);
+                for k in 0..=20 {
+                    let t = 1.0 + 1.5 * k as f32 / 20.0;
+                    let mut expected = [0.0f32; 4];
+                    segment.at(t, &mut expected);
+                    let got = arc.at(t);
+                    let off = (0..4).map(|i| (got[i] - expected[i] as f64).abs()).fold(0.0, f64::max);
+                    assert!(off < 3e-7, "{end} rad at {t}: {got:?} against {expected:?}");
+                    assert!((dot4(&got, &got) - 1.0).abs() < 1e-12, "unit");
+                }
             }
         }
     }
