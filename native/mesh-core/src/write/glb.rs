@@ -301,13 +301,17 @@ fn encode_view(layout: Data, bytes: &[u8], vertex_count: usize) -> (Vec<u8>, usi
 
 pub(super) fn encode_vertices(bytes: &[u8], stride: usize) -> Vec<u8> {
     let count = bytes.len() / stride;
-    // SAFETY: bound and encode read `count * stride` bytes from `bytes` and write at most `bound` bytes.
+    // SAFETY: bound and encode read `count * stride` bytes from `bytes`; encode writes at most
+    // `bound` bytes into `out` from its start, one after another, and says how many: those are
+    // the bytes kept. (Not zeroed first: the bound is larger than the input, and zeroing it was
+    // 4 % of a small animated file's instructions.)
     unsafe {
         let bound = meshopt::ffi::meshopt_encodeVertexBufferBound(count, stride);
-        let mut out = vec![0u8; bound];
+        let mut out = Vec::with_capacity(bound);
         // EXT_meshopt_compression decoders know vertex codec version 0 only.
         let size = meshopt::ffi::meshopt_encodeVertexBufferLevel(out.as_mut_ptr(), bound, bytes.as_ptr().cast(), count, stride, 2, 0);
-        out.truncate(size);
+        assert!(size > 0 && size <= bound, "the codec fits its bound");
+        out.set_len(size);
         out
     }
 }

@@ -215,13 +215,15 @@ fn widest(output: &[f32], floats: usize) -> Option<[f32; 12]> {
 
 /// `len` bytes written by `fill`, which stores 16- or 32-bit words through its pointer: into the
 /// bytes themselves where they are aligned for that (the allocator's blocks are), else through
-/// words and a copy.
+/// words and a copy. `fill` writes every one of the `len` bytes, so they are not zeroed first.
 fn filled(len: usize, fill: impl FnOnce(*mut std::ffi::c_void)) -> Vec<u8> {
-    let mut bytes = vec![0u8; len];
+    let mut bytes: Vec<u8> = Vec::with_capacity(len);
     if bytes.as_ptr().align_offset(4) != 0 {
         return through_words(len, fill);
     }
     fill(bytes.as_mut_ptr().cast());
+    // SAFETY: `fill` wrote all `len` bytes of the capacity (the filters write every element).
+    unsafe { bytes.set_len(len) };
     bytes
 }
 
