@@ -255,7 +255,7 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
         let keys = || (b - a >= 2).then_some((a + 1 + b) / 2).into_iter().chain((a + 1..b).step_by(step)).map(|k| k * per);
         if let Some(turns) = &turns {
             return match step {
-                1 => turns.error(s, a, b, &gap, limit, chord_limit),
+                1 => turns.error(s, a, b, limit, chord_limit),
                 _ => turns.screen(s, a, b, step, limit),
             };
         }
@@ -454,8 +454,10 @@ impl Turns {
     /// side that is, all from one dot product. A spherical interpolation's sines come from a
     /// short series where the stretch turns by little, as a baked track's stretches do. This was
     /// most of a rotation track's reduction: a point cost about 340 instructions through `Segment`
-    /// and the gap in f32, about 225 here (motion-capture, session 43).
-    fn error(&self, s: &AnimationSampler, a: usize, b: usize, gap: &impl Gap, limit: f64, chord_limit: f64) -> f64 {
+    /// and the gap in f32, about 225 here (motion-capture, session 43). A midpoint the bound cannot
+    /// cover is judged on the kept arc and the source interval's, both in f64 (through `Segment`,
+    /// two in f32 with a `acosf` and two `sinf` each, until session 44).
+    fn error(&self, s: &AnimationSampler, a: usize, b: usize, limit: f64, chord_limit: f64) -> f64 {
         let curve = Arc::between(self.path[a], self.path[b], s.input[a], s.input[b]);
         let mut worst = 0.0f64;
         if b - a >= 2 {
@@ -469,8 +471,6 @@ impl Turns {
         // by at most 1/30 of the squared angle: its straight line is off by that times the chord.
         let reparametrized = if curve.theta == 0.0 { BULGE * 8.0 * chord2(&curve.from, &curve.to) / 30.0 } else { 0.0 };
         let (mut previous, mut previous_size, mut previous_on_path) = (curve.from, 0.0f64, true);
-        // The kept curve as `Segment` makes it, for the midpoints judged by sampling.
-        let mut kept = None;
         for i in a + 1..=b {
             let value = if i == b { curve.to } else { curve.at(s.input[i]) };
             let (size, on_path) = chord_gap(&value, &self.path[i]);
@@ -484,12 +484,10 @@ impl Turns {
             if bound <= chord_limit {
                 worst = worst.max(0.5 * bound * bound);
             } else {
-                // The midpoint, as the sampled judgement takes it.
+                // The midpoint, as the sampled judgement takes it, on the f64 arcs.
                 let t = s.input[i - 1] + (s.input[i] - s.input[i - 1]) * 1.0 / 2.0;
-                let (mut kept_there, mut source_there) = ([0.0f32; 4], [0.0f32; 4]);
-                kept.get_or_insert_with(|| Segment::new(s, a, b, true)).at(t, &mut kept_there);
-                Segment::new(s, i - 1, i, true).at(t, &mut source_there);
-                let size = gap.size(&kept_there, &source_there);
+                let source = Arc::between(self.path[i - 1], self.path[i], s.input[i - 1], s.input[i]);
+                let (size, _) = chord_gap(&curve.at(t), &source.at(t));
                 if size.is_nan() || size > limit {
                     return f64::INFINITY;
                 }
