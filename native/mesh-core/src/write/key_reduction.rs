@@ -128,20 +128,49 @@ impl<const N: usize> Hermite<N> {
     fn sample(&self, times: &[f32], values: &mut [f32]) {
         values.chunks_exact_mut(N).zip(times).for_each(|(value, &t)| value.copy_from_slice(&self.at(t)));
     }
+}
 
-    /// `reduce`'s judgement of this stretch at `points` (indices into `times`, the times judged,
-    /// and `source`, the source's values there), in that order: the largest gap, infinite at the
-    /// first over `limit`.
-    fn error(&self, points: impl Iterator<Item = usize>, times: &[f32], source: &[f32], gap: &impl Gap, limit: f64) -> f64 {
-        let mut worst = 0.0f64;
-        for i in points {
-            let size = gap.size(&self.at(times[i]), &source[i * N..(i + 1) * N]);
-            if size.is_nan() || size > limit {
-                return f64::INFINITY;
-            }
-            worst = worst.max(size);
+/// `reduce`'s judgement of a stretch whose kept curve is `at` (its value at a time), at `points`
+/// (indices into `times`, the times judged, and `source`, the source's values there), in that
+/// order: the largest gap, infinite at the first over `limit`.
+fn error_along<const N: usize>(
+    at: impl Fn(f32) -> [f32; N],
+    points: impl Iterator<Item = usize>,
+    times: &[f32],
+    source: &[f32],
+    gap: &impl Gap,
+    limit: f64,
+) -> f64 {
+    let mut worst = 0.0f64;
+    for i in points {
+        let size = gap.size(&at(times[i]), &source[i * N..(i + 1) * N]);
+        if size.is_nan() || size > limit {
+            return f64::INFINITY;
         }
-        worst
+        worst = worst.max(size);
+    }
+    worst
+}
+
+/// A LINEAR stretch of a 3-component track (not a rotation) from key a to key b, its ends read
+/// into arrays: `Segment::at`'s arithmetic in its order (the same bits), where a `Segment` was made
+/// for each stretch tried (held-out-animated's scale tracks, session 44).
+struct Line {
+    t0: f32,
+    dt: f32,
+    from: [f32; 3],
+    to: [f32; 3],
+}
+
+impl Line {
+    fn between(s: &AnimationSampler, a: usize, b: usize) -> Line {
+        let value = |k: usize| -> [f32; 3] { std::array::from_fn(|i| s.output[k * 3 + i]) };
+        Line { t0: s.input[a], dt: s.input[b] - s.input[a], from: value(a), to: value(b) }
+    }
+
+    fn at(&self, t: f32) -> [f32; 3] {
+        let u = if self.dt > 0.0 { ((t - self.t0) / self.dt).clamp(0.0, 1.0) } else { 0.0 };
+        std::array::from_fn(|i| self.from[i] + (self.to[i] - self.from[i]) * u)
     }
 }
 
@@ -263,10 +292,30 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
             return straight_error(&s.input, &s.output, a, b, step, limit);
         }
         match (cubic, n, step) {
-            (true, 3, 1) => return Hermite::<3>::between(s, a, b, rotation).error(middle.into_iter().chain(first..end), &times, &source, &gap, limit),
-            (true, 4, 1) => return Hermite::<4>::between(s, a, b, rotation).error(middle.into_iter().chain(first..end), &times, &source, &gap, limit),
-            (true, 3, _) => return Hermite::<3>::between(s, a, b, rotation).error(keys(), &times, &source, &gap, limit),
-            (true, 4, _) => return Hermite::<4>::between(s, a, b, rotation).error(keys(), &times, &source, &gap, limit),
+            (true, 3, 1) => {
+                let curve = Hermite::<3>::between(s, a, b, rotation);
+                return error_along(|t| curve.at(t), middle.into_iter().chain(first..end), &times, &source, &gap, limit);
+            }
+            (true, 4, 1) => {
+                let curve = Hermite::<4>::between(s, a, b, rotation);
+                return error_along(|t| curve.at(t), middle.into_iter().chain(first..end), &times, &source, &gap, limit);
+            }
+            (true, 3, _) => {
+                let curve = Hermite::<3>::between(s, a, b, rotation);
+                return error_along(|t| curve.at(t), keys(), &times, &source, &gap, limit);
+            }
+            (true, 4, _) => {
+                let curve = Hermite::<4>::between(s, a, b, rotation);
+                return error_along(|t| curve.at(t), keys(), &times, &source, &gap, limit);
+            }
+            (false, 3, 1) if !rotation && per == 1 => {
+                let line = Line::between(s, a, b);
+                return error_along(|t| line.at(t), middle.into_iter().chain(first..end), &times, &source, &gap, limit);
+            }
+            (false, 3, _) if !rotation && per == 1 => {
+                let line = Line::between(s, a, b);
+                return error_along(|t| line.at(t), keys(), &times, &source, &gap, limit);
+            }
             _ => {}
         }
         let kept = Segment::new(s, a, b, rotation);
@@ -709,8 +758,25 @@ mod tests {
     }
 
     #[test]
-    fn the_hermite_stretch_gives_the_bits_segment_gives() {
+    fn the_fixed_size_stretches_give_the_bits_segment_gives() {
         let mut random = crate::test_random::uniform(44);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        // LINEAR, three components, not a rotation: `Line`.
+        for _ in 0..50 {
+            let start = random() * 3.0 - 1.0;
+            let input: Vec<f32> = (0..12).scan(start, |time, _| Some(std::mem::replace(time, *time + (random() - 0.1).max(0.0) * 0.2))).collect();
+            let s = linear(input, (0..36).map(|_| random() * 4.0 - 2.0).collect());
+            for (a, b) in [(0, 1), (0, 11), (3, 7), (5, 5)] {
+                let segment = Segment::new(&s, a, b, false);
+                for k in 0..=24 {
+                    let t = s.input[a] - 0.01 + (s.input[b] - s.input[a] + 0.02) * k as f32 / 24.0;
+                    let mut expected = [0.0f32; 3];
+                    segment.at(t, &mut expected);
+                    assert_eq!(bits(&Line::between(&s, a, b).at(t)), bits(&expected), "keys {a} to {b}, at {t}");
+                }
+            }
+        }
+        // CUBICSPLINE: `Hermite`.
         for (components, rotation) in [(3, false), (4, true), (4, false)] {
             for _ in 0..50 {
                 let keys = 12;
@@ -729,7 +795,6 @@ mod tests {
                             3 => Hermite::<3>::between(&s, a, b, rotation).at(t).to_vec(),
                             _ => Hermite::<4>::between(&s, a, b, rotation).at(t).to_vec(),
                         };
-                        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
                         assert_eq!(bits(&got), bits(&expected), "{components} components, keys {a} to {b}, at {t}");
                     }
                 }
