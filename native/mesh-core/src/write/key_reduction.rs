@@ -18,8 +18,9 @@
 //! hold there. Each stretch is judged from its middle point on, where a stretch too long for its
 //! curve usually parts from it first, so a try that fails mostly costs one point. While a stretch
 //! grows, a LINEAR track's tries are screened at a few keys and only the longest that passes is
-//! judged in full (`SCREEN_STEP`). Every stretch kept is judged in full: the search may keep a key more than needed, never one too few. The
-//! first and last keys always stay, so the track's duration does not change.
+//! judged in full (`SCREEN_STEP`). Every stretch kept is judged in full: the search may keep a key
+//! more than needed, never one too few. The first and last keys always stay, so the track's
+//! duration does not change.
 use crate::model::AnimationSampler;
 use crate::pose::Segment;
 use std::borrow::Cow;
@@ -272,9 +273,9 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
     // A LINEAR 3D track judged by squared distance: its kept curve is the straight line between
     // the two keys' values, read in place (no `Segment` made for each stretch tried).
     let straight = gap.is_squared_distance() && per == 1 && n == 3 && !cubic;
-    // Judged in full at `step` 1 (every point); else screened: the middle point and one point in
-    // `step` source intervals, a test the full judgement may fail where it passes, never the other
-    // way round.
+    // Judged in full at `step` 1 (every point); else screened (LINEAR tracks only): the middle
+    // key and one key in `step`, a test the full judgement may fail where it passes, never the
+    // other way round.
     let judged = |a: usize, b: usize, step: usize| -> f64 {
         // The points judged: the middle one first, then every one inside; or screened, the
         // middle key first, then one key in `step` (a key's point is its interval's first), as
@@ -299,14 +300,6 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
             (true, 4, 1) => {
                 let curve = Hermite::<4>::between(s, a, b, rotation);
                 return error_along(|t| curve.at(t), middle.into_iter().chain(first..end), &times, &source, &gap, limit);
-            }
-            (true, 3, _) => {
-                let curve = Hermite::<3>::between(s, a, b, rotation);
-                return error_along(|t| curve.at(t), keys(), &times, &source, &gap, limit);
-            }
-            (true, 4, _) => {
-                let curve = Hermite::<4>::between(s, a, b, rotation);
-                return error_along(|t| curve.at(t), keys(), &times, &source, &gap, limit);
             }
             (false, 3, 1) if !rotation && per == 1 => {
                 let line = Line::between(s, a, b);
