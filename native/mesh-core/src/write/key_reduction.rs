@@ -263,19 +263,18 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
         }
         (Cow::Owned(times), Cow::Owned(source))
     };
-    // The largest gap (its size) of the stretch from key a to key b over the points strictly
-    // inside it, stopping at the first one over the budget. The middle point goes first: a
-    // stretch too long for its curve usually parts from it most there, so most stretches that
-    // fail are told after one point.
     let limit = gap.size_within(budget);
     let kept_value = std::cell::RefCell::new(vec![0.0f32; n]);
     let chord_limit = (2.0 * limit).sqrt();
     // A LINEAR 3D track judged by squared distance: its kept curve is the straight line between
     // the two keys' values, read in place (no `Segment` made for each stretch tried).
     let straight = gap.is_squared_distance() && per == 1 && n == 3 && !cubic;
-    // Judged in full at `step` 1 (every point); else screened (LINEAR tracks only): the middle
-    // key and one key in `step`, a test the full judgement may fail where it passes, never the
-    // other way round.
+    // The largest gap (its size) of the stretch from key a to key b over the points strictly
+    // inside it, stopping at the first one over the budget. The middle point goes first: a
+    // stretch too long for its curve usually parts from it most there, so most stretches that
+    // fail are told after one point. Judged in full at `step` 1 (every point); else screened
+    // (LINEAR tracks only): the middle key and one key in `step`, a test the full judgement may
+    // fail where it passes, never the other way round.
     let judged = |a: usize, b: usize, step: usize| -> f64 {
         // The points judged: the middle one first, then every one inside; or screened, the
         // middle key first, then one key in `step` (a key's point is its interval's first), as
