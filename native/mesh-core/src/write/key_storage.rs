@@ -2,7 +2,8 @@
 //! chosen from the whole track, the bytes are made on demand, for all its keys or only its first
 //! ones. A track that can lose keys is weighed both ways (write/skin.rs), and the full one usually
 //! loses by far on what its first keys take alone: those are all it filters then.
-use super::glb::{encode_vertices, Builder, Data};
+use super::codec_size::{codec_block_keys, encoded_size};
+use super::glb::{Builder, Data};
 use super::quantize::mantissa_bits;
 use crate::model::AnimationSampler;
 use meshopt::EncodeExpMode;
@@ -150,7 +151,7 @@ impl<'a> Storage<'a> {
     /// Bytes in the file: after the codec when compressing.
     pub(super) fn size(&self, compress: bool) -> usize {
         match compress {
-            true => encode_vertices(self.bytes(), self.stride()).len(),
+            true => encoded_size(self.bytes(), self.stride()),
             false => self.output.len() * self.stride() / self.floats(),
         }
     }
@@ -168,7 +169,7 @@ impl<'a> Storage<'a> {
         if !compress || blocks < 16 {
             return (self.size(compress), true);
         }
-        let first_blocks = |n: usize| encode_vertices(&self.first(n * block), stride).len();
+        let first_blocks = |n: usize| encoded_size(&self.first(n * block), stride);
         let few = blocks / 16;
         let size = first_blocks(few);
         if size > beat {
@@ -259,16 +260,10 @@ fn quat_bytes(output: &[f32], bits: i32) -> Vec<u8> {
 pub(super) fn stored_times_size(compress: bool, input: &[f32]) -> usize {
     let bytes = float_bytes(input);
     if compress {
-        encode_vertices(&bytes, 4).len()
+        encoded_size(&bytes, 4)
     } else {
         bytes.len()
     }
-}
-
-/// Keys (vertices) in one block of the vertex codec: 8 KB of them in multiples of 16, at most 256
-/// (meshoptimizer's vertexcodec.cpp, `getVertexBlockSize`).
-fn codec_block_keys(stride: usize) -> usize {
-    ((8192 / stride) & !15).clamp(16, 256)
 }
 
 #[cfg(test)]

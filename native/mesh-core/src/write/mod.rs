@@ -1,5 +1,6 @@
 //! Writers: Model to GLB, OBJ, PLY or STL bytes.
 mod anim_tracks;
+mod codec_size;
 mod compact_json;
 mod glb;
 mod instancing;
