@@ -30,23 +30,33 @@ pub(super) fn encoded_size(bytes: &[u8], stride: usize) -> usize {
     // Blocks hold whole groups, so the groups are the keys' runs of 16 from the first.
     let words = stride.div_ceil(8);
     let flat = as_words(keys, stride);
-    // Each byte's difference from the key before, zigzagged, side by side in the words (the first
-    // key is told apart from itself, and differs in nothing).
-    let mut differences = vec![0u64; flat.len()];
-    for ((d, &now), &then) in differences.iter_mut().skip(words).zip(&flat[words.min(flat.len())..]).zip(&flat) {
-        *d = zigzag(difference(now, then));
-    }
     // Per word of a key, over one group, one count in each byte of: differences not 0, past 2
-    // bits, past 4 bits.
+    // bits, past 4 bits. Each byte's difference from the key before is zigzagged side by side in
+    // the words (the first key is told apart from itself, and differs in nothing).
     let mut counts = [[0u64; 3]; 32];
-    for group in differences.chunks(16 * words) {
+    let add = |counts: &mut [u64; 3], now: u64, then: u64| {
+        let d = zigzag(difference(now, then));
+        counts[0] += at_least(d, 1);
+        counts[1] += at_least(d, 3);
+        counts[2] += at_least(d, 15);
+    };
+    for (g, group) in flat.chunks(16 * words).enumerate() {
         let counts = &mut counts[..words];
         counts.fill([0; 3]);
-        for key in group.chunks_exact(words) {
-            for (&d, [moved, past_2, past_4]) in key.iter().zip(counts.iter_mut()) {
-                *moved += at_least(d, 1);
-                *past_2 += at_least(d, 3);
-                *past_4 += at_least(d, 15);
+        let first = g * 16 * words;
+        if words == 1 {
+            // Key times and rotations, most of what is weighed: a key in one word.
+            let mut then = flat[first.max(1) - 1];
+            for &now in group {
+                add(&mut counts[0], now, then);
+                then = now;
+            }
+        } else {
+            for (key, at) in group.chunks_exact(words).zip((first..).step_by(words)) {
+                let before = &flat[at.max(words) - words..at.max(words)];
+                for ((&now, &then), counts) in key.iter().zip(before).zip(counts.iter_mut()) {
+                    add(counts, now, then);
+                }
             }
         }
         for k in 0..stride {
