@@ -24,8 +24,8 @@ enum Filter {
     /// The codec's QUATERNION filter at these bits.
     Quaternion(i32),
     /// The codec's EXPONENTIAL filter, `floats` to an element, `bits` of mantissa, and per
-    /// component the track's value of largest magnitude: the shared exponent of the component is
-    /// that value's, and a run of keys made alone gets the same (`exp_bytes`).
+    /// component the track's largest magnitude: the shared exponent of the component is that
+    /// magnitude's, and a run of keys made alone gets the same (`exp_bytes`).
     Exponential { floats: usize, bits: i32, widest: [f32; 12] },
 }
 
@@ -185,22 +185,36 @@ impl<'a> Storage<'a> {
     }
 }
 
-/// Per component of `floats`-long elements (at most 12), the value of largest magnitude (0 where
-/// none); None where a value is not finite. One pass over the track: a long one is millions of
-/// floats, and a pass each for the check, the largest magnitude and this took 22 instructions a
-/// float (motion-capture).
+/// Per component of `floats`-long elements (at most 12), the largest magnitude (0 where none);
+/// None where a value is not finite. What a float's magnitude is to the filter and to the step's
+/// bits, its exponent, is in the same order as its bits without the sign, and a float that is not
+/// finite has them at 0x7f800000 or over: so one pass of integer maxima, four elements side by
+/// side, settles both (motion-capture's optimize 2,227 M → 2,167 M instructions, against a pass
+/// that compared and kept each float's magnitude).
 fn widest(output: &[f32], floats: usize) -> Option<[f32; 12]> {
-    let mut widest = [0.0f32; 12];
-    let mut finite = true;
-    for element in output.chunks_exact(floats) {
-        for (w, &v) in widest.iter_mut().zip(element) {
-            finite &= v.is_finite();
-            if v.abs() > w.abs() {
-                *w = v;
-            }
+    let mut four = [0i32; 48];
+    let four = &mut four[..4 * floats];
+    let blocks = output.chunks_exact(4 * floats);
+    let rest = blocks.remainder();
+    for block in blocks {
+        for (m, &v) in four.iter_mut().zip(block) {
+            *m = (*m).max((v.to_bits() & 0x7fff_ffff) as i32);
         }
     }
-    finite.then_some(widest)
+    for element in rest.chunks_exact(floats) {
+        for (m, &v) in four.iter_mut().zip(element) {
+            *m = (*m).max((v.to_bits() & 0x7fff_ffff) as i32);
+        }
+    }
+    let mut widest = [0.0f32; 12];
+    for (c, w) in widest.iter_mut().enumerate().take(floats) {
+        let bits = (0..4).map(|e| four[e * floats + c]).max().unwrap_or(0);
+        if bits >= 0x7f80_0000 {
+            return None;
+        }
+        *w = f32::from_bits(bits as u32);
+    }
+    Some(widest)
 }
 
 // The filters below write the stored bytes straight from the track's floats: a long track is
@@ -228,8 +242,8 @@ fn through_words(len: usize, fill: impl FnOnce(*mut std::ffi::c_void)) -> Vec<u8
 }
 
 /// `output` through the codec's EXPONENTIAL filter in its shared-component mode, `floats`
-/// components a key (at most 12), `bits` of mantissa, each component's exponent that of its value
-/// of largest magnitude in `widest` (as the filter finds it over the keys, so that a run of keys
+/// components a key (at most 12), `bits` of mantissa, each component's exponent that of its
+/// largest magnitude in `widest` (as the filter finds it over the keys, so that a run of keys
 /// gets the whole track's). The filter's own arithmetic, bit for bit (meshoptimizer's
 /// vertexfilter.cpp, `meshopt_encodeFilterExp`), with each component's scale worked out once: the
 /// filter finds the exponents in a pass of its own and makes each scale from them float by float,
@@ -311,6 +325,28 @@ mod tests {
                     let whole = exp_bytes(&keys, floats, bits, &widest);
                     assert_eq!(whole, codec_exp(&keys, floats, bits), "{floats} floats, kind {kind}, {bits} bits");
                     assert_eq!(exp_bytes(&keys[..floats * 40], floats, bits, &widest), whole[..floats * 160]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_widest_of_a_track_is_each_components_largest_magnitude_and_none_past_a_non_finite_value() {
+        let mut noise = uniform(3);
+        for floats in [1usize, 3, 4, 9, 12] {
+            for keys in [0usize, 1, 3, 4, 5, 17, 301] {
+                let values: Vec<f32> = (0..keys * floats).map(|_| (noise() - 0.5) * 2f32.powi((noise() * 40.0) as i32 - 20)).collect();
+                let mut expected = [0.0f32; 12];
+                for element in values.chunks_exact(floats) {
+                    expected.iter_mut().zip(element).for_each(|(w, v)| *w = w.max(v.abs()));
+                }
+                assert_eq!(widest(&values, floats), Some(expected), "{floats} floats, {keys} keys");
+                for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+                    let mut values = values.clone();
+                    if let Some(v) = values.last_mut() {
+                        *v = bad;
+                        assert_eq!(widest(&values, floats), None);
+                    }
                 }
             }
         }
