@@ -13,7 +13,7 @@
 //! padded to at least 32 bytes.
 
 /// Bytes the codec's output takes for `bytes`, keys of `stride` bytes: what
-/// `encode_vertices(bytes, stride).len()` (write/glb.rs) is.
+/// `encode_vertices(bytes, stride).len()` (write/vertex_codec.rs) is.
 ///
 /// A key's bytes are read eight at a time into words and worked on side by side in them (each
 /// byte's difference, zigzag and tests in its own eighth of the word, none carrying into the
@@ -124,7 +124,7 @@ fn group_size(moved: u8, past_2: u8, past_4: u8) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::glb::encode_vertices;
+    use super::super::vertex_codec::meshoptimizer_encoded as encode_vertices;
     use super::*;
     use crate::test_random::uniform;
 

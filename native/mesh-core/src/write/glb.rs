@@ -21,6 +21,7 @@ use super::nodes::{scene_nodes, LIGHTS};
 use super::quantize::{position_grids, Grid, DEFAULT_POSITION_BITS};
 use super::skin::{plan_skins, quantized_weights, write_animations, write_joints, write_skins};
 use super::texture_transform::{grid_for as uv_grid_for, transformed_materials, uv_grids, UvGrid, TRANSFORM};
+use super::vertex_codec::encode_vertices;
 use super::weld_quantized::{gather, strip_ordered, weld_written, TriangleOrder};
 use crate::extension_names::extension_names;
 use crate::in_parallel;
@@ -296,23 +297,6 @@ fn encode_view(layout: Data, bytes: &[u8], vertex_count: usize) -> (Vec<u8>, usi
             };
             (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES", None)
         }
-    }
-}
-
-pub(super) fn encode_vertices(bytes: &[u8], stride: usize) -> Vec<u8> {
-    let count = bytes.len() / stride;
-    // SAFETY: bound and encode read `count * stride` bytes from `bytes`; encode writes at most
-    // `bound` bytes into `out` from its start, one after another, and says how many: those are
-    // the bytes kept. (Not zeroed first: the bound is larger than the input, and zeroing it was
-    // 4 % of a small animated file's instructions.)
-    unsafe {
-        let bound = meshopt::ffi::meshopt_encodeVertexBufferBound(count, stride);
-        let mut out = Vec::with_capacity(bound);
-        // EXT_meshopt_compression decoders know vertex codec version 0 only.
-        let size = meshopt::ffi::meshopt_encodeVertexBufferLevel(out.as_mut_ptr(), bound, bytes.as_ptr().cast(), count, stride, 2, 0);
-        assert!(size > 0 && size <= bound, "the codec fits its bound");
-        out.set_len(size);
-        out
     }
 }
 

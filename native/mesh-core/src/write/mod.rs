@@ -15,6 +15,7 @@ mod quantize;
 mod skin;
 mod stl;
 mod texture_transform;
+mod vertex_codec;
 mod weld_quantized;
 
 pub use glb::{write_glb, write_glb_counted, GlbOptions, Written};
