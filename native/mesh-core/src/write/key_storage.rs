@@ -5,6 +5,7 @@
 use super::codec_size::{codec_block_keys, encoded_size};
 use super::glb::{Builder, Data};
 use super::quantize::mantissa_bits;
+use super::quaternion_filter::quaternion_bytes;
 use crate::model::AnimationSampler;
 use std::cell::OnceCell;
 
@@ -131,7 +132,7 @@ impl<'a> Storage<'a> {
         match self.filter {
             Filter::Floats => float_bytes(output),
             Filter::Shorts => output.iter().flat_map(|v| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()).collect(),
-            Filter::Quaternion(bits) => quat_bytes(output, bits),
+            Filter::Quaternion(bits) => quaternion_bytes(output, bits),
             Filter::Exponential { floats, bits, widest } => exp_bytes(output, floats, bits, &widest),
         }
     }
@@ -217,30 +218,6 @@ fn widest(output: &[f32], floats: usize) -> Option<[f32; 12]> {
     Some(widest)
 }
 
-// The filters below write the stored bytes straight from the track's floats: a long track is
-// millions of them, and going through the crate's typed vectors copied each key three times.
-
-/// `len` bytes written by `fill`, which stores 16- or 32-bit words through its pointer: into the
-/// bytes themselves where they are aligned for that (the allocator's blocks are), else through
-/// words and a copy. `fill` writes every one of the `len` bytes, so they are not zeroed first.
-fn filled(len: usize, fill: impl FnOnce(*mut std::ffi::c_void)) -> Vec<u8> {
-    let mut bytes: Vec<u8> = Vec::with_capacity(len);
-    if bytes.as_ptr().align_offset(4) != 0 {
-        return through_words(len, fill);
-    }
-    fill(bytes.as_mut_ptr().cast());
-    // SAFETY: `fill` wrote all `len` bytes of the capacity (the filters write every element).
-    unsafe { bytes.set_len(len) };
-    bytes
-}
-
-/// `filled` through aligned words and a copy.
-fn through_words(len: usize, fill: impl FnOnce(*mut std::ffi::c_void)) -> Vec<u8> {
-    let mut words = vec![0u32; len.div_ceil(4)];
-    fill(words.as_mut_ptr().cast());
-    words.iter().flat_map(|w| w.to_ne_bytes()).take(len).collect()
-}
-
 /// `output` through the codec's EXPONENTIAL filter in its shared-component mode, `floats`
 /// components a key (at most 12), `bits` of mantissa, each component's exponent that of its
 /// largest magnitude in `widest` (as the filter finds it over the keys, so that a run of keys
@@ -272,14 +249,6 @@ fn exp_bytes(output: &[f32], floats: usize, bits: i32, widest: &[f32; 12]) -> Ve
         }
     }
     bytes
-}
-
-/// Rotation keys (x, y, z, w) through the codec's QUATERNION filter at `bits`: four 16-bit words a key.
-fn quat_bytes(output: &[f32], bits: i32) -> Vec<u8> {
-    let keys = output.len() / 4;
-    // SAFETY: the filter reads `keys` quaternions of four floats from `output` and writes as many
-    // of four aligned 16-bit words (8 bytes) into the destination, which holds exactly that.
-    filled(keys * 8, |destination| unsafe { meshopt::ffi::meshopt_encodeFilterQuat(destination, keys, 8, bits, output.as_ptr()) })
 }
 
 /// Bytes a list of key times takes stored.
@@ -350,25 +319,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn filtered_keys_are_the_codec_filters_bytes_however_the_buffer_lies() {
-        let quaternions: Vec<f32> = (0..100)
-            .flat_map(|k| {
-                let a = k as f32 * 0.05;
-                [0.0, a.sin(), 0.0, a.cos()]
-            })
-            .collect();
-        let typed: Vec<u8> = meshopt::encode_filter_quat(&quaternions.chunks_exact(4).map(|q| [q[0], q[1], q[2], q[3]]).collect::<Vec<_>>(), 12)
-            .iter()
-            .flatten()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
-        assert_eq!(quat_bytes(&quaternions, 12), typed);
-        // The way round for a buffer the filter cannot write words into gives the same bytes.
-        let words = through_words(typed.len(), |d| unsafe { meshopt::ffi::meshopt_encodeFilterQuat(d, 100, 8, 12, quaternions.as_ptr()) });
-        assert_eq!(words, typed);
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod nodes;
 mod obj;
 mod ply;
 mod quantize;
+mod quaternion_filter;
 mod skin;
 mod stl;
 mod texture_transform;

@@ -52,12 +52,15 @@ pub(super) fn meshoptimizer_encoded(bytes: &[u8], stride: usize) -> Vec<u8> {
 }
 
 /// The codec's first byte: its mark and version 0.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const HEADER: u8 = 0xa0;
 /// The first key is written last, after zeros that make it at least this long.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const TAIL_AT_LEAST: usize = 32;
 
 /// The most the codec can write for `count` keys of `stride` bytes: a group is never stored wider
 /// than as it is (16 bytes).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn bound(count: usize, stride: usize) -> usize {
     let block = codec_block_keys(stride);
     let groups = |keys: usize| keys.div_ceil(16);
