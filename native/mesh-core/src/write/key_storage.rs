@@ -3,6 +3,7 @@
 //! ones. A track that can lose keys is weighed both ways (write/skin.rs), and the full one usually
 //! loses by far on what its first keys take alone: those are all it filters then.
 use super::codec_size::{codec_block_keys, encoded_size};
+use super::exponential_filter::exp_bytes;
 use super::glb::{Builder, Data};
 use super::quantize::mantissa_bits;
 use super::quaternion_filter::quaternion_bytes;
@@ -218,39 +219,6 @@ fn widest(output: &[f32], floats: usize) -> Option<[f32; 12]> {
     Some(widest)
 }
 
-/// `output` through the codec's EXPONENTIAL filter in its shared-component mode, `floats`
-/// components a key (at most 12), `bits` of mantissa, each component's exponent that of its
-/// largest magnitude in `widest` (as the filter finds it over the keys, so that a run of keys
-/// gets the whole track's). The filter's own arithmetic, bit for bit (meshoptimizer's
-/// vertexfilter.cpp, `meshopt_encodeFilterExp`), with each component's scale worked out once: the
-/// filter finds the exponents in a pass of its own and makes each scale from them float by float,
-/// and took 9 % of a held-out animated model's instructions. Every float of `output` must be
-/// finite and no larger than its component's widest, as `Storage::of` makes sure before it
-/// chooses this filter.
-fn exp_bytes(output: &[f32], floats: usize, bits: i32, widest: &[f32; 12]) -> Vec<u8> {
-    assert!((1..=12).contains(&floats) && (1..=24).contains(&bits), "1 to 12 floats a key, 1 to 24 bits");
-    // The exponent of a float's leading bit, one past its stored one; zeros and denormals at the
-    // filter's least, -100.
-    let exponent = |v: f32| (((v.to_bits() >> 23) & 0xff) as i32 - 126).max(-100);
-    let mut scales = [(0.0f32, 0u32); 12];
-    for (scale, &w) in scales.iter_mut().zip(widest).take(floats) {
-        let e = exponent(w) - (bits - 1);
-        *scale = (f32::from_bits(((127 - e) as u32) << 23), (e as u32) << 24);
-    }
-    let mantissa_max = (1 << 23) - 1;
-    let keys = output.len() / floats;
-    let mut bytes = vec![0u8; keys * floats * 4];
-    for (stored, key) in bytes.chunks_exact_mut(floats * 4).zip(output.chunks_exact(floats)) {
-        for ((stored, &v), &(scale, exponent_bits)) in stored.chunks_exact_mut(4).zip(key).zip(&scales) {
-            // SAFETY: `v` is finite and no larger than its component's widest (above), so this is
-            // within ±2^23 and truncates to an i32, as the filter's int() does.
-            let m = unsafe { (v * scale + if v >= 0.0 { 0.5 } else { -0.5 }).to_int_unchecked::<i32>() }.min(mantissa_max);
-            stored.copy_from_slice(&((m as u32 & 0x00ff_ffff) | exponent_bits).to_le_bytes());
-        }
-    }
-    bytes
-}
-
 /// Bytes a list of key times takes stored.
 pub(super) fn stored_times_size(compress: bool, input: &[f32]) -> usize {
     let bytes = float_bytes(input);
@@ -280,7 +248,7 @@ mod tests {
     fn exponential_keys_are_the_codec_filters_bytes_and_a_run_of_keys_the_whole_tracks_first() {
         // Smooth and signed, noise over many octaves, zeros and denormals beside large values.
         let mut noise = uniform(11);
-        for floats in [1usize, 3, 4, 9, 12] {
+        for floats in [1usize, 2, 3, 4, 5, 6, 9, 11, 12] {
             for kind in 0..3 {
                 let keys: Vec<f32> = (0..floats * 301)
                     .map(|i| match kind {
@@ -293,7 +261,9 @@ mod tests {
                 for bits in [1, 2, 8, 12, 15, 16, 23, 24] {
                     let whole = exp_bytes(&keys, floats, bits, &widest);
                     assert_eq!(whole, codec_exp(&keys, floats, bits), "{floats} floats, kind {kind}, {bits} bits");
-                    assert_eq!(exp_bytes(&keys[..floats * 40], floats, bits, &widest), whole[..floats * 160]);
+                    for run in [0, 1, 3, 7, 40] {
+                        assert_eq!(exp_bytes(&keys[..floats * run], floats, bits, &widest), whole[..floats * 4 * run]);
+                    }
                 }
             }
         }

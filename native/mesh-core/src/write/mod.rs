@@ -2,6 +2,7 @@
 mod anim_tracks;
 mod codec_size;
 mod compact_json;
+mod exponential_filter;
 mod glb;
 mod instancing;
 mod key_reduction;
