@@ -125,37 +125,16 @@ fn group_size(moved: u8, past_2: u8, past_4: u8) -> usize {
 #[cfg(test)]
 mod tests {
     use super::super::vertex_codec::meshoptimizer_encoded as encode_vertices;
+    use super::super::vertex_codec::tests::keys;
     use super::*;
     use crate::test_random::uniform;
-
-    /// Keys of `stride` bytes, `count` of them, made by `kind`: random bytes, floats along smooth
-    /// curves, one key repeated, small noise on a constant, or runs of holds and moves.
-    fn keys(kind: usize, stride: usize, count: usize, next: &mut impl FnMut() -> f32) -> Vec<u8> {
-        let floats = stride / 4;
-        let mut out = Vec::with_capacity(stride * count);
-        let phases: Vec<f32> = (0..floats).map(|_| next() * 6.0).collect();
-        for k in 0..count {
-            for (c, &phase) in phases.iter().enumerate() {
-                let t = k as f32 * 0.03;
-                let v = match kind {
-                    0 => f32::from_bits(((next() * 65536.0) as u32) << 16 | (next() * 65536.0) as u32),
-                    1 => (t + phase).sin() * (c as f32 + 1.0),
-                    2 => phase,
-                    3 => phase + next() * 1e-4,
-                    _ => ((k / 40) as f32 + if (k / 20) % 2 == 0 { 0.0 } else { (k % 20) as f32 / 20.0 }) * phase,
-                };
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        out
-    }
 
     #[test]
     fn the_size_counted_is_the_size_the_codec_writes() {
         let mut next = uniform(0x5eed);
         for stride in [4, 8, 12, 16, 20, 36, 48, 64, 128, 256] {
             for count in [0, 1, 2, 15, 16, 17, 31, 64, 255, 256, 257, 513, 1000, 3000] {
-                for kind in 0..5 {
+                for kind in 0..6 {
                     let bytes = keys(kind, stride, count, &mut next);
                     assert_eq!(encoded_size(&bytes, stride), encode_vertices(&bytes, stride).len(), "stride {stride}, {count} keys, kind {kind}");
                 }

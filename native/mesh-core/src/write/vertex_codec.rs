@@ -230,23 +230,14 @@ mod simd {
     }
 
     /// Sixteen keys' words, four keys to a register, as four registers of one byte of the word
-    /// from each of the 16 keys in turn.
+    /// from each of the 16 keys in turn: three rounds of interleaving bytes, then halves.
     #[inline(always)]
-    fn transposed([x0, x1, x2, x3]: [__m128i; 4]) -> [__m128i; 4] {
+    fn transposed(words: [__m128i; 4]) -> [__m128i; 4] {
         // SAFETY: SSE2 is part of x86-64.
         unsafe {
-            let a0 = _mm_unpacklo_epi8(x0, x1);
-            let a1 = _mm_unpackhi_epi8(x0, x1);
-            let a2 = _mm_unpacklo_epi8(x2, x3);
-            let a3 = _mm_unpackhi_epi8(x2, x3);
-            let b0 = _mm_unpacklo_epi8(a0, a1);
-            let b1 = _mm_unpackhi_epi8(a0, a1);
-            let b2 = _mm_unpacklo_epi8(a2, a3);
-            let b3 = _mm_unpackhi_epi8(a2, a3);
-            let c0 = _mm_unpacklo_epi8(b0, b1);
-            let c1 = _mm_unpackhi_epi8(b0, b1);
-            let c2 = _mm_unpacklo_epi8(b2, b3);
-            let c3 = _mm_unpackhi_epi8(b2, b3);
+            let round =
+                |[x0, x1, x2, x3]: [__m128i; 4]| [_mm_unpacklo_epi8(x0, x1), _mm_unpackhi_epi8(x0, x1), _mm_unpacklo_epi8(x2, x3), _mm_unpackhi_epi8(x2, x3)];
+            let [c0, c1, c2, c3] = round(round(round(words)));
             [_mm_unpacklo_epi64(c0, c2), _mm_unpackhi_epi64(c0, c2), _mm_unpacklo_epi64(c1, c3), _mm_unpackhi_epi64(c1, c3)]
         }
     }
@@ -329,14 +320,14 @@ mod simd {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::test_random::uniform;
 
     /// Keys of `stride` bytes, `count` of them, made by `kind`: random bytes, floats along smooth
     /// curves, one key repeated, small noise on a constant, runs of holds and moves, or bytes that
     /// step by amounts near each width's sentinel (2 to 4 and 14 to 16 either way).
-    fn keys(kind: usize, stride: usize, count: usize, next: &mut impl FnMut() -> f32) -> Vec<u8> {
+    pub(in crate::write) fn keys(kind: usize, stride: usize, count: usize, next: &mut impl FnMut() -> f32) -> Vec<u8> {
         let floats = stride / 4;
         let mut out = Vec::with_capacity(stride * count);
         let phases: Vec<f32> = (0..floats).map(|_| next() * 6.0).collect();
