@@ -22,7 +22,6 @@
 /// 381 KB in 163 tracks and key times).
 pub(super) fn encoded_size(bytes: &[u8], stride: usize) -> usize {
     assert!(stride > 0 && stride <= 256 && stride.is_multiple_of(4), "the codec takes keys of 4 to 256 bytes in words");
-    const TAIL_AT_LEAST: usize = 32;
     let keys = &bytes[..bytes.len() / stride * stride];
     let mut size = 1 + stride.max(TAIL_AT_LEAST);
     for block in keys.chunks(codec_block_keys(stride) * stride) {
@@ -106,6 +105,9 @@ fn at_least(d: u64, least: u8) -> u64 {
     // With its top bit set, a byte less `least` does not borrow from the next.
     ((((d | TOPS) - ONES * u64::from(least)) | d) & TOPS) >> 7
 }
+
+/// The first key ends the codec's output, after zeros that make it at least this long.
+pub(super) const TAIL_AT_LEAST: usize = 32;
 
 /// Keys (vertices) in one block of the vertex codec: 8 KB of them in multiples of 16, at most 256
 /// (meshoptimizer's vertexcodec.cpp, `getVertexBlockSize`).

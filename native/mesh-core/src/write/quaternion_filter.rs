@@ -9,14 +9,16 @@
 //! scaled, ±0.5, truncated. meshoptimizer works a rotation at a time with a branch per choice;
 //! here four rotations are turned into four registers of x, y, z and w, and every choice is a
 //! comparison and a blend, in the same order and float arithmetic (no fused multiply-add).
-//! A track's 30,000 rotations at 8 bytes each were 14 % of motion-capture's optimize.
+//! Motion-capture's 1.8 M rotation keys went through meshoptimizer's filter in 197 M of the 1,383 M
+//! instructions of its optimize; four at a time they take about 60 M.
 
 /// Rotation keys (x, y, z, w) through the QUATERNION filter at `bits` (4 to 16): four 16-bit
 /// little-endian words a key.
 pub(super) fn quaternion_bytes(output: &[f32], bits: i32) -> Vec<u8> {
     assert!((4..=16).contains(&bits), "the filter takes 4 to 16 bits");
     let keys = output.len() / 4;
-    // Not zeroed first: every byte is written (zeroing was a fifth of the filter's work).
+    // Not zeroed first: every byte is written (zeroing was about a quarter of the filter's work on
+    // motion-capture, 15 M instructions).
     let mut bytes: Vec<u8> = Vec::with_capacity(keys * 8);
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("sse4.1") {

@@ -12,17 +12,18 @@
 //! meshoptimizer's encoder works a byte of the key at a time: it reads that byte of every key in
 //! turn (a stride apart), then tries each width on each group a byte at a time, then writes it a
 //! byte at a time. Here a group of 16 keys is read four bytes of a key at a time (16 loads; keys
-//! of 4 and 8 bytes in whole 16-byte loads) and turned into four rows of 16 with byte shuffles, each row's differences and zigzag made 16 bytes
-//! at once, and each width's fit counted from one comparison and a bit count; the narrow widths
-//! are packed by shifts within 16- and 32-bit lanes. The width chosen for a group, ties included,
+//! of 4 and 8 bytes in whole 16-byte loads) and turned into four rows of 16 with byte shuffles,
+//! each row's differences and zigzag made 16 bytes at once, and each width's fit counted from one
+//! comparison and a bit count; the narrow widths are packed by shifts within 16- and 32-bit lanes. The width chosen for a group, ties included,
 //! is meshoptimizer's: the narrowest output, and on a tie the width the group before took, unless
 //! the group would then be stored as it is.
 //!
 //! Instructions, whole process (`valgrind --tool=callgrind`), optimize at the defaults:
-//! motion-capture (15.6 MB of keys) 2,228 M with meshoptimizer's encoder, 1,383 M with this one;
-//! the other bench rows 5 to 11 % fewer; every output the same bytes.
+//! motion-capture (15.6 MB of keys) 2,228 M with meshoptimizer's encoder, 1,383 M with this one
+//! (`e282bc4`); the other optimize rows of the bench 5 to 12 % fewer, instanced 0.8 % fewer and
+//! BoxTextured (24 vertices) 1 % more; every output the same bytes.
 
-use super::codec_size::codec_block_keys;
+use super::codec_size::{codec_block_keys, TAIL_AT_LEAST};
 
 /// `bytes`, whole keys of `stride` bytes (a multiple of 4, at most 256), through the vertex codec.
 pub(super) fn encode_vertices(bytes: &[u8], stride: usize) -> Vec<u8> {
@@ -54,9 +55,6 @@ pub(super) fn meshoptimizer_encoded(bytes: &[u8], stride: usize) -> Vec<u8> {
 /// The codec's first byte: its mark and version 0.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const HEADER: u8 = 0xa0;
-/// The first key is written last, after zeros that make it at least this long.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-const TAIL_AT_LEAST: usize = 32;
 
 /// The most the codec can write for `count` keys of `stride` bytes: a group is never stored wider
 /// than as it is (16 bytes).
@@ -92,7 +90,6 @@ mod simd {
         let keys = &bytes[..count * stride];
         let capacity = bound(count, stride) + SLACK;
         let mut out: Vec<u8> = Vec::with_capacity(capacity);
-        let mut at = 0;
         let mut first = [0u8; 256];
         first[..stride].copy_from_slice(keys.get(..stride).unwrap_or(&[0; 256][..stride]));
         // The raw bytes of the key before the next group, one register a byte of the key, in lane
@@ -100,48 +97,47 @@ mod simd {
         let mut before: [__m128i; 256] = std::array::from_fn(|k| _mm_slli_si128::<15>(_mm_cvtsi32_si128(i32::from(first[k]))));
         // One block's zigzagged differences, a row of `aligned` bytes per byte of the key.
         let mut rows = [0u8; 8192];
-        {
-            // SAFETY: `out` has `capacity` bytes; `bound` is the most the codec writes, and each
-            // write below is within `SLACK` of where the output has reached (see `Writer`).
-            let mut writer = Writer { out: out.spare_capacity_mut().as_mut_ptr().cast::<u8>(), at: &mut at, capacity };
-            writer.byte(HEADER);
-            for block in keys.chunks(codec_block_keys(stride) * stride) {
-                let n = block.len() / stride;
-                let aligned = n.div_ceil(16) * 16;
-                let rows = &mut rows[..stride * aligned];
-                differences(block, stride, &mut before, rows);
-                for row in rows.chunks_exact(aligned) {
-                    // SAFETY: as above.
-                    unsafe { write_row(row, &mut writer) };
-                }
-            }
-            for _ in stride..TAIL_AT_LEAST {
-                writer.byte(0);
-            }
-            for &b in &first[..stride] {
-                writer.byte(b);
+        // `out` has `capacity` bytes; `bound` is the most the codec writes, and each write below
+        // is within `SLACK` of where the output has reached (see `Writer`).
+        let mut writer = Writer { out: out.spare_capacity_mut().as_mut_ptr().cast::<u8>(), at: 0, capacity };
+        writer.byte(HEADER);
+        for block in keys.chunks(codec_block_keys(stride) * stride) {
+            let n = block.len() / stride;
+            let aligned = n.div_ceil(16) * 16;
+            let rows = &mut rows[..stride * aligned];
+            differences(block, stride, &mut before, rows);
+            for row in rows.chunks_exact(aligned) {
+                // SAFETY: as above.
+                unsafe { write_row(row, &mut writer) };
             }
         }
+        for _ in stride..TAIL_AT_LEAST {
+            writer.byte(0);
+        }
+        for &b in &first[..stride] {
+            writer.byte(b);
+        }
+        let at = writer.at;
         assert!(at <= capacity - SLACK, "the codec fits its bound");
         // SAFETY: the first `at` bytes were written.
         unsafe { out.set_len(at) };
         out
     }
 
-    /// Where the output has reached in a buffer of `capacity` bytes. Every write checks, in debug
-    /// builds, that it stays within the buffer.
-    struct Writer<'a> {
+    /// Where the output has reached in a buffer of `capacity` bytes. A single byte is checked to
+    /// stay within it; the wider writes, in debug builds.
+    struct Writer {
         out: *mut u8,
-        at: &'a mut usize,
+        at: usize,
         capacity: usize,
     }
 
-    impl Writer<'_> {
+    impl Writer {
         fn byte(&mut self, b: u8) {
-            assert!(*self.at < self.capacity);
+            assert!(self.at < self.capacity);
             // SAFETY: checked just above.
-            unsafe { self.out.add(*self.at).write(b) };
-            *self.at += 1;
+            unsafe { self.out.add(self.at).write(b) };
+            self.at += 1;
         }
 
         /// 16 bytes stored at the end of the output, of which the first `keep` are kept.
@@ -151,9 +147,9 @@ mod simd {
         /// most the codec writes.
         #[inline(always)]
         unsafe fn sixteen(&mut self, v: __m128i, keep: usize) {
-            debug_assert!(*self.at + 16 <= self.capacity);
-            _mm_storeu_si128(self.out.add(*self.at).cast(), v);
-            *self.at += keep;
+            debug_assert!(self.at + 16 <= self.capacity);
+            _mm_storeu_si128(self.out.add(self.at).cast(), v);
+            self.at += keep;
         }
     }
 
@@ -250,7 +246,7 @@ mod simd {
     #[target_feature(enable = "ssse3,popcnt")]
     unsafe fn write_row(row: &[u8], writer: &mut Writer) {
         let groups = row.len() / 16;
-        let header_at = *writer.at;
+        let header_at = writer.at;
         for _ in 0..groups.div_ceil(4) {
             writer.byte(0);
         }
@@ -307,15 +303,15 @@ mod simd {
     /// the 16 bytes the bound gives it.
     #[inline(always)]
     unsafe fn exceptions(group: &[u8], mut mask: u32, writer: &mut Writer) {
-        debug_assert!(*writer.at + 16 <= writer.capacity);
-        let out = writer.out.add(*writer.at);
+        debug_assert!(writer.at + 16 <= writer.capacity);
+        let out = writer.out.add(writer.at);
         let mut written = 0;
         while mask != 0 {
             out.add(written).write(group[mask.trailing_zeros() as usize]);
             written += 1;
             mask &= mask - 1;
         }
-        *writer.at += written;
+        writer.at += written;
     }
 }
 
