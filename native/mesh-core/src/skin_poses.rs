@@ -6,6 +6,7 @@
 //! joints: how far each vertex moves from its rest place in that pose, in the mesh's units. The
 //! simplifier weighs them as distances (simplify.rs), as it does morph target deltas, so a collapse
 //! that would bend a pose by d costs d; they are removed before anything is written.
+use crate::in_parallel;
 use crate::math::{mul, transform_point, Bounds};
 use crate::model::{Attribute, Model, Primitive, Skin};
 use crate::pose::world_matrices;
@@ -17,6 +18,10 @@ pub const POSE_PREFIX: &str = "_KILN_POSE_";
 pub const REST_SEMANTIC: &str = "_KILN_REST";
 /// Poses per skinned mesh, spread evenly over the animations that move its joints.
 const POSES: usize = 8;
+/// Vertices times poses from which a primitive's poses are placed over several threads: a vertex
+/// in a pose costs about 230 instructions (four joints' matrices, weighed), so about 2 ms of work
+/// against tens of microseconds to start and join a thread.
+const VERTEX_POSES_WORTH_THREADS: usize = 32_768;
 
 /// The (animation, time) of up to `POSES` poses over the animations whose channels drive any of
 /// `driven` (joints and their ancestors).
@@ -99,9 +104,14 @@ pub fn add_pose_attributes(model: &mut Model, room: impl Fn(&Primitive) -> usize
             let to_mesh = if to_mesh.is_finite() && to_mesh > 0.0 { to_mesh } else { 1.0 };
             let rest = at_rest.iter().flat_map(|q| q.map(|c| c * to_mesh)).collect();
             p.attributes.push(Attribute { semantic: REST_SEMANTIC.into(), components: 3, data: rest });
-            for (k, joints) in posed_joints.iter().take(poses).enumerate() {
-                let Some(posed) = skinned(p, joints) else { continue };
-                let data = posed.iter().zip(&at_rest).flat_map(|(a, b)| [0, 1, 2].map(|c| (a[c] - b[c]) * to_mesh)).collect();
+            // The poses apart from each other, over the machine's cores where they are worth it.
+            let worth = p.positions.len() * poses >= VERTEX_POSES_WORTH_THREADS;
+            let deltas = in_parallel::map(&posed_joints[..poses], worth, |joints| {
+                let posed = skinned(p, joints)?;
+                Some(posed.iter().zip(&at_rest).flat_map(|(a, b)| [0, 1, 2].map(|c| (a[c] - b[c]) * to_mesh)).collect::<Vec<f32>>())
+            });
+            for (k, data) in deltas.into_iter().enumerate() {
+                let Some(data) = data else { continue };
                 p.attributes.push(Attribute { semantic: format!("{POSE_PREFIX}{k}"), components: 3, data });
             }
         }

@@ -590,7 +590,9 @@ impl Arc {
         let dot = dot4(&from, &to);
         let to = if dot < 0.0 { [-to[0], -to[1], -to[2], -to[3]] } else { to };
         let theta = if dot.abs() > 0.9995 { 0.0 } else { dot.abs().min(1.0).acos() };
-        Arc { from, to, t0: t0 as f64, dt: (t1 - t0) as f64, theta, sine: theta.sin() }
+        // Under about 2° the curve is a normalized linear one, which takes no sine.
+        let sine = if theta == 0.0 { 0.0 } else { theta.sin() };
+        Arc { from, to, t0: t0 as f64, dt: (t1 - t0) as f64, theta, sine }
     }
 
     /// The curve's value at time `t` (clamped to its span).
