@@ -7,7 +7,7 @@
 //! simplifier weighs them as distances (simplify.rs), as it does morph target deltas, so a collapse
 //! that would bend a pose by d costs d; they are removed before anything is written.
 use crate::in_parallel;
-use crate::math::{mul, transform_point, Bounds};
+use crate::math::{mul, Bounds};
 use crate::model::{Attribute, Model, Primitive, Skin};
 use crate::pose::world_matrices;
 
@@ -164,29 +164,33 @@ pub fn skinned(p: &Primitive, joints: &[[f32; 16]]) -> Option<Vec<[f32; 3]>> {
     if sets.is_empty() {
         return None;
     }
+    // Each matrix as its four columns of four lanes (the last 0), so that a joint places a vertex
+    // with lane-wise products and sums the compiler keeps in one vector register: each lane's
+    // arithmetic, in its order, is `transform_point`'s for that coordinate, so the bits are the
+    // same (a component at a time, a vertex in a pose took about 300 instructions).
+    let columns: Vec<[[f32; 4]; 4]> = joints.iter().map(|m| std::array::from_fn(|c| [m[4 * c], m[4 * c + 1], m[4 * c + 2], 0.0])).collect();
     Some(
         p.positions
             .iter()
             .enumerate()
-            .map(|(v, &position)| {
-                let mut out = [0.0f32; 3];
+            .map(|(v, &[x, y, z])| {
+                let mut out = [0.0f32; 4];
                 let mut total = 0.0f32;
                 for (js, ws) in &sets {
                     for k in 0..4 {
                         let w = ws.data[v * 4 + k];
-                        let Some(m) = joints.get(js.data[v * 4 + k] as usize).filter(|_| w > 0.0) else { continue };
-                        let q = transform_point(m, position);
-                        for c in 0..3 {
-                            out[c] += w * q[c];
+                        let Some([c0, c1, c2, c3]) = columns.get(js.data[v * 4 + k] as usize).filter(|_| w > 0.0) else { continue };
+                        for c in 0..4 {
+                            out[c] += w * (c0[c] * x + c1[c] * y + c2[c] * z + c3[c]);
                         }
                         total += w;
                     }
                 }
                 // Weights that do not sum to 1 are normalized, as engines do.
                 if total > 0.0 {
-                    out.map(|c| c / total)
+                    [out[0] / total, out[1] / total, out[2] / total]
                 } else {
-                    position
+                    [x, y, z]
                 }
             })
             .collect(),

@@ -13,7 +13,8 @@
 //! padded to at least 32 bytes.
 
 /// Bytes the codec's output takes for `bytes`, keys of `stride` bytes: what
-/// `encode_vertices(bytes, stride).len()` (write/vertex_codec.rs) is.
+/// `encode_vertices(bytes, stride).len()` (write/vertex_codec.rs) is. Counted from the encoder's
+/// own rows where it has SSSE3 and the keys are many (`rows_size`), else in words:
 ///
 /// A key's bytes are read eight at a time into words and worked on side by side in them (each
 /// byte's difference, zigzag and tests in its own eighth of the word, none carrying into the
@@ -21,6 +22,11 @@
 /// fifths, and under a third with one-word keys in a straight run (held-out-baked-robots' trials,
 /// 381 KB in 163 tracks and key times).
 pub(super) fn encoded_size(bytes: &[u8], stride: usize) -> usize {
+    super::vertex_codec::rows_size(bytes, stride).unwrap_or_else(|| counted_size(bytes, stride))
+}
+
+/// `encoded_size` counted in words (below).
+pub(super) fn counted_size(bytes: &[u8], stride: usize) -> usize {
     assert!(stride > 0 && stride <= 256 && stride.is_multiple_of(4), "the codec takes keys of 4 to 256 bytes in words");
     let keys = &bytes[..bytes.len() / stride * stride];
     let mut size = 1 + stride.max(TAIL_AT_LEAST);
@@ -138,7 +144,9 @@ mod tests {
             for count in [0, 1, 2, 15, 16, 17, 31, 64, 255, 256, 257, 513, 1000, 3000] {
                 for kind in 0..6 {
                     let bytes = keys(kind, stride, count, &mut next);
-                    assert_eq!(encoded_size(&bytes, stride), encode_vertices(&bytes, stride).len(), "stride {stride}, {count} keys, kind {kind}");
+                    let written = encode_vertices(&bytes, stride).len();
+                    assert_eq!(encoded_size(&bytes, stride), written, "stride {stride}, {count} keys, kind {kind}");
+                    assert_eq!(counted_size(&bytes, stride), written, "in words: stride {stride}, {count} keys, kind {kind}");
                 }
             }
         }

@@ -22,6 +22,11 @@
 //! motion-capture (15.6 MB of keys) 2,228 M with meshoptimizer's encoder, 1,383 M with this one
 //! (`e282bc4`); the other optimize rows of the bench 5 to 12 % fewer, instanced 0.8 % fewer and
 //! BoxTextured (24 vertices) 1 % more; every output the same bytes.
+//!
+//! The sizes the writer weighs before it encodes (codec_size.rs) are counted from these rows too,
+//! where a track has 64 keys or more (session 47, `5433641` → this): held-out-animated 82.6 →
+//! 77.9 M, motion-capture 1,167 → 1,142 M, held-out-baked-robots 38.6 → 38.0 M. Setting up only
+//! the key's own bytes and only the rows a track needs took BoxTextured back to 2.81 M.
 
 use super::codec_size::{codec_block_keys, TAIL_AT_LEAST};
 
@@ -34,6 +39,24 @@ pub(super) fn encode_vertices(bytes: &[u8], stride: usize) -> Vec<u8> {
     }
     meshoptimizer_encoded(bytes, stride)
 }
+
+/// What `encode_vertices(bytes, stride).len()` is, counted with SSSE3 from the same rows the
+/// encoder makes, where the processor has it and `bytes` holds at least `KEYS_WORTH_ROWS` keys;
+/// else None (codec_size.rs counts it then).
+pub(super) fn rows_size(bytes: &[u8], stride: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() / stride >= KEYS_WORTH_ROWS && simd::available() {
+        // SAFETY: the instructions it is compiled for are there.
+        return Some(unsafe { simd::size(bytes, stride) });
+    }
+    let _ = (bytes, stride);
+    None
+}
+
+/// Keys from which a size is counted from the encoder's rows: below, setting up the key before
+/// each byte (256 registers) and a block of rows costs more than counting in words does.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const KEYS_WORTH_ROWS: usize = 64;
 
 /// meshoptimizer's own encoder (vertexcodec.cpp) at version 0.
 pub(super) fn meshoptimizer_encoded(bytes: &[u8], stride: usize) -> Vec<u8> {
@@ -90,13 +113,9 @@ mod simd {
         let keys = &bytes[..count * stride];
         let capacity = bound(count, stride) + SLACK;
         let mut out: Vec<u8> = Vec::with_capacity(capacity);
-        let mut first = [0u8; 256];
-        first[..stride].copy_from_slice(keys.get(..stride).unwrap_or(&[0; 256][..stride]));
-        // The raw bytes of the key before the next group, one register a byte of the key, in lane
-        // 15: the first key before the first group, then the last key of the group before.
-        let mut before: [__m128i; 256] = std::array::from_fn(|k| _mm_slli_si128::<15>(_mm_cvtsi32_si128(i32::from(first[k]))));
+        let (first, mut before) = start(keys, stride);
         // One block's zigzagged differences, a row of `aligned` bytes per byte of the key.
-        let mut rows = [0u8; 8192];
+        let mut rows = rows_for(count, stride);
         // `out` has `capacity` bytes; `bound` is the most the codec writes, and each write below
         // is within `SLACK` of where the output has reached (see `Writer`).
         let mut writer = Writer { out: out.spare_capacity_mut().as_mut_ptr().cast::<u8>(), at: 0, capacity };
@@ -122,6 +141,68 @@ mod simd {
         // SAFETY: the first `at` bytes were written.
         unsafe { out.set_len(at) };
         out
+    }
+
+    /// The first key (zeros past `stride`), and the raw bytes of the key before the first group,
+    /// one register a byte of the key, in lane 15 (`differences` moves it on group by group): the
+    /// first key, which the first differs from in nothing.
+    fn start(keys: &[u8], stride: usize) -> ([u8; 256], [__m128i; 256]) {
+        let mut first = [0u8; 256];
+        first[..stride].copy_from_slice(keys.get(..stride).unwrap_or(&[0; 256][..stride]));
+        // SAFETY: SSE2 is part of x86-64. Only the key's own bytes are set (256 registers are
+        // 4 KB, most of a small track's work).
+        let mut before = [unsafe { _mm_setzero_si128() }; 256];
+        for (register, &b) in before.iter_mut().zip(&first[..stride]) {
+            *register = unsafe { _mm_slli_si128::<15>(_mm_cvtsi32_si128(i32::from(b))) };
+        }
+        (first, before)
+    }
+
+    /// Room for the rows of the largest block of `count` keys (at most 8 KB), no more: a short
+    /// track's are a few hundred bytes.
+    fn rows_for(count: usize, stride: usize) -> Vec<u8> {
+        vec![0u8; stride * count.min(codec_block_keys(stride)).div_ceil(16) * 16]
+    }
+
+    /// The size `encode` writes, counted from the same rows: a row's width headers, then each
+    /// group at its narrowest (meshoptimizer's tie rule picks among widths of one size).
+    ///
+    /// # Safety
+    /// SSSE3 and POPCNT (`available`).
+    #[target_feature(enable = "ssse3,popcnt")]
+    pub(super) unsafe fn size(bytes: &[u8], stride: usize) -> usize {
+        assert!(stride > 0 && stride <= 256 && stride.is_multiple_of(4), "the codec takes keys of 4 to 256 bytes in words");
+        let keys = &bytes[..bytes.len() / stride * stride];
+        let (_, mut before) = start(keys, stride);
+        let mut rows = rows_for(keys.len() / stride, stride);
+        let mut size = 1 + stride.max(TAIL_AT_LEAST);
+        for block in keys.chunks(codec_block_keys(stride) * stride) {
+            let aligned = (block.len() / stride).div_ceil(16) * 16;
+            let rows = &mut rows[..stride * aligned];
+            differences(block, stride, &mut before, rows);
+            for row in rows.chunks_exact(aligned) {
+                size += row.len().div_ceil(64);
+                for group in row.chunks_exact(16) {
+                    let (zero, past_2, past_4) = fits(_mm_loadu_si128(group.as_ptr().cast()));
+                    if !zero {
+                        size += (4 + past_2.count_ones() as usize).min(8 + past_4.count_ones() as usize).min(16);
+                    }
+                }
+            }
+        }
+        size
+    }
+
+    /// Whether a group's 16 bytes are all 0, and which do not fit in 2 bits (3 and up) and in 4
+    /// (15 and up): the largest of a byte and the width's sentinel is the byte itself.
+    #[inline(always)]
+    fn fits(v: __m128i) -> (bool, u32, u32) {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe {
+            let zero = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) == 0xffff;
+            let past = |sentinel: i8| _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(sentinel)), v)) as u32;
+            (zero, past(3), past(15))
+        }
     }
 
     /// Where the output has reached in a buffer of `capacity` bytes. A single byte is checked to
@@ -169,7 +250,7 @@ mod simd {
                 group_differences(&block[base * stride..(base + 16) * stride], stride, 16, before, &mut rows[base..], aligned);
             } else {
                 // The block's last group, short: its keys followed by zeros.
-                let mut padded = [0u8; 16 * 256];
+                let mut padded = vec![0u8; 16 * stride];
                 padded[..keys * stride].copy_from_slice(&block[base * stride..]);
                 group_differences(&padded[..16 * stride], stride, keys, before, &mut rows[base..], aligned);
             }
@@ -253,11 +334,7 @@ mod simd {
         let mut last_bits = u8::MAX;
         for (g, group) in row.chunks_exact(16).enumerate() {
             let v = _mm_loadu_si128(group.as_ptr().cast());
-            let zero = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) == 0xffff;
-            // Bytes that do not fit in 2 or 4 bits: the largest of a byte and the width's
-            // sentinel (3 or 15) is the byte itself.
-            let past = |sentinel: i8| _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(sentinel)), v)) as u32;
-            let (past_2, past_4) = (past(3), past(15));
+            let (zero, past_2, past_4) = fits(v);
             // meshoptimizer's choice: from as-is (16 bytes), the narrowest of 0, 2 and 4 bits,
             // in that order, and on a tie the width the group before took, unless the best so far
             // is as-is.
