@@ -97,7 +97,8 @@ pub fn add_pose_attributes(model: &mut Model, room: impl Fn(&Primitive) -> usize
             if poses == 0 {
                 continue;
             }
-            let Some(at_rest) = skinned(p, &rest_joints) else { continue };
+            let Some(influences) = Influences::of(p, rest_joints.len()) else { continue };
+            let at_rest = influences.place(&p.positions, &rest_joints);
             posed = true;
             // The deltas are world-space lengths; the simplifier works in the mesh's units.
             let to_mesh = Bounds::of(&p.positions).extent() / Bounds::of(&at_rest).extent();
@@ -107,11 +108,10 @@ pub fn add_pose_attributes(model: &mut Model, room: impl Fn(&Primitive) -> usize
             // The poses apart from each other, over the machine's cores where they are worth it.
             let worth = p.positions.len() * poses >= VERTEX_POSES_WORTH_THREADS;
             let deltas = in_parallel::map(&posed_joints[..poses], worth, |joints| {
-                let posed = skinned(p, joints)?;
-                Some(posed.iter().zip(&at_rest).flat_map(|(a, b)| [0, 1, 2].map(|c| (a[c] - b[c]) * to_mesh)).collect::<Vec<f32>>())
+                let posed = influences.place(&p.positions, joints);
+                posed.iter().zip(&at_rest).flat_map(|(a, b)| [0, 1, 2].map(|c| (a[c] - b[c]) * to_mesh)).collect::<Vec<f32>>()
             });
             for (k, data) in deltas.into_iter().enumerate() {
-                let Some(data) = data else { continue };
                 p.attributes.push(Attribute { semantic: format!("{POSE_PREFIX}{k}"), components: 3, data });
             }
         }
@@ -157,44 +157,75 @@ pub fn joint_matrices(skin: &Skin, world: &[[f32; 16]]) -> Vec<[f32; 16]> {
 /// The primitive's vertices placed by `joints` (one matrix per joint of the skin), or None when it
 /// has no joints and weights.
 pub fn skinned(p: &Primitive, joints: &[[f32; 16]]) -> Option<Vec<[f32; 3]>> {
-    let sets: Vec<(&Attribute, &Attribute)> = (0..)
-        .map_while(|set| Some((p.attribute(&format!("JOINTS_{set}"))?, p.attribute(&format!("WEIGHTS_{set}"))?)))
-        .filter(|(j, w)| j.components == 4 && w.components == 4)
-        .collect();
-    if sets.is_empty() {
-        return None;
-    }
-    // Each matrix as its four columns of four lanes (the last 0), so that a joint places a vertex
-    // with lane-wise products and sums the compiler keeps in one vector register: each lane's
-    // arithmetic, in its order, is `transform_point`'s for that coordinate, so the bits are the
-    // same (a component at a time, a vertex in a pose took about 300 instructions).
-    let columns: Vec<[[f32; 4]; 4]> = joints.iter().map(|m| std::array::from_fn(|c| [m[4 * c], m[4 * c + 1], m[4 * c + 2], 0.0])).collect();
-    Some(
-        p.positions
-            .iter()
-            .enumerate()
-            .map(|(v, &[x, y, z])| {
-                let mut out = [0.0f32; 4];
-                let mut total = 0.0f32;
-                for (js, ws) in &sets {
-                    for k in 0..4 {
-                        let w = ws.data[v * 4 + k];
-                        let Some([c0, c1, c2, c3]) = columns.get(js.data[v * 4 + k] as usize).filter(|_| w > 0.0) else { continue };
-                        for c in 0..4 {
-                            out[c] += w * (c0[c] * x + c1[c] * y + c2[c] * z + c3[c]);
-                        }
-                        total += w;
+    Some(Influences::of(p, joints.len())?.place(&p.positions, joints))
+}
+
+/// Which joints move each vertex of a primitive, and by how much: its joint sets' (joint, weight)
+/// pairs in order, those with a weight over 0 and a joint the skin has. Read once for the rest
+/// pose and all the poses (the joint indices are floats here: each conversion and check, every
+/// pose, took a third of the placing).
+pub struct Influences {
+    /// Per vertex, where its pairs start in `pairs` (one more at the end).
+    starts: Vec<u32>,
+    pairs: Vec<(u32, f32)>,
+}
+
+impl Influences {
+    /// `p`'s influences on a skin of `joint_count` joints, or None when it has no joints and weights.
+    pub fn of(p: &Primitive, joint_count: usize) -> Option<Influences> {
+        let sets: Vec<(&Attribute, &Attribute)> = (0..)
+            .map_while(|set| Some((p.attribute(&format!("JOINTS_{set}"))?, p.attribute(&format!("WEIGHTS_{set}"))?)))
+            .filter(|(j, w)| j.components == 4 && w.components == 4)
+            .collect();
+        if sets.is_empty() {
+            return None;
+        }
+        let mut starts = Vec::with_capacity(p.positions.len() + 1);
+        let mut pairs = Vec::with_capacity(p.positions.len() * 4);
+        for v in 0..p.positions.len() {
+            starts.push(pairs.len() as u32);
+            for (js, ws) in &sets {
+                for k in 0..4 {
+                    let (joint, w) = (js.data[v * 4 + k] as usize, ws.data[v * 4 + k]);
+                    if w > 0.0 && joint < joint_count {
+                        pairs.push((joint as u32, w));
                     }
                 }
-                // Weights that do not sum to 1 are normalized, as engines do.
+            }
+        }
+        starts.push(pairs.len() as u32);
+        Some(Influences { starts, pairs })
+    }
+
+    /// `positions` placed by `joints` (as many as the skin has): each vertex the weighted sum of
+    /// its joints' matrices applied to it, over the sum of its weights, as engines normalize; a
+    /// vertex no joint moves stays where it is.
+    pub fn place(&self, positions: &[[f32; 3]], joints: &[[f32; 16]]) -> Vec<[f32; 3]> {
+        // Each matrix as its four columns of four lanes (the last 0): a joint places a vertex with
+        // lane-wise products and sums, each lane's in `transform_point`'s order for its
+        // coordinate, so the bits are the same as a coordinate at a time.
+        let columns: Vec<[[f32; 4]; 4]> = joints.iter().map(|m| std::array::from_fn(|c| [m[4 * c], m[4 * c + 1], m[4 * c + 2], 0.0])).collect();
+        positions
+            .iter()
+            .zip(self.starts.windows(2))
+            .map(|(&[x, y, z], span)| {
+                let mut out = [0.0f32; 4];
+                let mut total = 0.0f32;
+                for &(joint, w) in &self.pairs[span[0] as usize..span[1] as usize] {
+                    let [c0, c1, c2, c3] = &columns[joint as usize];
+                    for c in 0..4 {
+                        out[c] += w * (c0[c] * x + c1[c] * y + c2[c] * z + c3[c]);
+                    }
+                    total += w;
+                }
                 if total > 0.0 {
                     [out[0] / total, out[1] / total, out[2] / total]
                 } else {
                     [x, y, z]
                 }
             })
-            .collect(),
-    )
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -205,6 +236,62 @@ mod tests {
     use crate::pose::world_matrices;
     use crate::simplify::simplify_primitive_with_locks;
     use crate::surface_distance::distance2_to_triangle;
+
+    #[test]
+    fn vertices_placed_by_their_influences_have_the_bits_of_a_coordinate_at_a_time() {
+        use crate::math::transform_point;
+        let mut next = crate::test_random::uniform(17);
+        let joint_count = 5;
+        let joints: Vec<[f32; 16]> = (0..joint_count).map(|_| std::array::from_fn(|i| if i % 4 == 3 && i < 12 { 0.0 } else { next() * 4.0 - 2.0 })).collect();
+        let n = 300;
+        let positions: Vec<[f32; 3]> = (0..n).map(|_| [next() * 10.0 - 5.0, next() * 10.0 - 5.0, next() * 10.0 - 5.0]).collect();
+        // Two sets; joints past the skin's, a NaN joint (read as joint 0) and weights of 0, below 0
+        // and NaN among them; some vertices with no weight at all.
+        let joint = |next: &mut dyn FnMut() -> f32| match (next() * 8.0) as usize {
+            6 => 9.0,
+            7 => f32::NAN,
+            j => j.min(joint_count - 1) as f32,
+        };
+        let weight = |next: &mut dyn FnMut() -> f32| match (next() * 10.0) as usize {
+            0 => 0.0,
+            1 => -0.5,
+            2 => f32::NAN,
+            _ => next(),
+        };
+        let mut attributes = Vec::new();
+        for set in 0..2 {
+            let js: Vec<f32> = (0..n * 4).map(|_| joint(&mut next)).collect();
+            let ws: Vec<f32> = (0..n * 4).map(|v| if v / 4 % 17 == 0 { 0.0 } else { weight(&mut next) }).collect();
+            attributes.push(Attribute { semantic: format!("JOINTS_{set}"), components: 4, data: js });
+            attributes.push(Attribute { semantic: format!("WEIGHTS_{set}"), components: 4, data: ws });
+        }
+        let p = Primitive { positions: positions.clone(), attributes, indices: Vec::new(), material: None };
+        // A coordinate at a time, straight from the attributes.
+        let expected: Vec<[f32; 3]> = (0..n)
+            .map(|v| {
+                let (mut out, mut total) = ([0.0f32; 3], 0.0f32);
+                for set in 0..2 {
+                    let (js, ws) = (&p.attributes[2 * set].data, &p.attributes[2 * set + 1].data);
+                    for k in 0..4 {
+                        let w = ws[v * 4 + k];
+                        let Some(m) = joints.get(js[v * 4 + k] as usize).filter(|_| w > 0.0) else { continue };
+                        let q = transform_point(m, positions[v]);
+                        (0..3).for_each(|c| out[c] += w * q[c]);
+                        total += w;
+                    }
+                }
+                if total > 0.0 {
+                    out.map(|c| c / total)
+                } else {
+                    positions[v]
+                }
+            })
+            .collect();
+        let placed = skinned(&p, &joints).expect("joints and weights");
+        let bits = |q: &[[f32; 3]]| q.iter().flat_map(|v| v.map(f32::to_bits)).collect::<Vec<u32>>();
+        assert_eq!(bits(&placed), bits(&expected));
+        assert!(placed.iter().zip(&positions).step_by(17).all(|(a, b)| a == b), "a vertex no joint moves stays");
+    }
 
     /// The faces of a tube of `rings` rings of `segments` vertices each, ring after ring.
     fn tube_indices(rings: usize, segments: usize) -> Vec<u32> {
