@@ -19,8 +19,8 @@ pub const REST_SEMANTIC: &str = "_KILN_REST";
 /// Poses per skinned mesh, spread evenly over the animations that move its joints.
 const POSES: usize = 8;
 /// Vertices times poses from which a primitive's poses are placed over several threads: a vertex
-/// in a pose costs about 230 instructions (four joints' matrices, weighed), so about 2 ms of work
-/// against tens of microseconds to start and join a thread.
+/// in a pose costs about 130 instructions (`Influences::place`, four joints' matrices weighed), so
+/// about a millisecond of work against tens of microseconds to start and join a thread.
 const VERTEX_POSES_WORTH_THREADS: usize = 32_768;
 
 /// The (animation, time) of up to `POSES` poses over the animations whose channels drive any of
