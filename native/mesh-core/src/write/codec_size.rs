@@ -123,7 +123,7 @@ pub(super) fn codec_block_keys(stride: usize) -> usize {
 
 /// Bytes one group of 16 takes at its narrowest width, given how many of its differences are not
 /// 0, how many do not fit in 2 bits (3 and up) and in 4 (15 and up).
-fn group_size(moved: u8, past_2: u8, past_4: u8) -> usize {
+pub(super) fn group_size(moved: u8, past_2: u8, past_4: u8) -> usize {
     match moved {
         0 => 0,
         _ => (4 + usize::from(past_2)).min(8 + usize::from(past_4)).min(16),

@@ -91,6 +91,7 @@ fn bound(count: usize, stride: usize) -> usize {
 
 #[cfg(target_arch = "x86_64")]
 mod simd {
+    use super::super::codec_size::group_size;
     use super::{bound, codec_block_keys, HEADER, TAIL_AT_LEAST};
     use std::arch::x86_64::*;
 
@@ -165,7 +166,8 @@ mod simd {
     }
 
     /// The size `encode` writes, counted from the same rows: a row's width headers, then each
-    /// group at its narrowest (meshoptimizer's tie rule picks among widths of one size).
+    /// group at its narrowest (`group_size`; meshoptimizer's tie rule picks among widths of one
+    /// size).
     ///
     /// # Safety
     /// SSSE3 and POPCNT (`available`).
@@ -184,9 +186,7 @@ mod simd {
                 size += row.len().div_ceil(64);
                 for group in row.chunks_exact(16) {
                     let (zero, past_2, past_4) = fits(_mm_loadu_si128(group.as_ptr().cast()));
-                    if !zero {
-                        size += (4 + past_2.count_ones() as usize).min(8 + past_4.count_ones() as usize).min(16);
-                    }
+                    size += group_size(u8::from(!zero), past_2.count_ones() as u8, past_4.count_ones() as u8);
                 }
             }
         }
