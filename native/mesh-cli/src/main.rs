@@ -15,6 +15,7 @@ use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
 mod allocator;
+mod mapped_file;
 #[cfg(not(target_family = "wasm"))]
 mod textures;
 
@@ -73,7 +74,7 @@ fn main() -> ExitCode {
         };
     }
     let input_path = Path::new(input_path);
-    let data = match std::fs::read(input_path) {
+    let data = match mapped_file::open(input_path) {
         Ok(d) => d,
         Err(e) => return usage(&format!("cannot read {}: {e}", input_path.display())),
     };
