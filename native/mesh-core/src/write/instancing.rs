@@ -16,6 +16,7 @@ use super::nodes::decompose;
 use super::quantize::{mantissa_bits, Grid};
 use crate::math::{compose, mul, Bounds};
 use crate::model::Model;
+use crate::round::round;
 use meshopt::EncodeExpMode;
 use serde_json::{json, Value};
 
@@ -84,7 +85,7 @@ fn plain(b: &mut Builder, c: &Columns, quantized: bool) -> Value {
     let translation = b.accessor(slot, count, FLOAT, "VEC3", false, Some(translation_bounds(&c.translation)));
     let rotation = match quantized {
         true => {
-            let bytes: Vec<u8> = c.rotation.iter().flatten().flat_map(|v| ((v.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes()).collect();
+            let bytes: Vec<u8> = c.rotation.iter().flatten().flat_map(|&v| (round(v.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes()).collect();
             let slot = b.view(&bytes, Data::Keys { stride: 8, filter: None });
             b.accessor(slot, count, SHORT, "VEC4", true, None)
         }
