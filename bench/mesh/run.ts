@@ -5,7 +5,9 @@
 // kiln runs as `kiln-mesh` (the command-line front end of the Rust core the workers load). Every
 // tool's time is the wall time of its whole process, start-up, reading and writing included (until
 // session 39 kiln's was its core's own, `timings_s.total`, which left its start-up and file
-// handling out); the "start" row (one triangle) shows what that start-up costs. Prints time, size, surface error and validator errors per row, and
+// handling out), each started from a small process of its own (launcher.ts, since session 48: forking
+// the bench's own process cost about 13 ms a start); the "start" row (one triangle) shows what that
+// start-up costs. Prints time, size, surface error and validator errors per row, and
 // kiln/peer ratios (< 1: kiln faster, smaller or more accurate). Not a test.
 //   node bench/mesh/run.ts [--quick] [--native-only] [--all-references] [--repeat=3] [--only=a,b] [--held-out]
 // (--only runs the inputs whose file name contains one of the given words, e.g. --only=instanced,bunny;
@@ -15,7 +17,6 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
-import { performance } from 'node:perf_hooks'
 import type { Document } from '@gltf-transform/core'
 import { validateBytes } from 'gltf-validator'
 import { animationErrorRange } from '../../domain/tools/options/animation-error.ts'
@@ -62,12 +63,21 @@ const REFERENCE_LIMIT = 200_000
 const repeat = Number(process.argv.find((a) => a.startsWith('--repeat='))?.slice(9) ?? 3)
 const best = (time: () => number) => Math.min(...Array.from({ length: repeat }, time))
 
+// Each tool is started and timed by launcher.ts, a small process of its own: forking this one,
+// which holds the models and validator reports, cost about 13 ms a start (session 48).
+const launcher = join(import.meta.dirname, 'launcher.ts')
+
 function run(command: string, args: string[]): { ms: number; stdout: string } {
-  const started = performance.now()
-  const r = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 28 })
-  const ms = performance.now() - started
+  const launched = spawnSync(node, [launcher, command, ...args], { encoding: 'utf8', maxBuffer: 1 << 29 })
+  if (launched.status !== 0) throw new Error(`launcher.ts failed on ${command}: ${launched.stderr}`)
+  const r = JSON.parse(launched.stdout) as {
+    ms: number
+    status: number | null
+    stdout: string
+    stderr: string
+  }
   if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${r.stderr || r.stdout}`)
-  return { ms, stdout: r.stdout }
+  return { ms: r.ms, stdout: r.stdout }
 }
 
 // KILN_MESH runs another build of kiln-mesh (to compare a change against the committed one).
