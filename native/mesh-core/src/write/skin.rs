@@ -93,6 +93,9 @@ pub(super) fn write_skins(b: &mut Builder, model: &Model, plan: &SkinPlan) -> Ve
 /// Bytes of JSON an accessor of its own takes (about: `{"bufferView":7,"byteOffset":1234,...}`).
 const ACCESSOR_JSON: usize = 90;
 
+/// Times of a list its hash reads (`TimeLists::hashed_id`).
+const HASHED_TIMES: usize = 64;
+
 /// Lists of key times told apart by their exact bits, each numbered once: samplers usually share
 /// their times, and a long animation's lists are tens of thousands of keys, so a list is hashed
 /// once (not with the map's SipHash) and compared only with lists of the same hash.
@@ -116,8 +119,16 @@ impl<'a> TimeLists<'a> {
     }
 
     fn hashed_id(&mut self, input: &'a [f32]) -> usize {
-        let hash = input.iter().fold(input.len() as u64, |h, t| (h.rotate_left(5) ^ t.to_bits() as u64).wrapping_mul(0x517c_c1b7_2722_0a95));
-        let same = |list: &[f32]| list.len() == input.len() && list.iter().zip(input).all(|(a, b)| a.to_bits() == b.to_bits());
+        // The hash only picks the lists compared in full, so it reads the length and up to
+        // `HASHED_TIMES` times spread over the list: hashing every time, one multiplication after
+        // another, was 2.4 % of motion-capture's optimize (120 lists of 30,000 times, session 48).
+        let step = input.len().div_ceil(HASHED_TIMES).max(1);
+        let hash = input.iter().step_by(step).fold(input.len() as u64, |h, t| (h.rotate_left(5) ^ t.to_bits() as u64).wrapping_mul(0x517c_c1b7_2722_0a95));
+        // Compared a block at a time, each block without stopping inside it.
+        let same = |list: &[f32]| {
+            list.len() == input.len()
+                && list.chunks(64).zip(input.chunks(64)).all(|(a, b)| a.iter().zip(b).fold(true, |same, (x, y)| same & (x.to_bits() == y.to_bits())))
+        };
         let candidates = self.by_hash.entry(hash).or_default();
         if let Some(&id) = candidates.iter().find(|&&id| same(self.lists[id])) {
             return id;
@@ -316,6 +327,23 @@ mod tests {
     use crate::model::{Attribute, Mesh, Node, SourceFormat};
     use crate::read::{read_model, ReadOptions};
     use crate::write::{write_glb, GlbOptions};
+
+    #[test]
+    fn time_lists_are_one_where_every_bit_is_the_same_and_apart_where_one_differs() {
+        // 1,000 times: the hash reads one in 16, so lists that differ between those share a hash.
+        let times: Vec<f32> = (0..1000).map(|k| k as f32 / 30.0).collect();
+        let copy = times.clone();
+        let mut off = times.clone();
+        off[1] = f32::from_bits(off[1].to_bits() + 1);
+        let mut late = times.clone();
+        late[999] = 40.0;
+        let shorter = times[..999].to_vec();
+        let mut zero = times.clone();
+        zero[0] = -0.0;
+        let mut lists = TimeLists::default();
+        let ids: Vec<usize> = [&times, &copy, &off, &late, &shorter, &zero, &times].iter().map(|t| lists.id(t)).collect();
+        assert_eq!(ids, [0, 0, 1, 2, 3, 4, 0]);
+    }
 
     #[test]
     fn weights_sum_to_255_and_move_less_than_a_step() {
