@@ -38,5 +38,6 @@ pub mod texcoord_sets;
 pub mod texture;
 pub mod tools;
 pub mod topology;
+pub mod value_checks;
 pub mod weld_normals;
 pub mod write;

@@ -7,6 +7,7 @@ use super::accessor::{read_floats, Views};
 use crate::error::{MeshError, Result};
 use crate::in_parallel::{self, KEYS_WORTH_THREADS};
 use crate::model::{Animation, AnimationSampler, Channel, Node, Skin, IDENTITY};
+use crate::value_checks::{all_finite, increasing};
 use serde_json::Value;
 
 fn array<'v>(root: &'v Value, key: &str) -> &'v [Value] {
@@ -46,20 +47,6 @@ pub fn read_skins(root: &Value, views: &Views, node_count: usize) -> Result<Vec<
         out.push(Skin { name: name(skin), joints, skeleton, inverse_bind });
     }
     Ok(out)
-}
-
-// The checks below run over every key of a long take (millions of floats), in runs the compiler
-// can vectorize rather than one early-out test per float.
-
-/// Whether every value is finite.
-fn all_finite(values: &[f32]) -> bool {
-    values.chunks(256).all(|run| run.iter().fold(true, |finite, v| finite & v.is_finite()))
-}
-
-/// Whether every value is larger than the one before (finite values).
-fn increasing(values: &[f32]) -> bool {
-    let (before, after) = (&values[..values.len().saturating_sub(1)], values.get(1..).unwrap_or_default());
-    before.chunks(256).zip(after.chunks(256)).all(|(a, b)| a.iter().zip(b).fold(true, |up, (x, y)| up & (y > x)))
 }
 
 /// Why a sampler cannot drive a channel, or the checked sampler.
@@ -246,27 +233,4 @@ pub fn fix_skin_attributes(model: &mut crate::model::Model) -> usize {
         }
     }
     fixed
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn key_checks_find_one_bad_value_anywhere() {
-        let times: Vec<f32> = (0..1000).map(|k| k as f32 / 30.0).collect();
-        assert!(all_finite(&times) && increasing(&times));
-        assert!(increasing(&[]) && increasing(&[1.0]) && all_finite(&[]));
-        // Past the first run of 256, and at the very end.
-        for at in [0, 300, 998, 999] {
-            let mut equal = times.clone();
-            equal[at] = if at == 0 { equal[1] } else { equal[at - 1] };
-            assert!(!increasing(&equal), "a repeated time at {at}");
-            for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
-                let mut broken = times.clone();
-                broken[at] = bad;
-                assert!(!all_finite(&broken), "{bad} at {at}");
-            }
-        }
-    }
 }

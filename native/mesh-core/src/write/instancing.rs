@@ -12,11 +12,11 @@
 //! with the filters 400 of them cost about 8 bytes each instead of 40.
 use super::compact_json::short_f32;
 use super::glb::{Builder, Data};
+use super::key_storage::short_bytes;
 use super::nodes::decompose;
 use super::quantize::{mantissa_bits, Grid};
 use crate::math::{compose, mul, Bounds};
 use crate::model::Model;
-use crate::round::round;
 use meshopt::EncodeExpMode;
 use serde_json::{json, Value};
 
@@ -85,8 +85,7 @@ fn plain(b: &mut Builder, c: &Columns, quantized: bool) -> Value {
     let translation = b.accessor(slot, count, FLOAT, "VEC3", false, Some(translation_bounds(&c.translation)));
     let rotation = match quantized {
         true => {
-            let bytes: Vec<u8> = c.rotation.iter().flatten().flat_map(|&v| (round(v.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes()).collect();
-            let slot = b.view(&bytes, Data::Keys { stride: 8, filter: None });
+            let slot = b.view(&short_bytes(c.rotation.as_flattened()), Data::Keys { stride: 8, filter: None });
             b.accessor(slot, count, SHORT, "VEC4", true, None)
         }
         false => {

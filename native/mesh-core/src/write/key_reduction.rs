@@ -23,6 +23,7 @@
 //! duration does not change.
 use crate::model::AnimationSampler;
 use crate::pose::Segment;
+use crate::value_checks::{all_finite, not_decreasing};
 use std::borrow::Cow;
 
 /// A track with fewer keys, and how much of the tolerance that cost.
@@ -212,25 +213,6 @@ const LONG_TRACK: usize = 4096;
 /// eighth and still after it keeps its still keys.
 const FEW_DROPPED: usize = 20;
 
-/// Values checked a block at a time, each block without stopping inside it, so the compiler checks
-/// it with vector instructions: a value at a time, the checks of a track's keys were a sixth of
-/// motion-capture's key reduction (session 48).
-const CHECKED_BLOCK: usize = 64;
-
-/// Whether every value is finite.
-fn all_finite(values: &[f32]) -> bool {
-    values.chunks(CHECKED_BLOCK).all(|block| block.iter().fold(true, |finite, v| finite & v.is_finite()))
-}
-
-/// Whether no time comes before the one ahead of it (times are finite).
-fn ascending(times: &[f32]) -> bool {
-    let Some(last) = times.len().checked_sub(1) else { return true };
-    times[..last]
-        .chunks(CHECKED_BLOCK)
-        .zip(times[1..].chunks(CHECKED_BLOCK))
-        .all(|(earlier, later)| earlier.iter().zip(later).fold(true, |up, (a, b)| up & (b >= a)))
-}
-
 /// `s` without the keys its curve can do without (module comment): every point judged stays
 /// within `budget` of the source curve, as `gap` measures it (1: the whole tolerance). None when
 /// no key can go or a value is not finite. Whether the shorter track is worth its finer storage
@@ -242,7 +224,7 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
     if budget.is_nan() || budget <= 0.0 || keys < 3 || s.output.len() != keys * stride || !matches!(s.interpolation.as_str(), "LINEAR" | "CUBICSPLINE") {
         return None;
     }
-    if !all_finite(&s.input) || !all_finite(&s.output) || !ascending(&s.input) {
+    if !all_finite(&s.input) || !all_finite(&s.output) || !not_decreasing(&s.input) {
         return None;
     }
     // Points judged per source interval: its start key, then the points inside it (times, and

@@ -20,7 +20,7 @@ pub(super) fn float_bytes(values: &[f32]) -> Vec<u8> {
 /// Values in [-1, 1] as normalized 16-bit integers, little-endian. Not through `f32::round`: on
 /// baseline x86-64 that is a call to `roundf` for each value, a third of writing motion-capture's
 /// rotations uncompressed (session 48).
-fn short_bytes(values: &[f32]) -> Vec<u8> {
+pub(super) fn short_bytes(values: &[f32]) -> Vec<u8> {
     bytes_of(values, |v| round_to_i16(v.clamp(-1.0, 1.0) * 32767.0).to_le_bytes())
 }
 

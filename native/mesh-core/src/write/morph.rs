@@ -14,7 +14,7 @@ use super::compact_json::short_f32s;
 use super::glb::{Builder, Column, Data};
 use super::quantize::Grid;
 use crate::model::{target_of, Attribute, Mesh, Primitive};
-use crate::round::round;
+use crate::round::{round, round_to_i16};
 use serde_json::{json, Map, Value};
 
 const SHORT: u32 = 5122;
@@ -26,7 +26,7 @@ pub(super) fn morph_column(p: &Primitive, a: &Attribute, grid: Option<Grid>) -> 
     match (base, grid) {
         ("POSITION", Some(g)) => grid_position_deltas(p, &a.data, g),
         (_, Some(_)) if a.data.iter().all(|v| v.abs() <= 1.0) => {
-            let bytes = padded_vec3(&a.data, 8, |v, out| out.extend_from_slice(&(round(v * 32767.0) as i16).to_le_bytes()));
+            let bytes = padded_vec3(&a.data, 8, |v, out| out.extend_from_slice(&round_to_i16(v * 32767.0).to_le_bytes()));
             Column::bytes(bytes, 8, None, SHORT, true)
         }
         _ => float_column(&a.data),
@@ -59,7 +59,7 @@ fn grid_position_deltas(p: &Primitive, deltas: &[f32], g: Grid) -> Column {
         })
         .collect();
     if steps.iter().all(|&s| round(s).abs() <= i16::MAX as f32) {
-        let bytes = padded_vec3(&steps, 8, |s, out| out.extend_from_slice(&(round(s) as i16).to_le_bytes()));
+        let bytes = padded_vec3(&steps, 8, |s, out| out.extend_from_slice(&round_to_i16(s).to_le_bytes()));
         return Column::bytes(bytes, 8, None, SHORT, false);
     }
     float_column(&steps)
