@@ -54,13 +54,15 @@ export function trianglesOf(doc: Document): Triangles {
     // sum(weight * jointWorld * inverseBind), in the bind pose the file's node tree gives.
     const skin = node.getSkin()
     const jointMatrices = skin?.listJoints().map((joint, j) => {
-      const ibm = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+      // Without inverse bind matrices each is the identity (glTF 2.0, 5.28).
+      const ibm = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
       skin.getInverseBindMatrices()?.getElement(j, ibm)
       return multiply(joint.getWorldMatrix(), ibm)
     })
     for (const prim of mesh.listPrimitives() as Primitive[]) {
       const pos = prim.getAttribute('POSITION')
-      if (!pos || prim.getMode() !== 4) continue
+      const mode = prim.getMode()
+      if (!pos || (mode !== 4 && mode !== 5 && mode !== 6)) continue
       const base = positions.length / 3
       const v = [0, 0, 0]
       const joints = [0, 0, 0, 0]
@@ -86,7 +88,13 @@ export function trianglesOf(doc: Document): Triangles {
       }
       const idx = prim.getIndices()
       const count = idx ? idx.getCount() : pos.getCount()
-      for (let i = 0; i < count; i++) indices.push(base + (idx ? idx.getScalar(i) : i))
+      const at = (i: number) => base + (idx ? idx.getScalar(i) : i)
+      if (mode === 4) for (let i = 0; i < count; i++) indices.push(at(i))
+      // Strips alternate their winding; fans turn about their first vertex.
+      else if (mode === 5)
+        for (let i = 2; i < count; i++)
+          indices.push(...(i % 2 ? [at(i - 1), at(i - 2), at(i)] : [at(i - 2), at(i - 1), at(i)]))
+      else for (let i = 2; i < count; i++) indices.push(at(0), at(i - 1), at(i))
     }
   }
   return { positions: Float32Array.from(positions), indices: Uint32Array.from(indices) }

@@ -33,11 +33,7 @@ const CARRIED: [&str; 5] = ["KHR_mesh_quantization", MESHOPT, "KHR_draco_mesh_co
 /// decoded (`CARRIED`) nor inside a kept material, texture or sampler. KHR_materials_variants, say,
 /// lives on primitives and the root. Accessors, views, buffers and images hold only extensions the
 /// reader decodes (or refuses), and are not walked.
-fn uncarried_extensions(root: &Value, model: &Model) -> Vec<String> {
-    let mut kept: Vec<String> = CARRIED.iter().map(|e| e.to_string()).collect();
-    for list in [&model.materials, &model.textures, &model.samplers] {
-        list.iter().for_each(|v| extension_names(v, &mut kept));
-    }
+fn uncarried_extensions(root: &Value, kept: &[String]) -> Vec<String> {
     let mut found = Vec::new();
     if let Value::Object(map) = root {
         if let Some(Value::Object(extensions)) = map.get("extensions") {
@@ -50,6 +46,29 @@ fn uncarried_extensions(root: &Value, model: &Model) -> Vec<String> {
     found.sort();
     found.dedup();
     found
+}
+
+/// The extensions the reader decodes and the writer carries: `CARRIED`, and those inside the
+/// materials, textures and samplers, which outputs keep as they are.
+fn carried_extensions(model: &Model) -> Vec<String> {
+    let mut kept: Vec<String> = CARRIED.iter().map(|e| e.to_string()).collect();
+    for list in [&model.materials, &model.textures, &model.samplers] {
+        list.iter().for_each(|v| extension_names(v, &mut kept));
+    }
+    kept
+}
+
+/// A file that requires an extension nothing here reads or carries cannot be read as its author
+/// meant (glTF 2.0: a loader must refuse it), so it is refused rather than written without it.
+fn refuse_unknown_required(root: &Value, kept: &[String]) -> Result<()> {
+    let missing: Vec<&str> = array(root, "extensionsRequired").iter().filter_map(Value::as_str).filter(|e| !kept.iter().any(|k| k == e)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(MeshError::unsupported(
+        format!("the file requires the glTF extension(s) {}, which this service does not read", missing.join(", ")),
+        "Export the model without those extensions (or with them optional), for example from Blender or with gltf-transform, and upload it again.",
+    ))
 }
 
 fn uses_extension(root: &Value, name: &str) -> bool {
@@ -91,7 +110,9 @@ pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &Rea
     model.samplers = array(&root, "samplers").to_vec();
     let file_bytes = json.len() + bin.map_or(0, <[u8]>::len);
     model.images = read_images(&root, &views, file_bytes, options, &mut model.notes)?;
-    let uncarried = uncarried_extensions(&root, &model);
+    let kept = carried_extensions(&model);
+    refuse_unknown_required(&root, &kept)?;
+    let uncarried = uncarried_extensions(&root, &kept);
     if !uncarried.is_empty() {
         model.notes.push(format!("Not carried into outputs: the extension(s) {}.", uncarried.join(", ")));
     }
@@ -685,6 +706,24 @@ mod tests {
         let note = model.notes.iter().find(|n| n.contains("extension(s)")).unwrap();
         // The sheen is in a kept material; the transform, named but used nowhere, has nothing to lose.
         assert_eq!(note, "Not carried into outputs: the extension(s) KHR_materials_variants, KHR_xmp_json_ld.");
+    }
+
+    #[test]
+    fn a_required_extension_nothing_here_reads_is_refused_and_carried_ones_are_not() {
+        let err = read_morphed(|doc| {
+            doc["extensionsUsed"] = json!(["VENDOR_packed_positions"]);
+            doc["extensionsRequired"] = json!(["VENDOR_packed_positions"]);
+        })
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::UnsupportedFormat);
+        assert!(err.message.contains("VENDOR_packed_positions"), "{}", err.message);
+        // Quantized input is read; a texture transform inside a kept material is carried as it is.
+        read_morphed(|doc| {
+            doc["extensionsUsed"] = json!(["KHR_mesh_quantization", "KHR_texture_transform"]);
+            doc["extensionsRequired"] = json!(["KHR_mesh_quantization", "KHR_texture_transform"]);
+            doc["materials"] = json!([{ "emissiveTexture": { "index": 0, "extensions": { "KHR_texture_transform": { "scale": [2, 2] } } } }]);
+        })
+        .unwrap();
     }
 
     #[test]

@@ -1,0 +1,170 @@
+// The four mesh tools on glTF documents that each use one part of the format the bench's models do
+// not (gltf-features.ts): each tool succeeds, writes files the Khronos validator passes, places the
+// same triangles where the source did, and keeps what the scene holds besides meshes.
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { readDocument, trianglesOf } from '../../bench/mesh/geometry.ts'
+import type { ToolInputFile } from '../../domain/ports/tool-runner.ts'
+import { optimizeOptions } from '../../domain/tools/options/optimize_3d_model.ts'
+import { simplifyOptions } from '../../domain/tools/options/simplify_3d_model.ts'
+import { splitOptions } from '../../domain/tools/options/split_3d_model.ts'
+import { runner as inspect } from '../../workers/tools/inspect_3d_model.ts'
+import { runner as optimize } from '../../workers/tools/optimize_3d_model.ts'
+import { runner as simplify } from '../../workers/tools/simplify_3d_model.ts'
+import { runner as split } from '../../workers/tools/split_3d_model.ts'
+import { context, gltfJson, listFiles, onlyGlb, validatorErrors } from './corpus.ts'
+import { type FeatureModel, featureModels, requiredUnknownExtension } from './gltf-features.ts'
+
+const models = featureModels()
+
+type Doc = {
+  nodes: { camera?: number; extensions?: Record<string, unknown> }[]
+  meshes: {
+    primitives: { attributes: Record<string, number>; targets?: unknown[]; material?: number }[]
+    extras?: { targetNames?: string[] }
+  }[]
+  materials?: {
+    extensions?: Record<string, unknown>
+    occlusionTexture?: { texCoord?: number }
+    pbrMetallicRoughness?: { baseColorTexture?: { extensions?: Record<string, unknown> } }
+  }[]
+  animations?: { samplers: { interpolation?: string }[] }[]
+}
+
+/** What optimize must carry of each feature model besides its triangles. */
+const kept: Record<string, (json: Doc) => void> = {
+  'camera-and-lights': (json) => {
+    expect.soft(json.nodes.filter((n) => n.camera !== undefined).length, 'camera node').toBe(1)
+    expect.soft(json.nodes.filter((n) => n.extensions?.KHR_lights_punctual).length, 'light nodes').toBe(2)
+  },
+  materials: (json) => {
+    const extensions = new Set(json.materials?.flatMap((m) => Object.keys(m.extensions ?? {})))
+    expect
+      .soft([...extensions].sort())
+      .toEqual(['KHR_materials_clearcoat', 'KHR_materials_emissive_strength', 'KHR_materials_unlit'])
+    const textured = json.materials?.find((m) => m.occlusionTexture)
+    expect
+      .soft(
+        textured?.pbrMetallicRoughness?.baseColorTexture?.extensions?.KHR_texture_transform,
+        'texture transform',
+      )
+      .toBeDefined()
+    const set = textured?.occlusionTexture?.texCoord ?? 0
+    const material = json.materials?.indexOf(textured!)
+    const primitive = json.meshes.flatMap((m) => m.primitives).find((p) => p.material === material)
+    expect.soft(primitive?.attributes[`TEXCOORD_${set}`], 'the occlusion UV set').toBeDefined()
+  },
+  'vertex-colours': (json) => {
+    const primitives = json.meshes.flatMap((m) => m.primitives)
+    expect
+      .soft(
+        primitives.every((p) => p.attributes.COLOR_0 !== undefined),
+        'colours',
+      )
+      .toBe(true)
+  },
+  sparse: (json) => {
+    expect.soft(json.meshes[0]?.primitives[0]?.targets?.length, 'morph target').toBe(1)
+    expect.soft(json.meshes[0]?.extras?.targetNames, 'target names').toEqual(['lift'])
+  },
+  'skin-step-cubic': (json) => {
+    const kinds = json.animations?.flatMap((a) => a.samplers.map((s) => s.interpolation ?? 'LINEAR')).sort()
+    expect.soft(kinds, 'interpolations').toEqual(['CUBICSPLINE', 'STEP'])
+  },
+  'unknown-extension': (json) => {
+    expect
+      .soft(json.materials?.[0]?.extensions?.VENDOR_custom_data, 'a material extension')
+      .toEqual({ tag: 7 })
+  },
+}
+
+async function written(model: FeatureModel): Promise<ToolInputFile> {
+  const dir = await mkdtemp(join(tmpdir(), 'kiln-features-'))
+  const name = `${model.name}.${model.extension}`
+  const path = join(dir, name)
+  await writeFile(path, model.bytes)
+  return { path, name, bytes: model.bytes.length, extension: model.extension }
+}
+
+/** The world-space box of a file's placed triangles (of its default scene). */
+async function placedBox(path: string) {
+  const { positions, indices } = trianglesOf(await readDocument(path))
+  const min = [Infinity, Infinity, Infinity]
+  const max = [-Infinity, -Infinity, -Infinity]
+  for (const v of indices)
+    for (let k = 0; k < 3; k++) {
+      min[k] = Math.min(min[k]!, positions[v * 3 + k]!)
+      max[k] = Math.max(max[k]!, positions[v * 3 + k]!)
+    }
+  return { min, max, extent: Math.max(...max.map((x, k) => x - min[k]!)) }
+}
+
+describe('mesh tools on glTF features', () => {
+  test('the source files are valid glTF', async () => {
+    for (const model of models) {
+      const input = await written(model)
+      expect.soft(await validatorErrors(input.path), model.name).toEqual([])
+    }
+  })
+
+  test.each(models.map((m) => [m.name, m] as const))('%s', async (_, model) => {
+    const input = await written(model)
+    const source = await gltfJson(input.path)
+
+    const inspected = await inspect.run(input, {}, await context())
+    expect.soft(inspected.summary.face_count, 'inspect faces').toBe(model.storedTriangles)
+
+    const ctx = await context()
+    await optimize.run(input, optimizeOptions.parse({}), ctx)
+    const output = await onlyGlb(ctx.outDir)
+    expect.soft(await validatorErrors(output), 'optimize validator').toEqual([])
+    const [before, after] = [await placedBox(input.path), await placedBox(output)]
+    for (let k = 0; k < 3; k++) {
+      expect
+        .soft(Math.abs(after.min[k]! - before.min[k]!), `optimize box min ${k}`)
+        .toBeLessThan(before.extent * 2e-3)
+      expect
+        .soft(Math.abs(after.max[k]! - before.max[k]!), `optimize box max ${k}`)
+        .toBeLessThan(before.extent * 2e-3)
+    }
+    const json = await gltfJson(output)
+    for (const key of ['cameras', 'skins', 'animations'])
+      expect.soft(json[key]?.length ?? 0, `optimize keeps ${key}`).toBe(source[key]?.length ?? 0)
+    const lights = (j: Record<string, unknown>) =>
+      (
+        (j.extensions as { KHR_lights_punctual?: { lights: unknown[] } } | undefined)?.KHR_lights_punctual
+          ?.lights ?? []
+      ).length
+    expect.soft(lights(json), 'optimize keeps lights').toBe(lights(source))
+    kept[model.name]?.(json as unknown as Doc)
+
+    const simplified = await context()
+    await simplify.run(input, simplifyOptions.parse({ target_ratio: 0.5, format: 'glb' }), simplified)
+    const simplifiedGlb = await onlyGlb(simplified.outDir)
+    expect.soft(await validatorErrors(simplifiedGlb), 'simplify validator').toEqual([])
+    const simple = await placedBox(simplifiedGlb)
+    for (let k = 0; k < 3; k++)
+      expect
+        .soft(Math.abs(simple.max[k]! - before.max[k]!), `simplify box max ${k}`)
+        .toBeLessThan(before.extent * 0.02)
+
+    const parts = await context()
+    const splitResult = await split.run(input, splitOptions.parse({ segmented: false }), parts)
+    expect.soft(splitResult.summary.input_faces, 'split input faces').toBe(model.placedTriangles)
+    for (const file of (await listFiles(parts.outDir)).filter((f) => f.endsWith('.glb')))
+      expect.soft(await validatorErrors(join(parts.outDir, file)), `split ${file}`).toEqual([])
+  })
+
+  test('a file that requires an unknown extension is refused with a clear error', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kiln-features-'))
+    const path = join(dir, 'needs.glb')
+    const bytes = requiredUnknownExtension()
+    await writeFile(path, bytes)
+    const input = { path, name: 'needs.glb', bytes: bytes.length, extension: 'glb' }
+    await expect(optimize.run(input, optimizeOptions.parse({}), await context())).rejects.toMatchObject({
+      code: 'unsupported_format',
+    })
+  })
+})
