@@ -73,6 +73,34 @@ const kept: Record<string, (json: Doc) => void> = {
     const kinds = json.animations?.flatMap((a) => a.samplers.map((s) => s.interpolation ?? 'LINEAR')).sort()
     expect.soft(kinds, 'interpolations').toEqual(['CUBICSPLINE', 'STEP'])
   },
+  'material-variants': (json) => {
+    const variants = (
+      json as unknown as { extensions?: { KHR_materials_variants?: { variants: { name: string }[] } } }
+    ).extensions?.KHR_materials_variants?.variants
+    expect
+      .soft(
+        variants?.map((v) => v.name),
+        'variant names',
+      )
+      .toEqual(['Red', 'Blue'])
+    const primitive = json.meshes[0]?.primitives[0] as {
+      material?: number
+      extensions?: { KHR_materials_variants?: { mappings: { material: number; variants: number[] }[] } }
+    }
+    const colour = (m: number | undefined) =>
+      (json.materials?.[m ?? -1] as { pbrMetallicRoughness?: { baseColorFactor?: number[] } } | undefined)
+        ?.pbrMetallicRoughness?.baseColorFactor
+    const mappings = primitive.extensions?.KHR_materials_variants?.mappings ?? []
+    expect
+      .soft(
+        mappings.map((m) => [m.variants, colour(m.material)]),
+        'mappings',
+      )
+      .toEqual([
+        [[0], [1, 0, 0, 1]],
+        [[1], [0, 0, 1, 1]],
+      ])
+  },
   'unknown-extension': (json) => {
     expect
       .soft(json.materials?.[0]?.extensions?.VENDOR_custom_data, 'a material extension')

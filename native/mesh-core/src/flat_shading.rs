@@ -81,6 +81,7 @@ pub fn with_face_normals(p: &Primitive) -> Primitive {
             .collect(),
         indices: (0..corners as u32).collect(),
         material: p.material,
+        variant_materials: p.variant_materials.clone(),
     };
     let mut normals = Vec::with_capacity(corners * 3);
     for t in p.indices.chunks_exact(3) {

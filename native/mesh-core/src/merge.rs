@@ -11,7 +11,7 @@
 use crate::bake::bake_instance;
 use crate::empty_nodes::drop_empty_nodes;
 use crate::math::determinant3;
-use crate::model::{Attribute, Mesh, Model, Node, Primitive, IDENTITY};
+use crate::model::{Attribute, Mesh, Model, Node, Primitive, VariantMaterial, IDENTITY};
 use std::collections::BTreeMap;
 
 /// What merging did, for the tool's notes.
@@ -45,13 +45,16 @@ pub(crate) fn moving_nodes(model: &Model) -> Vec<bool> {
     moving
 }
 
-/// The attribute layout two primitives must share to become one: material, semantics and widths.
-type Layout = (Option<usize>, Vec<(String, usize)>);
+/// The attribute layout two primitives must share to become one: material, material variants,
+/// semantics and widths.
+type Layout = (Option<usize>, Vec<VariantMaterial>, Vec<(String, usize)>);
 
 fn layout(p: &Primitive) -> Layout {
     let mut attributes: Vec<(String, usize)> = p.attributes.iter().map(|a| (a.semantic.clone(), a.components)).collect();
     attributes.sort();
-    (p.material, attributes)
+    let mut variants = p.variant_materials.clone();
+    variants.sort();
+    (p.material, variants, attributes)
 }
 
 /// Appends `p` to `into` (same layout), its indices shifted past the vertices already there.
@@ -121,6 +124,7 @@ pub fn merge_static_meshes(model: &mut Model) -> Merged {
                         attributes: p.attributes.iter().map(|a| Attribute { data: Vec::new(), ..a.clone() }).collect(),
                         indices: Vec::new(),
                         material: p.material,
+                        variant_materials: p.variant_materials.clone(),
                     };
                     let group = groups.entry(layout(&p)).or_insert(empty);
                     append(group, &p);
@@ -251,6 +255,25 @@ mod tests {
         assert_eq!(with_normals.indices, vec![0, 1, 2, 3, 4, 5]);
         assert_eq!(with_normals.attributes[0].data.len(), 18);
         assert!(model.nodes[..3].iter().all(|n| n.mesh.is_none()));
+    }
+
+    #[test]
+    fn primitives_with_other_material_variants_stay_apart() {
+        let mut model = Model::new(SourceFormat::Glb);
+        let variant = |material: usize| {
+            let mut p = triangle(0, true);
+            p.variant_materials = vec![VariantMaterial { material, variants: vec![0] }];
+            p
+        };
+        placed(&mut model, vec![variant(1)], [1.0, 0.0, 0.0]);
+        placed(&mut model, vec![variant(2)], [2.0, 0.0, 0.0]);
+        placed(&mut model, vec![variant(1), triangle(0, true)], [3.0, 0.0, 0.0]);
+        merge_static_meshes(&mut model);
+        let mut kept: Vec<(usize, Option<usize>)> =
+            model.meshes[0].primitives.iter().map(|p| (p.face_count(), p.variant_materials.first().map(|v| v.material))).collect();
+        kept.sort();
+        // The two drawn with material 1 under the variant become one; the others stay as they are.
+        assert_eq!(kept, vec![(1, None), (1, Some(2)), (2, Some(1))]);
     }
 
     #[test]

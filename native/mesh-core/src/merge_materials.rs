@@ -23,7 +23,7 @@ pub fn merge_equal_materials(model: &mut Model) -> usize {
     let merged = first_alike.iter().enumerate().filter(|(i, first)| i != *first).count();
     if merged > 0 {
         for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
-            p.material = p.material.map(|m| first_alike.get(m).copied().unwrap_or(m));
+            p.renumber_materials(|m| Some(first_alike.get(m).copied().unwrap_or(m)));
         }
     }
     merged

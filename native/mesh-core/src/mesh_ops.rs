@@ -26,6 +26,7 @@ pub fn compact(source: &Primitive, indices: &[u32]) -> Primitive {
             .collect(),
         indices: new_indices,
         material: source.material,
+        variant_materials: source.variant_materials.clone(),
     }
 }
 
@@ -123,6 +124,7 @@ mod tests {
             }],
             indices: vec![0, 1, 2, 3, 4, 5],
             material: Some(2),
+            variant_materials: Vec::new(),
         }
     }
 

@@ -22,6 +22,21 @@ pub struct Primitive {
     /// Triangle list.
     pub indices: Vec<u32>,
     pub material: Option<usize>,
+    /// KHR_materials_variants: the material each of the model's `variants` draws the primitive
+    /// with instead of `material` (a product configurator's colours and finishes). Every step that
+    /// keeps the primitive keeps these; a vertex layout is shared by all of them.
+    pub variant_materials: Vec<VariantMaterial>,
+}
+
+/// The extension that names material variants.
+pub const VARIANTS: &str = "KHR_materials_variants";
+
+/// One mapping of KHR_materials_variants: under each of `variants` (indices into
+/// `Model::variants`), the primitive is drawn with `material`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VariantMaterial {
+    pub material: usize,
+    pub variants: Vec<usize>,
 }
 
 /// Morph target deltas ride along as ordinary per-vertex attributes under this prefix, so that
@@ -48,6 +63,25 @@ impl Primitive {
 
     pub fn attribute(&self, semantic: &str) -> Option<&Attribute> {
         self.attributes.iter().find(|a| a.semantic == semantic)
+    }
+
+    /// Every material the primitive may be drawn with: its own, then its variants' (repeats
+    /// possible).
+    pub fn materials(&self) -> impl Iterator<Item = usize> + '_ {
+        self.material.into_iter().chain(self.variant_materials.iter().map(|v| v.material))
+    }
+
+    /// Each material index (its own and its variants') replaced by `map`'s answer; a variant
+    /// whose material has none goes.
+    pub fn renumber_materials(&mut self, map: impl Fn(usize) -> Option<usize>) {
+        self.material = self.material.and_then(&map);
+        self.variant_materials.retain_mut(|v| match map(v.material) {
+            Some(m) => {
+                v.material = m;
+                true
+            }
+            None => false,
+        });
     }
 }
 
@@ -208,6 +242,9 @@ pub struct Model {
     /// by index, and what they show or light depends only on their node's place.
     pub cameras: Vec<Value>,
     pub lights: Vec<Value>,
+    /// KHR_materials_variants' variant objects (a name each), kept verbatim; primitives name
+    /// them by index (`Primitive::variant_materials`).
+    pub variants: Vec<Value>,
     /// The original glTF document (for inspection of scenes, skins and animations), if any.
     pub gltf_json: Option<Value>,
     /// Things the reader changed or left out, told to the user.
@@ -240,6 +277,7 @@ impl Model {
             animations: Vec::new(),
             cameras: Vec::new(),
             lights: Vec::new(),
+            variants: Vec::new(),
             gltf_json: None,
             notes: Vec::new(),
         }

@@ -215,7 +215,10 @@ mod tests {
 
     fn cube(size: f32) -> Mesh {
         let positions = (0..8).map(|k| [0, 1, 2].map(|c| if k >> c & 1 == 0 { 0.0 } else { size })).collect();
-        Mesh { primitives: vec![Primitive { positions, attributes: vec![], indices: vec![0, 1, 2], material: None }], ..Mesh::default() }
+        Mesh {
+            primitives: vec![Primitive { positions, attributes: vec![], indices: vec![0, 1, 2], material: None, variant_materials: Vec::new() }],
+            ..Mesh::default()
+        }
     }
 
     fn node(mesh: usize, matrix: [f32; 16], children: Vec<usize>) -> Node {
@@ -279,7 +282,13 @@ mod tests {
         let mut next = uniform(17);
         let positions: Vec<[f32; 3]> = (0..200).map(|_| [next() * 3.0 + 1.0, next() * 0.5 - 2.0, next() * next()]).collect();
         let mesh = Mesh {
-            primitives: vec![Primitive { positions: positions.clone(), attributes: vec![], indices: vec![0, 1, 2], material: None }],
+            primitives: vec![Primitive {
+                positions: positions.clone(),
+                attributes: vec![],
+                indices: vec![0, 1, 2],
+                material: None,
+                variant_materials: Vec::new(),
+            }],
             ..Mesh::default()
         };
         for (places, evenly) in [(300, true), (300, false), (7, false)] {

@@ -73,14 +73,13 @@ fn keep<T: Clone>(items: &mut Vec<T>, used: &[bool]) -> Vec<Option<usize>> {
 
 pub fn prune(model: &mut Model) {
     let mut used_materials = vec![false; model.materials.len()];
+    // A material only a variant draws with is used too.
     for p in model.meshes.iter().flat_map(|m| &m.primitives) {
-        if let Some(m) = p.material {
-            used_materials[m] = true;
-        }
+        p.materials().for_each(|m| used_materials[m] = true);
     }
     let material_map = keep(&mut model.materials, &used_materials);
     for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
-        p.material = p.material.and_then(|m| material_map[m]);
+        p.renumber_materials(|m| material_map[m]);
     }
 
     let mut used_textures = vec![false; model.textures.len()];

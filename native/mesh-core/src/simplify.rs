@@ -917,7 +917,13 @@ pub(super) mod tests {
                 indices.extend([a, a + 1, a + row + 1, a, a + row + 1, a + row]);
             }
         }
-        Primitive { positions, attributes: vec![Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: uv }], indices, material: None }
+        Primitive {
+            positions,
+            attributes: vec![Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: uv }],
+            indices,
+            material: None,
+            variant_materials: Vec::new(),
+        }
     }
 
     #[test]

@@ -265,7 +265,7 @@ mod tests {
             attributes.push(Attribute { semantic: format!("JOINTS_{set}"), components: 4, data: js });
             attributes.push(Attribute { semantic: format!("WEIGHTS_{set}"), components: 4, data: ws });
         }
-        let p = Primitive { positions: positions.clone(), attributes, indices: Vec::new(), material: None };
+        let p = Primitive { positions: positions.clone(), attributes, indices: Vec::new(), material: None, variant_materials: Vec::new() };
         // A coordinate at a time, straight from the attributes.
         let expected: Vec<[f32; 3]> = (0..n)
             .map(|v| {
@@ -331,6 +331,7 @@ mod tests {
             ],
             indices,
             material: None,
+            variant_materials: Vec::new(),
         };
         let mut model = Model::new(SourceFormat::Glb);
         model.meshes = vec![Mesh::new(None, vec![primitive])];
@@ -455,7 +456,7 @@ mod tests {
             Attribute { semantic: "WEIGHTS_0".into(), components: 4, data: weights },
         ];
         let mut model = Model::new(SourceFormat::Glb);
-        model.meshes = vec![Mesh::new(None, vec![Primitive { positions, attributes, indices, material: None }])];
+        model.meshes = vec![Mesh::new(None, vec![Primitive { positions, attributes, indices, material: None, variant_materials: Vec::new() }])];
         let node = |translation: [f32; 3], children: Vec<usize>| {
             let mut n = Node::with_mesh(None, 0);
             n.mesh = None;

@@ -21,7 +21,7 @@ pub fn drop_unused_tangents(model: &mut Model) -> usize {
     let used: Vec<bool> = model.materials.iter().map(uses_tangents).collect();
     let mut dropped = 0;
     for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
-        if p.material.and_then(|m| used.get(m).copied()).unwrap_or(false) {
+        if p.materials().any(|m| used.get(m).copied().unwrap_or(false)) {
             continue;
         }
         let before = p.attributes.len();
@@ -64,6 +64,7 @@ mod tests {
             ],
             indices: vec![],
             material,
+            variant_materials: Vec::new(),
         };
         model.push_root_mesh(Mesh { name: None, primitives: vec![primitive(Some(0)), primitive(Some(1)), primitive(None)], ..Default::default() });
         assert_eq!(drop_unused_tangents(&mut model), 2);

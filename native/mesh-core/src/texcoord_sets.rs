@@ -45,10 +45,11 @@ pub fn drop_unsampled_texcoords(model: &mut Model) -> usize {
     let sets: Vec<BTreeSet<usize>> = model.materials.iter().map(sampled_sets).collect();
     let mut removed = 0;
     for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
-        let sampled = p.material.and_then(|m| sets.get(m));
+        // The sets any of the materials it may be drawn with (its variants' too) samples.
+        let sampled: BTreeSet<usize> = p.materials().filter_map(|m| sets.get(m)).flatten().copied().collect();
         let before = p.attributes.len();
         p.attributes.retain(|a| match a.semantic.strip_prefix("TEXCOORD_").and_then(|n| n.parse::<usize>().ok()) {
-            Some(set) => sampled.is_some_and(|s| s.contains(&set)),
+            Some(set) => sampled.contains(&set),
             None => true,
         });
         removed += before - p.attributes.len();
@@ -82,7 +83,8 @@ mod tests {
     fn unsampled_sets_go_and_sampled_ones_stay() {
         let mut model = Model::new(SourceFormat::Glb);
         model.materials = vec![json!({ "occlusionTexture": { "index": 0, "texCoord": 1 } })];
-        let primitive = |material| Primitive { positions: vec![[0.0; 3]], attributes: vec![uv(0), uv(1)], indices: vec![], material };
+        let primitive =
+            |material| Primitive { positions: vec![[0.0; 3]], attributes: vec![uv(0), uv(1)], indices: vec![], material, variant_materials: Vec::new() };
         model.push_root_mesh(Mesh { name: None, primitives: vec![primitive(Some(0)), primitive(None)], ..Default::default() });
         assert_eq!(drop_unsampled_texcoords(&mut model), 3);
         let kept: Vec<Vec<&str>> = model.meshes[0].primitives.iter().map(|p| p.attributes.iter().map(|a| a.semantic.as_str()).collect()).collect();

@@ -146,6 +146,7 @@ mod tests {
             attributes: vec![Attribute { semantic: "NORMAL".into(), components: 3, data: normals.iter().flatten().copied().collect() }],
             indices: vec![0, 1, 2, 3, 4, 5],
             material: None,
+            variant_materials: Vec::new(),
         }
     }
 

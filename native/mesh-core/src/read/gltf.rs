@@ -8,7 +8,7 @@ use super::{meshopt_ext, ReadLimits, ReadOptions};
 use crate::error::{MeshError, Result};
 use crate::extension_names::extension_names;
 use crate::math::compose;
-use crate::model::{target_semantic, Attribute, Image, Mesh, Model, Node, Primitive, SourceFormat, Trs, IDENTITY};
+use crate::model::{target_semantic, Attribute, Image, Mesh, Model, Node, Primitive, SourceFormat, Trs, VariantMaterial, IDENTITY, VARIANTS};
 use base64::Engine;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -27,7 +27,7 @@ fn index(value: &Value, key: &str) -> Option<usize> {
 
 /// Extensions the reader decodes or carries outside the material, texture and sampler objects
 /// (which are kept whole, with whatever extensions they hold).
-const CARRIED: [&str; 5] = ["KHR_mesh_quantization", MESHOPT, "KHR_draco_mesh_compression", "KHR_lights_punctual", "EXT_mesh_gpu_instancing"];
+const CARRIED: [&str; 6] = ["KHR_mesh_quantization", MESHOPT, "KHR_draco_mesh_compression", "KHR_lights_punctual", "EXT_mesh_gpu_instancing", VARIANTS];
 
 /// The extensions the file holds that outputs lose: present somewhere in the document, neither
 /// decoded (`CARRIED`) nor inside a kept material, texture or sampler. KHR_materials_variants, say,
@@ -384,7 +384,13 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
                 Some(i) => read_indices(accessors, i, views)?,
                 None => (0..positions.len() as u32).collect(),
             };
-            out.primitives.push(Primitive { positions, attributes: attrs, indices: triangulate(mode, indices), material: index(primitive, "material") });
+            out.primitives.push(Primitive {
+                positions,
+                attributes: attrs,
+                indices: triangulate(mode, indices),
+                material: index(primitive, "material"),
+                variant_materials: variant_materials(primitive),
+            });
         }
         let count = target_count.unwrap_or(0);
         out.weights = floats(mesh, "weights").filter(|w| w.len() == count).unwrap_or_else(|| vec![0.0; count]);
@@ -399,6 +405,18 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
         model.notes.push(format!("Not carried into outputs: {}.", dropped.join(", ")));
     }
     Ok(())
+}
+
+/// A primitive's KHR_materials_variants mappings; one that is not an object with a material index
+/// and a list of variant indices is left out (read/sanitize.rs drops those naming nothing).
+fn variant_materials(primitive: &Value) -> Vec<VariantMaterial> {
+    let mappings = primitive.pointer(&format!("/extensions/{VARIANTS}/mappings")).and_then(Value::as_array);
+    let mapping = |m: &Value| {
+        let material = index(m, "material")?;
+        let variants: Option<Vec<usize>> = m.get("variants")?.as_array()?.iter().map(|v| v.as_u64().map(|v| v as usize)).collect();
+        Some(VariantMaterial { material, variants: variants? })
+    };
+    mappings.into_iter().flatten().filter_map(mapping).collect()
 }
 
 /// A list of finite numbers under `key`, if it is one.
@@ -503,6 +521,7 @@ fn read_nodes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
     let mut dropped_instance_attributes = false;
     model.cameras = array(root, "cameras").to_vec();
     model.lights = punctual_lights(root).to_vec();
+    model.variants = root.pointer(&format!("/extensions/{VARIANTS}/variants")).and_then(Value::as_array).cloned().unwrap_or_default();
     let mut missing = false;
     let nodes = array(root, "nodes");
     let mut parent = vec![None; nodes.len()];
@@ -705,7 +724,7 @@ mod tests {
         .unwrap();
         let note = model.notes.iter().find(|n| n.contains("extension(s)")).unwrap();
         // The sheen is in a kept material; the transform, named but used nowhere, has nothing to lose.
-        assert_eq!(note, "Not carried into outputs: the extension(s) KHR_materials_variants, KHR_xmp_json_ld.");
+        assert_eq!(note, "Not carried into outputs: the extension(s) KHR_xmp_json_ld.");
     }
 
     #[test]

@@ -435,7 +435,7 @@ impl Meshes {
             let data = vertices.iter().flat_map(|(c, _)| values.colours[c[0] as usize]).collect();
             attributes.push(Attribute { semantic: "COLOR_0".into(), components: 3, data });
         }
-        let primitive = Primitive { positions, attributes, indices, material: None };
+        let primitive = Primitive { positions, attributes, indices, material: None, variant_materials: Vec::new() };
         self.done.push(Mesh { name: self.name.clone(), primitives: vec![primitive], ..Default::default() });
         Ok(())
     }

@@ -37,6 +37,10 @@ pub fn read(data: &[u8], limits: &ReadLimits) -> Result<Model> {
         }
     }
     let mut model = Model::new(SourceFormat::Off);
-    model.push_root_mesh(Mesh { name: None, primitives: vec![Primitive { positions, attributes: Vec::new(), indices, material: None }], ..Default::default() });
+    model.push_root_mesh(Mesh {
+        name: None,
+        primitives: vec![Primitive { positions, attributes: Vec::new(), indices, material: None, variant_materials: Vec::new() }],
+        ..Default::default()
+    });
     Ok(model)
 }

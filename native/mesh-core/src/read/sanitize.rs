@@ -7,6 +7,7 @@ use crate::model::{Model, Primitive};
 pub fn sanitize(model: &mut Model) -> Result<()> {
     let (mut dropped_faces, mut fixed_values) = (0usize, 0usize);
     let material_count = model.materials.len();
+    let variant_count = model.variants.len();
     for mesh in &mut model.meshes {
         for primitive in &mut mesh.primitives {
             let n = primitive.positions.len() as u32;
@@ -15,9 +16,14 @@ pub fn sanitize(model: &mut Model) -> Result<()> {
             }
             dropped_faces += drop_non_finite_faces(primitive);
             fixed_values += fix_attributes(primitive);
-            if primitive.material.is_some_and(|m| m >= material_count) {
-                primitive.material = None;
+            primitive.renumber_materials(|m| (m < material_count).then_some(m));
+            // A variant mapping names variants the file lists; one left naming none goes.
+            for mapping in &mut primitive.variant_materials {
+                mapping.variants.retain(|&v| v < variant_count);
+                mapping.variants.sort_unstable();
+                mapping.variants.dedup();
             }
+            primitive.variant_materials.retain(|m| !m.variants.is_empty());
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());
     }

@@ -94,5 +94,5 @@ fn weld(corners: &[[f32; 3]]) -> Primitive {
             })
         })
         .collect();
-    Primitive { positions, attributes: Vec::new(), indices, material: None }
+    Primitive { positions, attributes: Vec::new(), indices, material: None, variant_materials: Vec::new() }
 }

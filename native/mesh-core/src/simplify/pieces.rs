@@ -247,7 +247,7 @@ mod tests {
 
     /// `pieces` as one primitive, their vertices one after another.
     fn together(pieces: &[Primitive]) -> Primitive {
-        let mut p = Primitive { positions: Vec::new(), attributes: Vec::new(), indices: Vec::new(), material: None };
+        let mut p = Primitive { positions: Vec::new(), attributes: Vec::new(), indices: Vec::new(), material: None, variant_materials: Vec::new() };
         for piece in pieces {
             let base = p.positions.len() as u32;
             p.indices.extend(piece.indices.iter().map(|&v| v + base));
@@ -307,7 +307,7 @@ mod tests {
                 }
             }
         }
-        Primitive { positions, attributes: Vec::new(), indices, material: None }
+        Primitive { positions, attributes: Vec::new(), indices, material: None, variant_materials: Vec::new() }
     }
 
     /// Rough spheres apart, collapsed as far as the bound lets them: the first collapse strays on

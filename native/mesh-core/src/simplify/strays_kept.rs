@@ -135,7 +135,7 @@ mod tests {
                 .collect();
             attributes.push(Attribute { semantic: format!("{POSE_PREFIX}{k}"), components: 3, data });
         }
-        Primitive { positions, attributes, indices, material: None }
+        Primitive { positions, attributes, indices, material: None, variant_materials: Vec::new() }
     }
 
     /// The collapse of `p` toward a `ratio` of its faces under `bound` (a share of its size): the

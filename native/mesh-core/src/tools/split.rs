@@ -219,6 +219,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
             ..Default::default()
         });
         part_model.materials = model.materials.clone();
+        part_model.variants = model.variants.clone();
         part_model.textures = model.textures.clone();
         part_model.samplers = model.samplers.clone();
         part_model.images = model.images.clone();

@@ -26,7 +26,7 @@ use super::weld_quantized::{gather, strip_ordered, weld_written, TriangleOrder};
 use crate::extension_names::extension_names;
 use crate::in_parallel;
 use crate::math::Bounds;
-use crate::model::{target_of, Model, Primitive};
+use crate::model::{target_of, Model, Primitive, VARIANTS};
 use crate::round::round;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -382,7 +382,8 @@ fn prepare_primitive<'a>(b: &Builder, p: &'a Primitive, grid: Option<Grid>) -> P
         let kind = ["", "SCALAR", "VEC2", "VEC3", "VEC4"][a.components.min(4)];
         let values = a.data.iter().copied();
         let uv_set = a.semantic.strip_prefix("TEXCOORD_").and_then(|s| s.parse::<usize>().ok()).filter(|_| a.components == 2);
-        let uv_grid = uv_set.and_then(|set| uv_grid_for(&b.uv_grids, p.material, set, &a.data));
+        // A primitive drawn with variants shares its materials' grid (`uv_grids`).
+        let uv_grid = uv_set.and_then(|set| uv_grid_for(&b.uv_grids, p.materials().next(), set, &a.data));
         let column = if target_of(&a.semantic).is_some() {
             morph_column(p, a, grid)
         } else if a.semantic.starts_with("JOINTS_") {
@@ -503,6 +504,10 @@ fn write_primitive(b: &mut Builder, p: &Primitive, prepared: Prepared, grid: Opt
     }
     if let Some(m) = p.material {
         out["material"] = json!(m);
+    }
+    if !p.variant_materials.is_empty() {
+        let mappings: Vec<Value> = p.variant_materials.iter().map(|v| json!({ "material": v.material, "variants": v.variants })).collect();
+        out["extensions"] = json!({ VARIANTS: { "mappings": mappings } });
     }
     out
 }
@@ -647,9 +652,18 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
     if !model.cameras.is_empty() {
         root.insert("cameras".into(), Value::Array(model.cameras.clone()));
     }
+    let mut extensions = Map::new();
     if !model.lights.is_empty() {
-        root.insert("extensions".into(), json!({ LIGHTS: { "lights": model.lights } }));
+        extensions.insert(LIGHTS.into(), json!({ "lights": model.lights }));
         used.insert(LIGHTS.into());
+    }
+    // The variants are listed while a primitive maps one: a viewer offers them by name.
+    if model.meshes.iter().flat_map(|m| &m.primitives).any(|p| !p.variant_materials.is_empty()) {
+        extensions.insert(VARIANTS.into(), json!({ "variants": model.variants }));
+        used.insert(VARIANTS.into());
+    }
+    if !extensions.is_empty() {
+        root.insert("extensions".into(), Value::Object(extensions));
     }
     let mut root = Value::Object(root);
     if !used.is_empty() {
@@ -699,7 +713,7 @@ mod tests {
             let indices: Vec<u32> = (0..38).flat_map(|i| [i, i + 1, i + 2]).collect();
             model.push_root_mesh(Mesh {
                 name: None,
-                primitives: vec![Primitive { positions, attributes: vec![], indices, material: None }],
+                primitives: vec![Primitive { positions, attributes: vec![], indices, material: None, variant_materials: Vec::new() }],
                 ..Default::default()
             });
         }
@@ -746,6 +760,7 @@ mod tests {
                 attributes: vec![Attribute { semantic: "TANGENT".into(), components: 4, data: tangents.clone() }],
                 indices: (0..63).flat_map(|i| [0, i, i + 1]).collect(),
                 material: None,
+                variant_materials: Vec::new(),
             }],
             ..Default::default()
         });
@@ -773,6 +788,7 @@ mod tests {
                 attributes: vec![Attribute { semantic: "NORMAL".into(), components: 3, data: directions.iter().flatten().copied().collect() }],
                 indices: (0..63).flat_map(|i| [0, i, i + 1]).collect(),
                 material: None,
+                variant_materials: Vec::new(),
             }],
             ..Default::default()
         });

@@ -375,6 +375,7 @@ mod tests {
             ],
             indices: vec![0, 1, 2],
             material: None,
+            variant_materials: Vec::new(),
         };
         model.meshes.push(Mesh { name: None, primitives: vec![primitive], ..Default::default() });
         model.nodes.push(Node { skin: Some(0), ..Node::with_mesh(None, 0) });

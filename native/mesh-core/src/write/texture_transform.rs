@@ -157,12 +157,20 @@ fn sampled_sides(model: &Model) -> BTreeMap<(usize, usize), u32> {
 }
 
 /// Grids per (material, set) over every primitive drawn with the material; a set present only
-/// on primitives without a material gets no entry (see `grid_for`).
+/// on primitives without a material gets no entry (see `grid_for`). The materials one primitive
+/// may be drawn with (its own and its KHR_materials_variants ones) read the same stored UVs, so
+/// they share one grid: the range and the largest image of all of them, and of every material
+/// linked to them through another primitive.
 pub fn uv_grids(model: &Model) -> BTreeMap<(usize, usize), Option<UvGrid>> {
-    let sides = sampled_sides(model);
+    let group = material_groups(model);
+    let mut sides: BTreeMap<(usize, usize), u32> = BTreeMap::new();
+    for ((material, set), side) in sampled_sides(model) {
+        let entry = sides.entry((group[material], set)).or_insert(side);
+        *entry = (*entry).max(side);
+    }
     let mut ranges: BTreeMap<(usize, usize), ([f32; 2], [f32; 2])> = BTreeMap::new();
     for p in model.meshes.iter().flat_map(|m| &m.primitives) {
-        let Some(material) = p.material else { continue };
+        let Some(material) = p.materials().next().map(|m| group[m]) else { continue };
         for a in p.attributes.iter().filter(|a| a.components == 2) {
             let Some(set) = a.semantic.strip_prefix("TEXCOORD_").and_then(|s| s.parse::<usize>().ok()) else { continue };
             let range = ranges.entry((material, set)).or_insert(([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]));
@@ -175,7 +183,37 @@ pub fn uv_grids(model: &Model) -> BTreeMap<(usize, usize), Option<UvGrid>> {
             }
         }
     }
-    ranges.into_iter().map(|(key, (min, max))| (key, UvGrid::covering(min, max, sides.get(&key).copied()))).collect()
+    let grids: BTreeMap<(usize, usize), Option<UvGrid>> =
+        ranges.into_iter().map(|(key, (min, max))| (key, UvGrid::covering(min, max, sides.get(&key).copied()))).collect();
+    // Each material of a group takes its group's grid.
+    let mut out = BTreeMap::new();
+    for (material, &first) in group.iter().enumerate() {
+        out.extend(grids.range((first, 0)..=(first, usize::MAX)).map(|(&(_, set), &grid)| ((material, set), grid)));
+    }
+    out
+}
+
+/// For each material, the first of the materials linked to it by being drawn on one primitive
+/// (its own and its variants', over every primitive, transitively); itself where none is.
+fn material_groups(model: &Model) -> Vec<usize> {
+    let count = model.materials.len();
+    let mut first: Vec<usize> = (0..count).collect();
+    fn root(first: &mut [usize], mut m: usize) -> usize {
+        while first[m] != m {
+            first[m] = first[first[m]];
+            m = first[m];
+        }
+        m
+    }
+    for p in model.meshes.iter().flat_map(|m| &m.primitives) {
+        let mut materials = p.materials().filter(|&m| m < count);
+        let Some(a) = materials.next() else { continue };
+        for b in materials {
+            let (ra, rb) = (root(&mut first, a), root(&mut first, b));
+            first[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    (0..first.len()).map(|m| root(&mut first, m)).collect()
 }
 
 /// The grid of one primitive's UV set: its material's, or for a primitive without a material
@@ -360,6 +398,7 @@ mod tests {
                 attributes: vec![Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: uvs.clone() }],
                 indices: (0..48).flat_map(|i| [i, i + 1, i + 2]).collect(),
                 material: Some(0),
+                variant_materials: Vec::new(),
             }],
             ..Default::default()
         });
@@ -382,6 +421,7 @@ mod tests {
                 attributes: vec![Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: uvs.clone() }],
                 indices: (0..58).flat_map(|i| [i, i + 1, i + 2]).collect(),
                 material: Some(0),
+                variant_materials: Vec::new(),
             }],
             ..Default::default()
         });
@@ -396,6 +436,56 @@ mod tests {
 
     /// Writes `model` quantized, with and without compression, and checks its one primitive's UVs
     /// read back through the material's transform within `tolerance` of `uvs`.
+    #[test]
+    fn the_materials_of_a_primitive_s_variants_share_its_grid_and_keep_their_mappings() {
+        use crate::model::{Attribute, Mesh, Primitive, SourceFormat, VariantMaterial};
+        use crate::read::{read_model, ReadOptions};
+        use crate::write::{write_glb, GlbOptions};
+        // Material 0 draws the primitive by default, 1 under variant 0, 2 under variant 1; a
+        // second primitive drawn with 2 alone reaches further, so all three take its range too.
+        let uvs: Vec<f32> = (0..40).flat_map(|i| [i as f32 * 0.1, 1.0 - i as f32 * 0.05]).collect();
+        let far: Vec<f32> = (0..40).flat_map(|i| [-2.0 + i as f32 * 0.02, 0.5]).collect();
+        let textured = |scale: f32| json!({ "pbrMetallicRoughness": { "baseColorTexture": { "index": 0, "extensions": { "KHR_texture_transform": { "scale": [scale, scale] } } } } });
+        let mut model = Model::new(SourceFormat::Glb);
+        model.materials = vec![textured(1.0), textured(2.0), textured(0.5)];
+        model.textures = vec![json!({ "source": 0 })];
+        model.images = vec![crate::model::Image { name: None, mime_type: "image/png".into(), data: crate::png_image::encode_rgba(8, 8, &[90; 8 * 8 * 4]) }];
+        model.variants = vec![json!({ "name": "Blue" }), json!({ "name": "Green" })];
+        let primitive = |data: &[f32], material: usize, variant_materials: Vec<VariantMaterial>, z: f32| Primitive {
+            positions: (0..40).map(|i| [i as f32, (i * i % 5) as f32, z]).collect(),
+            attributes: vec![Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: data.to_vec() }],
+            indices: (0..38).flat_map(|i| [i, i + 1, i + 2]).collect(),
+            material: Some(material),
+            variant_materials,
+        };
+        let mappings = vec![VariantMaterial { material: 1, variants: vec![0] }, VariantMaterial { material: 2, variants: vec![1] }];
+        model.push_root_mesh(Mesh {
+            name: None,
+            primitives: vec![primitive(&uvs, 0, mappings.clone(), 0.0), primitive(&far, 2, Vec::new(), 5.0)],
+            ..Default::default()
+        });
+        let grids = uv_grids(&model);
+        assert_eq!(grids[&(0, 0)], grids[&(1, 0)]);
+        assert_eq!(grids[&(0, 0)], grids[&(2, 0)]);
+        assert_eq!(grids[&(0, 0)].unwrap().offset[0], -2.0, "the second primitive's range is the group's");
+        let back = read_model(&write_glb(&model, &GlbOptions::quantized(true)), "glb", &ReadOptions::default()).unwrap();
+        assert_eq!(back.variants, model.variants);
+        let read = &back.meshes[0].primitives[0];
+        assert_eq!(read.variant_materials, mappings);
+        // Each material's transform reads the stored UVs back to what its source transform sees,
+        // within a step of the group's grid (5.9 units on 4,369 steps) times its own scale.
+        let stored = &read.attribute("TEXCOORD_0").unwrap().data;
+        for (m, source) in model.materials.iter().enumerate() {
+            let t = back.materials[m].pointer("/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform").unwrap();
+            let wanted = source.pointer("/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform").unwrap();
+            for (r, o) in stored.chunks_exact(2).zip(uvs.chunks_exact(2)) {
+                let (seen, want) = (apply(t, [r[0], r[1]]), apply(wanted, [o[0], o[1]]));
+                let scale = wanted["scale"][0].as_f64().unwrap() as f32;
+                assert!((0..2).all(|k| (seen[k] - want[k]).abs() <= scale * 5.9 / 4369.0), "material {m}: {seen:?} vs {want:?}");
+            }
+        }
+    }
+
     fn tiling_uvs_read_back(model: &Model, uvs: &[f32], tolerance: f32) {
         use crate::read::{read_model, ReadOptions};
         use crate::write::{write_glb, GlbOptions};
