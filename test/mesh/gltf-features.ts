@@ -159,7 +159,7 @@ export class Gltf {
 
   private finished(): Json {
     const json: Json = { ...this.json, buffers: [{ byteLength: this.length }] }
-    for (const key of ['materials', 'meshes', 'accessors', 'bufferViews'] as const)
+    for (const key of ['materials', 'meshes', 'accessors', 'bufferViews', 'scenes'] as const)
       if (this.json[key].length === 0) delete json[key]
     return json
   }
@@ -807,6 +807,93 @@ export function featureModels(): FeatureModel[] {
     )
     g.json.extensions = { VENDOR_custom_data: { version: 1 } }
     add('unknown-extension', g, triangleCount(s))
+  }
+  {
+    // No scenes at all (valid glTF: nothing says what to show), one node with a mesh.
+    const s = sphere()
+    const g = new Gltf()
+    g.node({
+      mesh: g.mesh([{ attributes: attributes(g, s), indices: g.indices(Uint16Array.from(s.indices)) }]),
+    })
+    add('no-scenes', g, triangleCount(s))
+  }
+  {
+    // A texture sampled through the second UV set only; the first set is there but unused.
+    const s = sphere()
+    const g = new Gltf()
+    g.json.images = [{ bufferView: g.view(tinyPng()), mimeType: 'image/png' }]
+    g.json.textures = [{ source: 0 }]
+    const material = g.material({ pbrMetallicRoughness: { baseColorTexture: { index: 0, texCoord: 1 } } })
+    const attrs = attributes(g, s)
+    attrs.TEXCOORD_1 = g.accessor(
+      Float32Array.from(s.uvs, (x) => 3 * x - 1),
+      'VEC2',
+      { target: ARRAY_BUFFER },
+    )
+    single(g, { attributes: attrs, indices: g.indices(Uint16Array.from(s.indices)), material })
+    add('second-uv-set', g, triangleCount(s))
+  }
+  {
+    // Morph targets that move normals and tangents too, and a node that overrides the weights;
+    // a normal-mapped material so the tangents are used.
+    const s = sphere()
+    const g = new Gltf()
+    g.json.images = [{ bufferView: g.view(tinyPng()), mimeType: 'image/png' }]
+    g.json.textures = [{ source: 0 }]
+    const material = g.material({ normalTexture: { index: 0 } })
+    const attrs = attributes(g, s)
+    const count = s.positions.length / 3
+    attrs.TANGENT = g.accessor(
+      Float32Array.from({ length: count * 4 }, (_, i) => [1, 0, 0, 1][i % 4]!),
+      'VEC4',
+      { target: ARRAY_BUFFER },
+    )
+    const bulge = Float32Array.from(s.normals, (x) => x * 0.1)
+    const turn = Float32Array.from(s.normals, (_, i) => (i % 3 === 0 ? 0.05 : 0))
+    const tilt = Float32Array.from({ length: count * 3 }, (_, i) => (i % 3 === 1 ? 0.1 : 0))
+    const targets = [
+      {
+        POSITION: g.accessor(bulge, 'VEC3', { bounds: true }),
+        NORMAL: g.accessor(turn, 'VEC3'),
+        TANGENT: g.accessor(tilt, 'VEC3'),
+      },
+    ]
+    g.scene([
+      g.node({
+        mesh: g.mesh(
+          [{ attributes: attrs, indices: g.indices(Uint16Array.from(s.indices)), material, targets }],
+          { weights: [0.2] },
+        ),
+        weights: [0.7],
+      }),
+    ])
+    add('morph-normals-tangents', g, triangleCount(s))
+  }
+  {
+    // Two sets of joints and weights (eight influences a vertex), and an orthographic camera.
+    const s = sphere()
+    const g = new Gltf()
+    const count = s.positions.length / 3
+    const attrs = attributes(g, s)
+    const joints = (base: number) => Uint8Array.from({ length: count * 4 }, (_, i) => base + (i % 4))
+    const weights = Float32Array.from({ length: count * 4 }, () => 0.125)
+    attrs.JOINTS_0 = g.accessor(joints(0), 'VEC4', { target: ARRAY_BUFFER })
+    attrs.WEIGHTS_0 = g.accessor(weights, 'VEC4', { target: ARRAY_BUFFER })
+    attrs.JOINTS_1 = g.accessor(joints(4), 'VEC4', { target: ARRAY_BUFFER })
+    attrs.WEIGHTS_1 = g.accessor(Float32Array.from(weights), 'VEC4', { target: ARRAY_BUFFER })
+    const bones = Array.from({ length: 8 }, (_, k) =>
+      g.node({ name: `bone${k}`, translation: [0, 0.1 * k, 0] }),
+    )
+    const root = g.node({ name: 'rig', children: bones })
+    g.json.skins = [{ joints: bones }]
+    g.json.cameras = [{ type: 'orthographic', orthographic: { xmag: 2, ymag: 2, znear: 0.1, zfar: 50 } }]
+    const camera = g.node({ camera: 0, translation: [0, 0, 10] })
+    const skinned = g.node({
+      mesh: g.mesh([{ attributes: attrs, indices: g.indices(Uint16Array.from(s.indices)) }]),
+      skin: 0,
+    })
+    g.scene([root, skinned, camera])
+    add('eight-influences', g, triangleCount(s))
   }
   return models
 }

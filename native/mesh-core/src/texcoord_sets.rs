@@ -40,16 +40,19 @@ pub fn sampled_sets(material: &Value) -> BTreeSet<usize> {
 }
 
 /// Removes unsampled texture-coordinate sets from every primitive; returns how many it removed.
-/// A kept set keeps its name, so `texCoord` references in materials stay valid.
+/// A kept set keeps its name, so `texCoord` references in materials stay valid; and so a set
+/// below a sampled one stays too, sampled or not: glTF numbers a primitive's sets from 0 without
+/// a gap (a material that samples only TEXCOORD_1 made files the validator refused).
 pub fn drop_unsampled_texcoords(model: &mut Model) -> usize {
     let sets: Vec<BTreeSet<usize>> = model.materials.iter().map(sampled_sets).collect();
     let mut removed = 0;
     for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
         // The sets any of the materials it may be drawn with (its variants' too) samples.
         let sampled: BTreeSet<usize> = p.materials().filter_map(|m| sets.get(m)).flatten().copied().collect();
+        let highest = sampled.last().copied();
         let before = p.attributes.len();
         p.attributes.retain(|a| match a.semantic.strip_prefix("TEXCOORD_").and_then(|n| n.parse::<usize>().ok()) {
-            Some(set) => sampled.contains(&set),
+            Some(set) => highest.is_some_and(|h| set <= h),
             None => true,
         });
         removed += before - p.attributes.len();
@@ -80,14 +83,15 @@ mod tests {
     }
 
     #[test]
-    fn unsampled_sets_go_and_sampled_ones_stay() {
+    fn unsampled_sets_go_and_sampled_ones_stay_numbered_from_zero() {
         let mut model = Model::new(SourceFormat::Glb);
-        model.materials = vec![json!({ "occlusionTexture": { "index": 0, "texCoord": 1 } })];
+        model.materials = vec![json!({ "occlusionTexture": { "index": 0, "texCoord": 1 } }), json!({ "emissiveTexture": { "index": 0 } })];
         let primitive =
-            |material| Primitive { positions: vec![[0.0; 3]], attributes: vec![uv(0), uv(1)], indices: vec![], material, variant_materials: Vec::new() };
-        model.push_root_mesh(Mesh { name: None, primitives: vec![primitive(Some(0)), primitive(None)], ..Default::default() });
-        assert_eq!(drop_unsampled_texcoords(&mut model), 3);
+            |material| Primitive { positions: vec![[0.0; 3]], attributes: vec![uv(0), uv(1), uv(2)], indices: vec![], material, variant_materials: Vec::new() };
+        model.push_root_mesh(Mesh { name: None, primitives: vec![primitive(Some(0)), primitive(None), primitive(Some(1))], ..Default::default() });
+        assert_eq!(drop_unsampled_texcoords(&mut model), 1 + 3 + 2);
         let kept: Vec<Vec<&str>> = model.meshes[0].primitives.iter().map(|p| p.attributes.iter().map(|a| a.semantic.as_str()).collect()).collect();
-        assert_eq!(kept, vec![vec!["TEXCOORD_1"], vec![]]);
+        // Set 0 stays below the sampled set 1: a primitive's sets run from 0 without a gap.
+        assert_eq!(kept, vec![vec!["TEXCOORD_0", "TEXCOORD_1"], vec![], vec!["TEXCOORD_0"]]);
     }
 }
