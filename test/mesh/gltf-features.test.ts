@@ -185,6 +185,63 @@ describe('mesh tools on glTF features', () => {
       expect.soft(await validatorErrors(join(parts.outDir, file)), `split ${file}`).toEqual([])
   })
 
+  // Every model through the options that change what the writer does; each output is valid and
+  // places the triangles where the source did (or, simplified, no further than max_error).
+  const variants: [string, Record<string, unknown>][] = [
+    ['keep_nodes', { keep_nodes: true }],
+    ['instancing', { instancing: true }],
+    ['floats', { quantize: false, compress: false }],
+    ['quantized, uncompressed', { compress: false }],
+    ['webp at 2 px', { textures: 'webp', max_texture_size: 2 }],
+    ['ktx2', { textures: 'ktx2' }],
+    ['half the faces', { simplify_ratio: 0.5 }],
+  ]
+  test.each(variants)('optimize with %s', async (_, options) => {
+    for (const model of models) {
+      const input = await written(model)
+      const ctx = await context()
+      await optimize.run(input, optimizeOptions.parse(options), ctx)
+      const output = await onlyGlb(ctx.outDir)
+      expect.soft(await validatorErrors(output), model.name).toEqual([])
+      const [before, after] = [await placedBox(input.path), await placedBox(output)]
+      const reach = before.extent * (options.simplify_ratio ? 0.02 : 2e-3)
+      for (let k = 0; k < 3; k++)
+        expect
+          .soft(Math.abs(after.max[k]! - before.max[k]!), `${model.name} box max ${k}`)
+          .toBeLessThan(reach)
+    }
+  })
+
+  test.each([
+    ['obj', { format: 'obj' }],
+    ['a locked border', { format: 'glb', lock_border: true }],
+    ['a tenth', { format: 'glb', target_ratio: 0.1, max_error: 0.05 }],
+  ] as const)('simplify to %s', async (_, options) => {
+    for (const model of models) {
+      const input = await written(model)
+      const ctx = await context()
+      await simplify.run(input, simplifyOptions.parse(options), ctx)
+      for (const file of (await listFiles(ctx.outDir)).filter((f) => f.endsWith('.glb')))
+        expect.soft(await validatorErrors(join(ctx.outDir, file)), model.name).toEqual([])
+      expect.soft((await listFiles(ctx.outDir)).length, model.name).toBeGreaterThan(0)
+    }
+  })
+
+  test('split into segmented ply and glb parts', async () => {
+    for (const model of models) {
+      const input = await written(model)
+      for (const format of ['glb', 'ply'] as const) {
+        const ctx = await context()
+        const { summary } = await split.run(input, splitOptions.parse({ segmented: true, format }), ctx)
+        expect
+          .soft(summary.exported_faces, `${model.name} ${format}`)
+          .toBeLessThanOrEqual(model.placedTriangles)
+        for (const file of (await listFiles(ctx.outDir)).filter((f) => f.endsWith('.glb')))
+          expect.soft(await validatorErrors(join(ctx.outDir, file)), `${model.name} ${file}`).toEqual([])
+      }
+    }
+  })
+
   test('a file that requires an unknown extension is refused with a clear error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kiln-features-'))
     const path = join(dir, 'needs.glb')

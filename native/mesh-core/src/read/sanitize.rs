@@ -90,7 +90,7 @@ fn fix_attributes(primitive: &mut Primitive) -> usize {
             }
         } else if attribute.semantic.starts_with("COLOR_") {
             for c in attribute.data.iter_mut().filter(|c| !(0.0..=1.0).contains(*c)) {
-                *c = c.clamp(0.0, 1.0);
+                *c = if c.is_nan() { 0.0 } else { c.clamp(0.0, 1.0) };
                 fixed += 1;
             }
         }

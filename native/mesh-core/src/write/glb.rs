@@ -412,11 +412,14 @@ fn prepare_primitive<'a>(b: &Builder, p: &'a Primitive, grid: Option<Grid>) -> P
             // or b × (1 / 255)): the same bytes again. A float colour this near an 8-bit step is
             // within 1e-3 / 255 of it, closer than the 16-bit form below would keep it.
             Column::bytes(stream(values, a.components, 4, |v, o| o.push(round(v * 255.0) as u8)), 4, None, 5121, true)
-        } else if a.semantic.starts_with("COLOR_") && a.data.iter().all(|v| (0.0..=1.0).contains(v)) {
+        } else if a.semantic.starts_with("COLOR_") {
             // Plain output: colours in 16 bits, within 1/131070 of the float (no display shows the
             // difference) at half its bytes, or a quarter of the floats a 16-bit source was read
-            // into. Out-of-range values (not glTF's colours, but seen) stay floats.
-            Column::bytes(stream(values, a.components, 8, |v, o| o.extend_from_slice(&(round(v * 65535.0) as u16).to_le_bytes())), 8, None, 5123, true)
+            // into. glTF's colours lie in [0, 1]: the reader clamps the source's, and a colour
+            // worked out since (read off the surface where simplification placed a vertex) can
+            // round a float past an end, which is clamped back (a validator error otherwise).
+            let unit = |v: f32| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+            Column::bytes(stream(values, a.components, 8, |v, o| o.extend_from_slice(&(round(unit(v) * 65535.0) as u16).to_le_bytes())), 8, None, 5123, true)
         } else {
             let stride = a.components * 4;
             Column::bytes(stream(values, a.components, stride, |v, o| o.extend_from_slice(&v.to_le_bytes())), stride, None, 5126, false)
@@ -745,6 +748,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn plain_colours_a_rounding_past_the_unit_range_are_written_within_it() {
+        // What a simplification that placed a vertex can read off the surface: a float just past 1.
+        let colours = vec![1.000_000_1, 0.5, -1e-7, 1.0, 0.0, 0.25, 0.75, f32::NAN, 1.0];
+        let mut model = Model::new(SourceFormat::Glb);
+        model.push_root_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                attributes: vec![Attribute { semantic: "COLOR_0".into(), components: 3, data: colours.clone() }],
+                indices: vec![0, 1, 2],
+                material: None,
+                variant_materials: Vec::new(),
+            }],
+            ..Default::default()
+        });
+        let back = read_model(&write_glb(&model, &GlbOptions::default()), "glb", &ReadOptions::default()).unwrap();
+        let read = &back.meshes[0].primitives[0].attribute("COLOR_0").unwrap().data;
+        let wanted = [1.0, 0.5, 0.0, 1.0, 0.0, 0.25, 0.75, 0.0, 1.0];
+        assert!(read.iter().zip(wanted).all(|(r, w)| (r - w).abs() <= 1.0 / 65535.0), "{read:?}");
     }
 
     #[test]
