@@ -895,6 +895,117 @@ export function featureModels(): FeatureModel[] {
     g.scene([root, skinned, camera])
     add('eight-influences', g, triangleCount(s))
   }
+  // Tiny and huge: a sphere a micrometre across and one a thousand kilometres across.
+  for (const [name, radius] of [
+    ['micro-scale', 5e-7],
+    ['huge-scale', 5e5],
+  ] as const) {
+    const s = sphere(16, 32, radius)
+    const g = new Gltf()
+    single(g, { attributes: attributes(g, s), indices: g.indices(Uint16Array.from(s.indices)) })
+    add(name, g, triangleCount(s))
+  }
+  {
+    // Half the triangles degenerate (repeated corners, corners on one line), some twice over,
+    // and vertices no triangle uses.
+    const s = sphere()
+    const g = new Gltf()
+    const indices = Array.from(s.indices)
+    const count = s.positions.length / 3
+    for (let k = 0; k < 300; k++) indices.push(k % count, k % count, (k + 1) % count)
+    for (let k = 0; k < 100; k++) indices.push(...indices.slice(k * 3, k * 3 + 3))
+    const positions = new Float32Array(s.positions.length + 30)
+    positions.set(s.positions)
+    positions.fill(9, s.positions.length)
+    single(g, {
+      attributes: { POSITION: g.positions(positions) },
+      indices: g.indices(Uint16Array.from(indices)),
+    })
+    add('degenerate-and-unused', g, indices.length / 3)
+  }
+  {
+    // One mesh drawn by a skinned node and by a static one; an animated node carrying a mesh
+    // beside static ones; morph weights animated with CUBICSPLINE keys.
+    const s = sphere(8, 16)
+    const g = new Gltf()
+    const count = s.positions.length / 3
+    const attrs = attributes(g, s)
+    attrs.JOINTS_0 = g.accessor(new Uint8Array(count * 4), 'VEC4', { target: ARRAY_BUFFER })
+    attrs.WEIGHTS_0 = g.accessor(
+      Float32Array.from({ length: count * 4 }, (_, i) => (i % 4 === 0 ? 1 : 0)),
+      'VEC4',
+      { target: ARRAY_BUFFER },
+    )
+    const lift = g.accessor(
+      Float32Array.from(s.normals, (x) => x * 0.2),
+      'VEC3',
+      { bounds: true },
+    )
+    const shared = g.mesh(
+      [{ attributes: attrs, indices: g.indices(Uint16Array.from(s.indices)), targets: [{ POSITION: lift }] }],
+      { weights: [0] },
+    )
+    const bone = g.node({ name: 'bone' })
+    g.json.skins = [{ joints: [bone] }]
+    const skinned = g.node({ mesh: shared, skin: 0 })
+    const still = g.node({ mesh: shared, translation: [3, 0, 0] })
+    const plain = sphere(8, 16, 0.5)
+    const plainMesh = g.mesh([
+      { attributes: attributes(g, plain), indices: g.indices(Uint16Array.from(plain.indices)) },
+    ])
+    const moving = g.node({ mesh: plainMesh, translation: [0, 3, 0] })
+    const fixed = g.node({ mesh: plainMesh, translation: [0, -3, 0] })
+    const times = g.accessor(Float32Array.from([0, 1, 2]), 'SCALAR', { bounds: true })
+    // CUBICSPLINE weights: in-tangent, value, out-tangent per key, one weight each.
+    const weights = g.accessor(Float32Array.from([0, 0, 1, 0, 1, 0, -1, 0, 0]), 'SCALAR')
+    const path = g.accessor(Float32Array.from([0, 3, 0, 1, 3, 0, 0, 4, 0]), 'VEC3')
+    g.json.animations = [
+      {
+        samplers: [
+          { input: times, output: weights, interpolation: 'CUBICSPLINE' },
+          { input: times, output: path },
+        ],
+        channels: [
+          { sampler: 0, target: { node: still, path: 'weights' } },
+          { sampler: 1, target: { node: moving, path: 'translation' } },
+        ],
+      },
+    ]
+    g.scene([bone, skinned, still, moving, fixed])
+    add(
+      'shared-skinned-and-moving',
+      g,
+      4 * triangleCount(s) - 2 * (triangleCount(s) - triangleCount(plain)),
+      2 * triangleCount(s) - (triangleCount(s) - triangleCount(plain)),
+    )
+  }
+  {
+    // Textures reached in other ways: a sheen texture inside an extension, and a transform that
+    // overrides the texture coordinate set; two textures of one image with other samplers.
+    const s = sphere()
+    const g = new Gltf()
+    g.json.images = [{ bufferView: g.view(tinyPng()), mimeType: 'image/png' }]
+    g.json.samplers = [{}, { wrapS: 33071, wrapT: 33071 }]
+    g.json.textures = [
+      { source: 0, sampler: 0 },
+      { source: 0, sampler: 1 },
+    ]
+    g.useExtension('KHR_materials_sheen')
+    g.useExtension('KHR_texture_transform')
+    const material = g.material({
+      pbrMetallicRoughness: { baseColorTexture: { index: 1 } },
+      emissiveTexture: { index: 0, extensions: { KHR_texture_transform: { texCoord: 1, scale: [4, 4] } } },
+      extensions: { KHR_materials_sheen: { sheenColorFactor: [1, 1, 1], sheenColorTexture: { index: 0 } } },
+    })
+    const attrs = attributes(g, s)
+    attrs.TEXCOORD_1 = g.accessor(
+      Float32Array.from(s.uvs, (x) => 1 - x),
+      'VEC2',
+      { target: ARRAY_BUFFER },
+    )
+    single(g, { attributes: attrs, indices: g.indices(Uint16Array.from(s.indices)), material })
+    add('texture-extensions', g, triangleCount(s))
+  }
   return models
 }
 
