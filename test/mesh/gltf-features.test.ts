@@ -101,6 +101,10 @@ const kept: Record<string, (json: Doc) => void> = {
         [[1], [0, 0, 1, 1]],
       ])
   },
+  'lines-and-points': (json) => {
+    const modes = json.meshes.flatMap((m) => m.primitives.map((p) => (p as { mode?: number }).mode ?? 4))
+    expect.soft(modes.sort(), 'drawing modes').toEqual([0, 1, 1, 4])
+  },
   'unknown-extension': (json) => {
     expect
       .soft(json.materials?.[0]?.extensions?.VENDOR_custom_data, 'a material extension')

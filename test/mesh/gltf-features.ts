@@ -517,17 +517,29 @@ export function featureModels(): FeatureModel[] {
     add('strip-and-fan', g, rows * 2 * columns + (rows - 1) * 4 + 24)
   }
   {
-    // Lines and points beside the triangles of one mesh.
+    // Lines, coloured points and a line loop beside the triangles of one mesh.
     const s = sphere()
     const g = new Gltf()
     const lines = Float32Array.from([0, 0, 0, 0, 2, 0, 0, 2, 0, 1, 2, 0])
     const points = Float32Array.from([3, 0, 0, 3, 1, 0, 3, 2, 0])
+    const loop = Float32Array.from([-2, -2, 0, -1, -2, 0, -1, -1, 0, -2, -1, 0])
     g.scene([
       g.node({
         mesh: g.mesh([
           { attributes: attributes(g, s), indices: g.indices(Uint16Array.from(s.indices)) },
           { attributes: { POSITION: g.positions(lines) }, mode: 1 },
-          { attributes: { POSITION: g.positions(points) }, mode: 0 },
+          {
+            attributes: {
+              POSITION: g.positions(points),
+              COLOR_0: g.accessor(Float32Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), 'VEC3'),
+            },
+            mode: 0,
+          },
+          {
+            attributes: { POSITION: g.positions(loop) },
+            indices: g.indices(Uint8Array.from([0, 1, 2, 3])),
+            mode: 2,
+          },
         ]),
       }),
     ])

@@ -85,7 +85,9 @@ pub fn merge_static_meshes(model: &mut Model) -> Merged {
             let det = determinant3(&i.world);
             // A morphed mesh keeps its own: its weights belong to the mesh and its deltas to its space.
             let morphed = !model.meshes[i.mesh].weights.is_empty();
-            !moving[i.node] && !morphed && model.nodes[i.node].skin.is_none() && placements[i.mesh] == 1 && det.is_finite() && det != 0.0
+            // Points and lines stay in their own mesh's space, which baking would leave.
+            let unfilled = !model.meshes[i.mesh].lines_and_points.is_empty();
+            !moving[i.node] && !morphed && !unfilled && model.nodes[i.node].skin.is_none() && placements[i.mesh] == 1 && det.is_finite() && det != 0.0
         })
         .collect();
     // One mesh already where the user sees it has nothing to gain.

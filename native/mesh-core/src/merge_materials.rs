@@ -22,8 +22,11 @@ pub fn merge_equal_materials(model: &mut Model) -> usize {
     let first_alike: Vec<usize> = (0..looks.len()).map(|i| (0..i).find(|&j| looks[j] == looks[i]).unwrap_or(i)).collect();
     let merged = first_alike.iter().enumerate().filter(|(i, first)| i != *first).count();
     if merged > 0 {
-        for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
-            p.renumber_materials(|m| Some(first_alike.get(m).copied().unwrap_or(m)));
+        for m in &mut model.meshes {
+            m.primitives
+                .iter_mut()
+                .chain(m.lines_and_points.iter_mut().map(|l| &mut l.primitive))
+                .for_each(|p| p.renumber_materials(|m| Some(first_alike.get(m).copied().unwrap_or(m))));
         }
     }
     merged

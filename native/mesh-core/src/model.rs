@@ -85,10 +85,48 @@ impl Primitive {
     }
 }
 
+/// How glTF draws a primitive that is not triangles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unfilled {
+    /// Each index a point (a scan's point cloud).
+    Points,
+    /// Each two indices a line (a drawing's edges; strips and loops are read as such pairs).
+    Lines,
+}
+
+impl Unfilled {
+    /// glTF's `mode` for it.
+    pub fn mode(self) -> u32 {
+        match self {
+            Unfilled::Points => 0,
+            Unfilled::Lines => 1,
+        }
+    }
+
+    /// Indices per point or line.
+    pub fn arity(self) -> usize {
+        match self {
+            Unfilled::Points => 1,
+            Unfilled::Lines => 2,
+        }
+    }
+}
+
+/// Points or lines of a mesh: carried through every tool as they are (the vertex work and
+/// simplification are for triangles), written beside the mesh's triangles on its grid. Their
+/// `primitive.indices` are points or pairs, not triangles, and it has no morph targets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinesOrPoints {
+    pub mode: Unfilled,
+    pub primitive: Primitive,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mesh {
     pub name: Option<String>,
     pub primitives: Vec<Primitive>,
+    /// Its primitives drawn as points or lines, kept apart from the triangles.
+    pub lines_and_points: Vec<LinesOrPoints>,
     /// Default weight of each morph target: its length is the mesh's target count (0 when the
     /// mesh has none), the same for every primitive, as glTF requires.
     pub weights: Vec<f32>,
@@ -326,6 +364,13 @@ impl Model {
                 self.animations.len()
             )
         })
+    }
+
+    /// The note for an output that holds triangles only (OBJ, PLY and STL outputs, split parts)
+    /// of a model with points or lines, if it has any.
+    pub fn lines_and_points_note(&self, output: &str) -> Option<String> {
+        let count: usize = self.meshes.iter().map(|m| m.lines_and_points.len()).sum();
+        (count > 0).then(|| format!("The model's {count} point and line primitive(s) are not carried into {output}, which hold its triangles."))
     }
 
     pub fn vertex_count(&self) -> usize {

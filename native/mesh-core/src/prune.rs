@@ -74,12 +74,12 @@ fn keep<T: Clone>(items: &mut Vec<T>, used: &[bool]) -> Vec<Option<usize>> {
 pub fn prune(model: &mut Model) {
     let mut used_materials = vec![false; model.materials.len()];
     // A material only a variant draws with is used too.
-    for p in model.meshes.iter().flat_map(|m| &m.primitives) {
+    for p in model.meshes.iter().flat_map(|m| m.primitives.iter().chain(m.lines_and_points.iter().map(|l| &l.primitive))) {
         p.materials().for_each(|m| used_materials[m] = true);
     }
     let material_map = keep(&mut model.materials, &used_materials);
-    for p in model.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
-        p.renumber_materials(|m| material_map[m]);
+    for m in &mut model.meshes {
+        m.primitives.iter_mut().chain(m.lines_and_points.iter_mut().map(|l| &mut l.primitive)).for_each(|p| p.renumber_materials(|m| material_map[m]));
     }
 
     let mut used_textures = vec![false; model.textures.len()];

@@ -8,7 +8,9 @@ use super::{meshopt_ext, ReadLimits, ReadOptions};
 use crate::error::{MeshError, Result};
 use crate::extension_names::extension_names;
 use crate::math::compose;
-use crate::model::{target_semantic, Attribute, Image, Mesh, Model, Node, Primitive, SourceFormat, Trs, VariantMaterial, IDENTITY, VARIANTS};
+use crate::model::{
+    target_semantic, Attribute, Image, LinesOrPoints, Mesh, Model, Node, Primitive, SourceFormat, Trs, Unfilled, VariantMaterial, IDENTITY, VARIANTS,
+};
 use base64::Engine;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -236,6 +238,23 @@ fn load_views<'a>(root: &Value, buffers: &'a [Option<Cow<'a, [u8]>>], limits: &R
     Ok(Views { data, strides, budget: std::sync::atomic::AtomicUsize::new(limits.value_budget()) })
 }
 
+/// Points (mode 0) as they are, and lines (1), line loops (2) and line strips (3) as pairs.
+fn unfilled(mode: u64, indices: Vec<u32>) -> (Unfilled, Vec<u32>) {
+    match mode {
+        0 => (Unfilled::Points, indices),
+        2 if indices.len() >= 2 => {
+            let closing = [indices[indices.len() - 1], indices[0]];
+            (Unfilled::Lines, indices.windows(2).flatten().copied().chain(closing).collect())
+        }
+        2 | 3 => (Unfilled::Lines, indices.windows(2).flatten().copied().collect()),
+        _ => {
+            let mut pairs = indices;
+            pairs.truncate(pairs.len() / 2 * 2);
+            (Unfilled::Lines, pairs)
+        }
+    }
+}
+
 fn triangulate(mode: u64, indices: Vec<u32>) -> Vec<u32> {
     match mode {
         5 => (2..indices.len())
@@ -333,10 +352,11 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
     for mesh in array(root, "meshes") {
         let mut out = Mesh::new(mesh.get("name").and_then(Value::as_str).map(String::from), Vec::new());
         let mut target_count: Option<usize> = None;
+        let mut lines_and_points = Vec::new();
         for primitive in array(mesh, "primitives") {
             let mode = primitive.get("mode").and_then(Value::as_u64).unwrap_or(4);
-            if !(4..=6).contains(&mode) {
-                dropped.push("point and line primitives".into());
+            if mode > 6 {
+                dropped.push(format!("primitives of drawing mode {mode}"));
                 continue;
             }
             let attributes = primitive.get("attributes").and_then(Value::as_object);
@@ -375,6 +395,23 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
                 attrs.push(Attribute { semantic: semantic.clone(), components, data });
             }
             let count = array(primitive, "targets").len();
+            if mode < 4 {
+                // Points and lines are carried as they are, beside the mesh's triangles.
+                let indices = match index(primitive, "indices") {
+                    Some(i) => read_indices(accessors, i, views)?,
+                    None => (0..positions.len() as u32).collect(),
+                };
+                let (kind, indices) = unfilled(mode, indices);
+                let primitive = Primitive {
+                    positions,
+                    attributes: attrs,
+                    indices,
+                    material: index(primitive, "material"),
+                    variant_materials: variant_materials(primitive),
+                };
+                lines_and_points.push(LinesOrPoints { mode: kind, primitive });
+                continue;
+            }
             if *target_count.get_or_insert(count) != count {
                 return Err(MeshError::invalid(format!("the primitives of mesh {} have different numbers of morph targets", model.meshes.len())));
             }
@@ -393,6 +430,13 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
             });
         }
         let count = target_count.unwrap_or(0);
+        // glTF gives every primitive of a mesh the same targets; points and lines have none here,
+        // so beside morphed triangles they cannot stay.
+        if count > 0 && !lines_and_points.is_empty() {
+            dropped.push("point and line primitives of meshes with morph targets".into());
+            lines_and_points.clear();
+        }
+        out.lines_and_points = lines_and_points;
         out.weights = floats(mesh, "weights").filter(|w| w.len() == count).unwrap_or_else(|| vec![0.0; count]);
         let names = mesh.pointer("/extras/targetNames").and_then(Value::as_array);
         let names: Option<Vec<String>> = names.and_then(|n| n.iter().map(|v| v.as_str().map(String::from)).collect());
@@ -725,6 +769,34 @@ mod tests {
         let note = model.notes.iter().find(|n| n.contains("extension(s)")).unwrap();
         // The sheen is in a kept material; the transform, named but used nowhere, has nothing to lose.
         assert_eq!(note, "Not carried into outputs: the extension(s) KHR_xmp_json_ld.");
+    }
+
+    #[test]
+    fn points_lines_strips_and_loops_are_read_as_points_and_pairs() {
+        assert_eq!(unfilled(0, vec![4, 5, 6]), (Unfilled::Points, vec![4, 5, 6]));
+        assert_eq!(unfilled(1, vec![0, 1, 2, 3, 4]), (Unfilled::Lines, vec![0, 1, 2, 3]));
+        assert_eq!(unfilled(2, vec![0, 1, 2]), (Unfilled::Lines, vec![0, 1, 1, 2, 2, 0]));
+        assert_eq!(unfilled(3, vec![0, 1, 2]), (Unfilled::Lines, vec![0, 1, 1, 2]));
+        assert_eq!(unfilled(2, vec![7]), (Unfilled::Lines, vec![]));
+        // A line primitive beside the triangle, its mesh without targets: kept apart from them.
+        let model = read_morphed(|doc| {
+            doc["meshes"][0]["primitives"][0].as_object_mut().unwrap().remove("targets");
+            doc["meshes"][0].as_object_mut().unwrap().remove("weights");
+            doc["animations"] = json!([]);
+            let line = json!({ "attributes": { "POSITION": 0 }, "mode": 3 });
+            doc["meshes"][0]["primitives"].as_array_mut().unwrap().push(line);
+        })
+        .unwrap();
+        assert_eq!(model.meshes[0].primitives.len(), 1);
+        assert_eq!(model.meshes[0].lines_and_points[0].primitive.indices, vec![0, 1, 1, 2]);
+        // Beside morphed triangles they cannot stay, and the note says so.
+        let morphed = read_morphed(|doc| {
+            let points = json!({ "attributes": { "POSITION": 0 }, "mode": 0 });
+            doc["meshes"][0]["primitives"].as_array_mut().unwrap().push(points);
+        })
+        .unwrap();
+        assert!(morphed.meshes[0].lines_and_points.is_empty());
+        assert!(morphed.notes.iter().any(|n| n.contains("point and line primitives of meshes with morph targets")), "{:?}", morphed.notes);
     }
 
     #[test]

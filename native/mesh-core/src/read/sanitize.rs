@@ -14,18 +14,22 @@ pub fn sanitize(model: &mut Model) -> Result<()> {
             if primitive.indices.iter().any(|&i| i >= n) {
                 return Err(MeshError::invalid("a face refers to a vertex that does not exist (index out of range)"));
             }
-            dropped_faces += drop_non_finite_faces(primitive);
+            dropped_faces += drop_non_finite(primitive, 3);
             fixed_values += fix_attributes(primitive);
-            primitive.renumber_materials(|m| (m < material_count).then_some(m));
-            // A variant mapping names variants the file lists; one left naming none goes.
-            for mapping in &mut primitive.variant_materials {
-                mapping.variants.retain(|&v| v < variant_count);
-                mapping.variants.sort_unstable();
-                mapping.variants.dedup();
-            }
-            primitive.variant_materials.retain(|m| !m.variants.is_empty());
+            known_materials(primitive, material_count, variant_count);
         }
         mesh.primitives.retain(|p| !p.indices.is_empty());
+        for lines in &mut mesh.lines_and_points {
+            let primitive = &mut lines.primitive;
+            let n = primitive.positions.len() as u32;
+            if primitive.indices.iter().any(|&i| i >= n) {
+                return Err(MeshError::invalid("a point or line refers to a vertex that does not exist (index out of range)"));
+            }
+            drop_non_finite(primitive, lines.mode.arity());
+            fixed_values += fix_attributes(primitive);
+            known_materials(primitive, material_count, variant_count);
+        }
+        mesh.lines_and_points.retain(|l| !l.primitive.indices.is_empty());
     }
     let fixed_skinning = super::skin::fix_skin_attributes(model);
     drop_empty_meshes(model);
@@ -47,7 +51,9 @@ pub fn sanitize(model: &mut Model) -> Result<()> {
     Ok(())
 }
 
-fn drop_non_finite_faces(primitive: &mut Primitive) -> usize {
+/// Drops the faces (`arity` 3), lines (2) or points (1) with a corner whose position is not
+/// finite; answers how many went.
+fn drop_non_finite(primitive: &mut Primitive, arity: usize) -> usize {
     // Nearly every model is finite throughout: settle that without a flag per vertex.
     if primitive.positions.iter().flatten().all(|c| c.is_finite()) {
         return 0;
@@ -57,14 +63,26 @@ fn drop_non_finite_faces(primitive: &mut Primitive) -> usize {
         return 0;
     }
     let before = primitive.indices.len();
-    let kept: Vec<u32> = primitive.indices.chunks_exact(3).filter(|t| !t.iter().any(|&i| bad[i as usize])).flatten().copied().collect();
+    let kept: Vec<u32> = primitive.indices.chunks_exact(arity).filter(|t| !t.iter().any(|&i| bad[i as usize])).flatten().copied().collect();
     for (p, &b) in primitive.positions.iter_mut().zip(&bad) {
         if b {
             *p = [0.0; 3];
         }
     }
     primitive.indices = kept;
-    (before - primitive.indices.len()) / 3
+    (before - primitive.indices.len()) / arity
+}
+
+/// The primitive's material and variant mappings, without those naming a material or variant the
+/// file does not have; a mapping left naming no variant goes.
+fn known_materials(primitive: &mut Primitive, material_count: usize, variant_count: usize) {
+    primitive.renumber_materials(|m| (m < material_count).then_some(m));
+    for mapping in &mut primitive.variant_materials {
+        mapping.variants.retain(|&v| v < variant_count);
+        mapping.variants.sort_unstable();
+        mapping.variants.dedup();
+    }
+    primitive.variant_materials.retain(|m| !m.variants.is_empty());
 }
 
 fn fix_attributes(primitive: &mut Primitive) -> usize {
@@ -102,12 +120,12 @@ fn drop_empty_meshes(model: &mut Model) {
     let mut remap = Vec::with_capacity(model.meshes.len());
     let mut kept = 0;
     for mesh in &model.meshes {
-        remap.push((!mesh.primitives.is_empty()).then(|| {
+        remap.push((!mesh.primitives.is_empty() || !mesh.lines_and_points.is_empty()).then(|| {
             kept += 1;
             kept - 1
         }));
     }
-    model.meshes.retain(|m| !m.primitives.is_empty());
+    model.meshes.retain(|m| !m.primitives.is_empty() || !m.lines_and_points.is_empty());
     for node in &mut model.nodes {
         node.mesh = node.mesh.and_then(|m| remap[m]);
     }

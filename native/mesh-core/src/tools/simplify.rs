@@ -187,7 +187,11 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     }
     notes.extend(format_note);
     if format != OutputFormat::Glb {
-        notes.extend(model.static_output_note(&format!("{} output", format.extension().to_uppercase())));
+        let output = format!("{} output", format.extension().to_uppercase());
+        notes.extend(model.static_output_note(&output));
+        notes.extend(model.lines_and_points_note(&output));
+    } else if model.meshes.iter().any(|m| !m.lines_and_points.is_empty()) {
+        notes.push("Point and line primitives were kept as they are: simplification reduces triangles.".into());
     }
     let data = write(&model, format, options.animation_error);
     let name = format!("{}_simplified.{}", input.stem(), format.extension());

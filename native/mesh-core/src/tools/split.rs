@@ -259,6 +259,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let exported: usize = parts.iter().map(|p| p.faces.len()).sum();
     let mut notes = model.notes.clone();
     notes.extend(model.static_output_note("the parts"));
+    notes.extend(model.lines_and_points_note("the parts"));
     let dropped_count = dropped.iter().filter(|&&d| d).count();
     if dropped_count > 0 {
         notes.push(format!("{dropped_count} degenerate or repeated face(s) were removed by preprocessing."));

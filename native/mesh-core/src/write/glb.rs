@@ -26,7 +26,7 @@ use super::weld_quantized::{gather, strip_ordered, weld_written, TriangleOrder};
 use crate::extension_names::extension_names;
 use crate::in_parallel;
 use crate::math::Bounds;
-use crate::model::{target_of, Model, Primitive, VARIANTS};
+use crate::model::{target_of, Model, Primitive, Unfilled, VARIANTS};
 use crate::round::round;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -101,6 +101,11 @@ pub(super) enum Data {
         size: usize,
         vertex_count: usize,
     },
+    /// The indices of points and lines: the codec's index sequence mode, not its triangles'.
+    IndexSequence {
+        size: usize,
+        vertex_count: usize,
+    },
     /// Accessor data that is not a vertex attribute (inverse bind matrices, animation keys): the
     /// view has no target nor byteStride, but compresses with the attribute codec all the same.
     Keys {
@@ -114,6 +119,7 @@ impl Data {
     fn layout(self) -> Data {
         match self {
             Data::Indices { size, .. } => Data::Indices { size, vertex_count: 0 },
+            Data::IndexSequence { size, .. } => Data::IndexSequence { size, vertex_count: 0 },
             vertices => vertices,
         }
     }
@@ -169,7 +175,7 @@ impl Builder {
             }
         };
         let pending = &mut self.pending[index];
-        if let Data::Indices { vertex_count, .. } = data {
+        if let Data::Indices { vertex_count, .. } | Data::IndexSequence { vertex_count, .. } = data {
             pending.vertex_count = pending.vertex_count.max(vertex_count);
         }
         pending
@@ -192,7 +198,7 @@ impl Builder {
             let bytes = &bytes[..];
             let (target, stride) = match layout {
                 Data::Vertices { stride, .. } => (Some(ARRAY_BUFFER), Some(stride)),
-                Data::Indices { .. } => (Some(ELEMENT_ARRAY_BUFFER), None),
+                Data::Indices { .. } | Data::IndexSequence { .. } => (Some(ELEMENT_ARRAY_BUFFER), None),
                 Data::Keys { .. } => (None, None),
             };
             let mut view = json!({ "buffer": 0, "byteLength": bytes.len() });
@@ -290,12 +296,17 @@ fn encode_view(layout: Data, bytes: &[u8], vertex_count: usize) -> (Vec<u8>, usi
         Data::Vertices { stride, filter } | Data::Keys { stride, filter } => {
             (encode_vertices(bytes, stride), bytes.len() / stride, stride, "ATTRIBUTES", filter)
         }
-        Data::Indices { size, .. } => {
+        Data::Indices { size, .. } | Data::IndexSequence { size, .. } => {
             let indices: Vec<u32> = match size {
                 2 => bytes.chunks_exact(2).map(|c| u32::from(u16::from_le_bytes([c[0], c[1]]))).collect(),
                 _ => bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
             };
-            (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES", None)
+            match layout {
+                Data::Indices { .. } => {
+                    (meshopt::encode_index_buffer(&indices, vertex_count).expect("valid triangle list"), indices.len(), size, "TRIANGLES", None)
+                }
+                _ => (meshopt::encode_index_sequence(&indices, vertex_count).expect("valid index sequence"), indices.len(), size, "INDICES", None),
+            }
         }
     }
 }
@@ -355,14 +366,24 @@ const FACES_WORTH_THREADS: usize = 40_000;
 
 /// Every primitive of the model prepared (`prepare_primitive`), mesh by mesh, over the machine's
 /// cores where there are several and enough faces; the same whatever the threads.
+/// Each mesh's triangles first, then its points and lines (`Mesh::lines_and_points`).
 fn prepared_primitives<'a>(b: &Builder, model: &'a Model, grids: &[Option<Grid>]) -> Vec<Vec<Prepared<'a>>> {
-    let all: Vec<(usize, &Primitive)> = model.meshes.iter().enumerate().flat_map(|(m, mesh)| mesh.primitives.iter().map(move |p| (m, p))).collect();
-    let faces: usize = all.iter().map(|(_, p)| p.indices.len() / 3).sum();
-    let mut prepared = in_parallel::map(&all, all.len() > 1 && faces >= FACES_WORTH_THREADS, |&(m, p)| prepare_primitive(b, p, grids[m])).into_iter();
-    model.meshes.iter().map(|mesh| prepared.by_ref().take(mesh.primitives.len()).collect()).collect()
+    let all: Vec<(usize, &Primitive, bool)> = model
+        .meshes
+        .iter()
+        .enumerate()
+        .flat_map(|(m, mesh)| mesh.primitives.iter().map(move |p| (m, p, true)).chain(mesh.lines_and_points.iter().map(move |l| (m, &l.primitive, false))))
+        .collect();
+    let faces: usize = all.iter().map(|(_, p, _)| p.indices.len() / 3).sum();
+    let mut prepared =
+        in_parallel::map(&all, all.len() > 1 && faces >= FACES_WORTH_THREADS, |&(m, p, triangles)| prepare_primitive(b, p, grids[m], triangles)).into_iter();
+    model.meshes.iter().map(|mesh| prepared.by_ref().take(mesh.primitives.len() + mesh.lines_and_points.len()).collect()).collect()
 }
 
-fn prepare_primitive<'a>(b: &Builder, p: &'a Primitive, grid: Option<Grid>) -> Prepared<'a> {
+/// `p`'s columns at output precision. Triangles (`triangles`) are welded at that precision and
+/// put in the writer's order, and their UVs go on their material's grid; points and lines keep
+/// their vertices and indices as they are, and their UVs as floats.
+fn prepare_primitive<'a>(b: &Builder, p: &'a Primitive, grid: Option<Grid>, triangles: bool) -> Prepared<'a> {
     let mut n = p.positions.len();
     let mut columns: Vec<(&str, &str, Column)> = Vec::with_capacity(p.attributes.len() + 1);
     let pos = match grid {
@@ -383,7 +404,7 @@ fn prepare_primitive<'a>(b: &Builder, p: &'a Primitive, grid: Option<Grid>) -> P
         let values = a.data.iter().copied();
         let uv_set = a.semantic.strip_prefix("TEXCOORD_").and_then(|s| s.parse::<usize>().ok()).filter(|_| a.components == 2);
         // A primitive drawn with variants shares its materials' grid (`uv_grids`).
-        let uv_grid = uv_set.and_then(|set| uv_grid_for(&b.uv_grids, p.materials().next(), set, &a.data));
+        let uv_grid = uv_set.filter(|_| triangles).and_then(|set| uv_grid_for(&b.uv_grids, p.materials().next(), set, &a.data));
         let column = if target_of(&a.semantic).is_some() {
             morph_column(p, a, grid)
         } else if a.semantic.starts_with("JOINTS_") {
@@ -428,7 +449,9 @@ fn prepare_primitive<'a>(b: &Builder, p: &'a Primitive, grid: Option<Grid>) -> P
     }
 
     let mut indices = std::borrow::Cow::Borrowed(&p.indices[..]);
-    let welded = if grid.is_some() {
+    let welded = if !triangles {
+        None
+    } else if grid.is_some() {
         let joint_bits: Vec<Vec<u8>> = columns
             .iter()
             .filter_map(|(_, _, c)| if let Column::Joints(j) = c { Some(j.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect()) } else { None })
@@ -453,11 +476,14 @@ fn prepare_primitive<'a>(b: &Builder, p: &'a Primitive, grid: Option<Grid>) -> P
     Prepared { columns, n, indices }
 }
 
-/// `targets` is the mesh's morph target count (every primitive of a mesh has as many).
-fn write_primitive(b: &mut Builder, p: &Primitive, prepared: Prepared, grid: Option<Grid>, targets: usize) -> Value {
+/// `targets` is the mesh's morph target count (every primitive of a mesh has as many); `unfilled`
+/// says what points or lines are drawn, None for triangles.
+fn write_primitive(b: &mut Builder, p: &Primitive, prepared: Prepared, grid: Option<Grid>, targets: usize, unfilled: Option<Unfilled>) -> Value {
     let Prepared { columns, n, indices } = prepared;
     b.written_vertices += n;
-    b.written_faces += indices.len() / 3;
+    if unfilled.is_none() {
+        b.written_faces += indices.len() / 3;
+    }
 
     let mut attributes = Map::new();
     let mut target_columns = Vec::new();
@@ -498,10 +524,17 @@ fn write_primitive(b: &mut Builder, p: &Primitive, prepared: Prepared, grid: Opt
         2 => indices.iter().for_each(|&i| index_bytes.extend_from_slice(&(i as u16).to_le_bytes())),
         _ => indices.iter().for_each(|&i| index_bytes.extend_from_slice(&i.to_le_bytes())),
     }
-    let view = b.view_owned(index_bytes, Data::Indices { size, vertex_count: n });
+    let data = match unfilled {
+        None => Data::Indices { size, vertex_count: n },
+        Some(_) => Data::IndexSequence { size, vertex_count: n },
+    };
+    let view = b.view_owned(index_bytes, data);
     let indices = b.accessor(view, indices.len(), component_type, "SCALAR", false, None);
-    // No "mode": triangles (4) are the default.
+    // No "mode" for triangles: 4 is the default.
     let mut out = json!({ "attributes": attributes, "indices": indices });
+    if let Some(kind) = unfilled {
+        out["mode"] = json!(kind.mode());
+    }
     if targets > 0 {
         out["targets"] = json!(target_accessors(b, target_columns, targets, n, grid.is_some()));
     }
@@ -568,8 +601,9 @@ pub fn write_glb_counted(model: &Model, options: &GlbOptions) -> (Vec<u8>, Writt
         .zip(&grids)
         .zip(prepared)
         .map(|((m, &grid), prepared)| {
+            let drawn = m.primitives.iter().map(|p| (p, None)).chain(m.lines_and_points.iter().map(|l| (&l.primitive, Some(l.mode))));
             let primitives: Vec<Value> =
-                m.primitives.iter().zip(prepared).map(|(p, prepared)| write_primitive(&mut b, p, prepared, grid, m.target_count())).collect();
+                drawn.zip(prepared).map(|((p, unfilled), prepared)| write_primitive(&mut b, p, prepared, grid, m.target_count(), unfilled)).collect();
             let mesh = Map::from_iter([("primitives".to_string(), Value::Array(primitives))]);
             with_morph_fields(named(Value::Object(mesh), &m.name), m)
         })
@@ -747,6 +781,44 @@ mod tests {
                     assert!((0..3).all(|k| (a[k] - b[k]).abs() < 1e-3), "{a:?} vs {b:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn points_and_lines_are_written_beside_the_triangles_and_read_back() {
+        use crate::model::{LinesOrPoints, Unfilled};
+        let mut model = Model::new(SourceFormat::Glb);
+        let triangle = Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Primitive::default() };
+        let cloud: Vec<[f32; 3]> = (0..50).map(|i| [i as f32 * 0.03, (i as f32 * 0.7).sin(), 2.0]).collect();
+        let colours: Vec<f32> = (0..50).flat_map(|i| [i as f32 / 49.0, 0.5, 1.0, 1.0]).collect();
+        let points = Primitive {
+            positions: cloud.clone(),
+            attributes: vec![Attribute { semantic: "COLOR_0".into(), components: 4, data: colours.clone() }],
+            indices: (0..50).collect(),
+            ..Primitive::default()
+        };
+        let edges =
+            Primitive { positions: vec![[0.0, 0.0, -1.0], [1.0, 0.0, -1.0], [1.0, 1.0, -1.0]], indices: vec![0, 1, 1, 2, 2, 0], ..Primitive::default() };
+        model.push_root_mesh(Mesh {
+            primitives: vec![triangle],
+            lines_and_points: vec![LinesOrPoints { mode: Unfilled::Points, primitive: points }, LinesOrPoints { mode: Unfilled::Lines, primitive: edges }],
+            ..Default::default()
+        });
+        for options in [GlbOptions::default(), GlbOptions::quantized(false), GlbOptions::quantized(true)] {
+            let back = read_model(&write_glb(&model, &options), "glb", &ReadOptions::default()).unwrap();
+            let world = back.instances()[0].world;
+            let mesh = &back.meshes[0];
+            assert_eq!(mesh.primitives.len(), 1, "{options:?}");
+            let modes: Vec<Unfilled> = mesh.lines_and_points.iter().map(|l| l.mode).collect();
+            assert_eq!(modes, [Unfilled::Points, Unfilled::Lines], "{options:?}");
+            let read = &mesh.lines_and_points[0].primitive;
+            for (k, &i) in read.indices.iter().enumerate() {
+                let p = crate::math::transform_point(&world, read.positions[i as usize]);
+                assert!((0..3).all(|c| (p[c] - cloud[k][c]).abs() < 1e-3), "{options:?}: {p:?} vs {:?}", cloud[k]);
+                let colour = &read.attribute("COLOR_0").unwrap().data[i as usize * 4..i as usize * 4 + 4];
+                assert!((0..4).all(|c| (colour[c] - colours[k * 4 + c]).abs() <= 0.5 / 255.0 + 1e-6), "{options:?}");
+            }
+            assert_eq!(mesh.lines_and_points[1].primitive.indices, vec![0, 1, 1, 2, 2, 0], "{options:?}");
         }
     }
 

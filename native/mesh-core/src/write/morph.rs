@@ -166,6 +166,7 @@ mod tests {
             primitives: vec![p],
             weights: vec![0.0, 0.5],
             target_names: vec!["bump".into(), "shear".into()],
+            lines_and_points: Vec::new(),
         });
         model.nodes[0].weights = vec![0.25, 0.0];
         model.animations.push(Animation {
