@@ -75,6 +75,7 @@ fn textured_glb() -> Vec<u8> {
         attributes: vec![mesh_core::model::Attribute { semantic: "TEXCOORD_0".into(), components: 2, data: vec![0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0] }],
         indices: vec![0, 1, 2, 0, 2, 3],
         material: Some(material),
+        variant_materials: Vec::new(),
     };
     model.push_root_mesh(Mesh { name: None, primitives: vec![quad(0), quad(1)], ..Default::default() });
     let material = |base: usize| json!({ "pbrMetallicRoughness": { "baseColorTexture": { "index": base }, "metallicRoughnessTexture": { "index": 2 } }, "normalTexture": { "index": 1 }, "occlusionTexture": { "index": 2 } });
