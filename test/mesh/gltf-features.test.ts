@@ -105,6 +105,13 @@ const kept: Record<string, (json: Doc) => void> = {
     const modes = json.meshes.flatMap((m) => m.primitives.map((p) => (p as { mode?: number }).mode ?? 4))
     expect.soft(modes.sort(), 'drawing modes').toEqual([0, 1, 1, 4])
   },
+  'edge-mesh': (json) => {
+    const strips = json.meshes.flatMap((m) => m.primitives.filter((p) => (p as { mode?: number }).mode === 1))
+    expect.soft(strips.length, 'the edges').toBe(1)
+    expect
+      .soft(json.nodes.filter((n) => (n as { mesh?: number }).mesh !== undefined).length, 'the nodes')
+      .toBe(3)
+  },
   'unknown-extension': (json) => {
     expect
       .soft(json.materials?.[0]?.extensions?.VENDOR_custom_data, 'a material extension')

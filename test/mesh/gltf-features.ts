@@ -544,6 +544,20 @@ export function featureModels(): FeatureModel[] {
       }),
     ])
     add('lines-and-points', g, triangleCount(s))
+    // Edges as a mesh of their own, drawn by two nodes (CAD exports), beside a triangle mesh.
+    const h = new Gltf()
+    const edges = h.mesh([
+      { attributes: { POSITION: h.positions(Float32Array.from([0, 0, 0, 1, 0, 0, 1, 1, 0])) }, mode: 3 },
+    ])
+    const solid = h.node({
+      mesh: h.mesh([{ attributes: attributes(h, s), indices: h.indices(Uint16Array.from(s.indices)) }]),
+    })
+    h.scene([
+      solid,
+      h.node({ mesh: edges, translation: [2, 0, 0] }),
+      h.node({ mesh: edges, translation: [-2, 0, 0], scale: [2, 2, 2] }),
+    ])
+    add('edge-mesh', h, triangleCount(s))
   }
   {
     // A matrix node, a mirrored instance of the same mesh (negative scale), and a parent that

@@ -772,6 +772,27 @@ mod tests {
     }
 
     #[test]
+    fn variant_mappings_keep_what_the_file_has_and_each_variant_once() {
+        let mut model = read_morphed(|doc| {
+            doc["materials"] = json!([{ "name": "a" }, { "name": "b" }]);
+            doc["extensions"] = json!({ "KHR_materials_variants": { "variants": [{ "name": "one" }, { "name": "two" }] } });
+            doc["meshes"][0]["primitives"][0]["extensions"] = json!({ "KHR_materials_variants": { "mappings": [
+                { "material": 1, "variants": [1, 7, 1] },
+                { "material": 0, "variants": [1, 0] },
+                { "material": 5, "variants": [0] },
+                { "material": 0, "variants": "all" },
+                { "material": 1, "variants": [1] }
+            ] } });
+        })
+        .unwrap();
+        super::super::sanitize::sanitize(&mut model).unwrap();
+        assert_eq!(model.variants.len(), 2);
+        let mappings = &model.meshes[0].primitives[0].variant_materials;
+        // Variant 7 and material 5 do not exist; variant 1 is the first mapping's; a list is needed.
+        assert_eq!(mappings, &[VariantMaterial { material: 1, variants: vec![1] }, VariantMaterial { material: 0, variants: vec![0] }]);
+    }
+
+    #[test]
     fn points_lines_strips_and_loops_are_read_as_points_and_pairs() {
         assert_eq!(unfilled(0, vec![4, 5, 6]), (Unfilled::Points, vec![4, 5, 6]));
         assert_eq!(unfilled(1, vec![0, 1, 2, 3, 4]), (Unfilled::Lines, vec![0, 1, 2, 3]));

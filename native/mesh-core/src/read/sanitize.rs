@@ -74,13 +74,14 @@ fn drop_non_finite(primitive: &mut Primitive, arity: usize) -> usize {
 }
 
 /// The primitive's material and variant mappings, without those naming a material or variant the
-/// file does not have; a mapping left naming no variant goes.
+/// file does not have, and with each variant in the first mapping that names it only (glTF allows
+/// one material a variant); a mapping left naming no variant goes.
 fn known_materials(primitive: &mut Primitive, material_count: usize, variant_count: usize) {
     primitive.renumber_materials(|m| (m < material_count).then_some(m));
+    let mut named = vec![false; variant_count];
     for mapping in &mut primitive.variant_materials {
-        mapping.variants.retain(|&v| v < variant_count);
+        mapping.variants.retain(|&v| v < variant_count && !std::mem::replace(&mut named[v], true));
         mapping.variants.sort_unstable();
-        mapping.variants.dedup();
     }
     primitive.variant_materials.retain(|m| !m.variants.is_empty());
 }
