@@ -1,7 +1,7 @@
 // The four mesh tools on glTF documents that each use one part of the format the bench's models do
 // not (gltf-features.ts): each tool succeeds, writes files the Khronos validator passes, places the
 // same triangles where the source did, and keeps what the scene holds besides meshes.
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -235,6 +235,31 @@ describe('mesh tools on glTF features', () => {
       for (const file of (await listFiles(ctx.outDir)).filter((f) => f.endsWith('.glb')))
         expect.soft(await validatorErrors(join(ctx.outDir, file)), model.name).toEqual([])
       expect.soft((await listFiles(ctx.outDir)).length, model.name).toBeGreaterThan(0)
+    }
+  })
+
+  // The tools' own outputs as inputs: quantized, meshopt-compressed, instanced, with WebP or KTX2
+  // textures (required extensions without a fallback), and each tool's result as valid again.
+  test.each([
+    ['webp', { textures: 'webp' }],
+    ['ktx2 and instancing', { textures: 'ktx2', instancing: true }],
+  ] as const)('outputs optimized with %s go through every tool again', async (_, options) => {
+    for (const model of models) {
+      const first = await context()
+      await optimize.run(await written(model), optimizeOptions.parse(options), first)
+      const path = await onlyGlb(first.outDir)
+      const input = { path, name: `${model.name}.glb`, bytes: (await stat(path)).size, extension: 'glb' }
+      await inspect.run(input, {}, await context())
+      for (const [runner, parsed] of [
+        [optimize, optimizeOptions.parse({})],
+        [simplify, simplifyOptions.parse({ format: 'glb' })],
+        [split, splitOptions.parse({ segmented: false })],
+      ] as const) {
+        const ctx = await context()
+        await (runner as typeof optimize).run(input, parsed as never, ctx)
+        for (const file of (await listFiles(ctx.outDir)).filter((f) => f.endsWith('.glb')))
+          expect.soft(await validatorErrors(join(ctx.outDir, file)), `${model.name} ${file}`).toEqual([])
+      }
     }
   })
 
