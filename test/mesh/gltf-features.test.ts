@@ -1,7 +1,7 @@
 // The four mesh tools on glTF documents that each use one part of the format the bench's models do
 // not (gltf-features.ts): each tool succeeds, writes files the Khronos validator passes, places the
 // same triangles where the source did, and keeps what the scene holds besides meshes.
-import { mkdtemp, stat, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -276,6 +276,35 @@ describe('mesh tools on glTF features', () => {
           expect.soft(await validatorErrors(join(ctx.outDir, file)), `${model.name} ${file}`).toEqual([])
       }
     }
+  })
+
+  test('inspect reports points and lines, variants, and each primitive its own attribute types', async () => {
+    const report = async (name: string) => {
+      const model = models.find((m) => m.name === name)!
+      const ctx = await context()
+      await inspect.run(await written(model), {}, ctx)
+      return JSON.parse(await readFile(join(ctx.outDir, 'inspection.json'), 'utf8'))
+    }
+    const lines = await report('lines-and-points')
+    const mesh = lines.meshes[0]
+    expect(mesh.points_and_lines.map((l: { mode: string; count: number }) => [l.mode, l.count])).toEqual([
+      ['LINES', 2],
+      ['POINTS', 3],
+      ['LINES', 4],
+    ])
+    expect(mesh.points_and_lines[1].attribute_types).toEqual({ COLOR_0: 'VEC3:f32', POSITION: 'VEC3:f32' })
+    // The lines come first in the file; the triangles' types are still the triangles'.
+    expect(Object.keys(mesh.primitives[0].attribute_types).sort()).toEqual([
+      'NORMAL',
+      'POSITION',
+      'TEXCOORD_0',
+    ])
+    const variants = await report('material-variants')
+    expect(variants.material_variants).toEqual(['Red', 'Blue'])
+    expect(variants.meshes[0].primitives[0].variant_materials).toEqual([
+      { material: 0, variants: [0] },
+      { material: 1, variants: [1] },
+    ])
   })
 
   test('a file that requires an unknown extension is refused with a clear error', async () => {

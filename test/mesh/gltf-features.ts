@@ -517,7 +517,7 @@ export function featureModels(): FeatureModel[] {
     add('strip-and-fan', g, rows * 2 * columns + (rows - 1) * 4 + 24)
   }
   {
-    // Lines, coloured points and a line loop beside the triangles of one mesh.
+    // Lines (listed first), the triangles, coloured points and a line loop, all in one mesh.
     const s = sphere()
     const g = new Gltf()
     const lines = Float32Array.from([0, 0, 0, 0, 2, 0, 0, 2, 0, 1, 2, 0])
@@ -526,8 +526,8 @@ export function featureModels(): FeatureModel[] {
     g.scene([
       g.node({
         mesh: g.mesh([
-          { attributes: attributes(g, s), indices: g.indices(Uint16Array.from(s.indices)) },
           { attributes: { POSITION: g.positions(lines) }, mode: 1 },
+          { attributes: attributes(g, s), indices: g.indices(Uint16Array.from(s.indices)) },
           {
             attributes: {
               POSITION: g.positions(points),

@@ -6,7 +6,7 @@ use super::{read_within, Input, OutputFile, ToolResult};
 use crate::bake::bake;
 use crate::error::Result;
 use crate::math::Bounds;
-use crate::model::{target_of, Model};
+use crate::model::{target_of, Model, Unfilled};
 use crate::png_image::encode_rgba;
 use crate::render::{render_views, Triangle};
 use crate::topology::analyze;
@@ -83,9 +83,19 @@ fn texture_slots(materials: &[Value]) -> Vec<Vec<String>> {
     slots
 }
 
-fn attribute_types(gltf: Option<&Value>, mesh: usize, primitive: usize) -> Value {
-    let accessors = array(gltf, "accessors");
-    let Some(attrs) = array(gltf, "meshes").get(mesh).and_then(|m| m.pointer(&format!("/primitives/{primitive}/attributes"))).and_then(Value::as_object) else {
+/// The source's primitive objects of mesh `mesh` as the model lists them: its triangles (modes 4
+/// to 6, with positions) in order, then its points and lines (modes 0 to 3), as the reader
+/// sorts them (read/gltf.rs).
+fn source_primitives(gltf: Option<&Value>, mesh: usize) -> Vec<&Value> {
+    let all = array(array(gltf, "meshes").get(mesh), "primitives");
+    let drawn = |p: &&Value| p.pointer("/attributes/POSITION").is_some();
+    let mode = |p: &&Value| p.get("mode").and_then(Value::as_u64).unwrap_or(4);
+    let triangles = all.iter().filter(drawn).filter(|p| (4..=6).contains(&mode(p)));
+    triangles.chain(all.iter().filter(drawn).filter(|p| mode(p) < 4)).collect()
+}
+
+fn attribute_types(source: Option<&Value>, accessors: &[Value]) -> Value {
+    let Some(attrs) = source.and_then(|p| p.get("attributes")).and_then(Value::as_object) else {
         return Value::Null;
     };
     let name = |t: u64| match t {
@@ -148,6 +158,8 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
             // Meshes past the listed ones count in the totals only (`list` keeps the first ones).
             let listed = mi < MAX_LISTED;
             let mut mesh_bounds = Bounds::empty();
+            let sources = source_primitives(gltf, mi);
+            let accessors = array(gltf, "accessors");
             let primitives: Vec<Value> = mesh
                 .primitives
                 .iter()
@@ -174,8 +186,9 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
                         "faces": p.face_count(),
                         "indices": p.indices.len(),
                         "attributes": p.attributes.iter().filter(|a| target_of(&a.semantic).is_none()).map(|a| a.semantic.clone()).collect::<Vec<_>>(),
-                        "attribute_types": attribute_types(gltf, mi, pi),
+                        "attribute_types": attribute_types(sources.get(pi).copied(), accessors),
                         "material": p.material,
+                        "variant_materials": p.variant_materials.iter().map(|v| json!({ "material": v.material, "variants": v.variants })).collect::<Vec<_>>(),
                         "bounds": bounds_json(&b),
                         "topology": {
                             "welded_vertices": t.welded_vertices,
@@ -202,6 +215,17 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
                 "morph_targets": mesh.target_count(),
                 "morph_target_names": mesh.target_names,
                 "primitives": primitives,
+                "points_and_lines": mesh.lines_and_points.iter().enumerate().map(|(k, l)| {
+                    let p = &l.primitive;
+                    json!({
+                        "mode": match l.mode { Unfilled::Points => "POINTS", Unfilled::Lines => "LINES" },
+                        "vertices": p.positions.len(),
+                        "count": p.indices.len() / l.mode.arity(),
+                        "attributes": p.attributes.iter().map(|a| a.semantic.clone()).collect::<Vec<_>>(),
+                        "attribute_types": attribute_types(sources.get(mesh.primitives.len() + k).copied(), accessors),
+                        "material": p.material,
+                    })
+                }).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -294,6 +318,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         "textures": list(textures),
         "animations": list(animations),
         "skins": array(gltf, "skins").len(),
+        "material_variants": model.variants.iter().map(|v| v.get("name")).collect::<Vec<_>>(),
         "extensions": { "used": gltf.and_then(|g| g.get("extensionsUsed")), "required": gltf.and_then(|g| g.get("extensionsRequired")) },
         "generator": gltf.and_then(|g| g.pointer("/asset/generator")),
     });
