@@ -282,17 +282,44 @@ fn mutate_gltf(json: &mut serde_json::Value, rng: &mut Rng) {
     }
 }
 
+/// `Box.glb`'s document with what no corpus file has: two material variants mapped on its
+/// primitive, and its vertices drawn again as points, lines, a line loop and a line strip.
+fn with_variants_points_and_lines(json: &serde_json::Value) -> serde_json::Value {
+    use serde_json::json;
+    let mut json = json.clone();
+    let mut second = json["materials"][0].clone();
+    second["name"] = json!("other");
+    json["materials"].as_array_mut().expect("Box.glb has materials").push(second);
+    json["extensions"] = json!({ "KHR_materials_variants": { "variants": [{ "name": "a" }, { "name": "b" }] } });
+    json["extensionsUsed"] = json!(["KHR_materials_variants"]);
+    let triangles = &mut json["meshes"][0]["primitives"][0];
+    triangles["extensions"] = json!({ "KHR_materials_variants": { "mappings": [{ "material": 1, "variants": [0] }, { "material": 0, "variants": [1] }] } });
+    let drawn: Vec<serde_json::Value> = (0..4)
+        .map(|mode| {
+            let mut p = triangles.clone();
+            p["mode"] = json!(mode);
+            p
+        })
+        .collect();
+    json["meshes"][0]["primitives"].as_array_mut().expect("Box.glb has a primitive").extend(drawn);
+    json
+}
+
 /// glTF documents changed as glTF (`mutate_gltf`) over their original binary chunk: the readers
 /// and every tool answer a value, never a panic. MESH_GLTF_FUZZ_ITERATIONS sets the budget per
-/// seed (default 200).
+/// seed (default 200). Besides the corpus's GLBs, one made from Box.glb carries material variants,
+/// points and lines (`with_variants_points_and_lines`).
 #[test]
 fn structurally_mutated_gltf_never_panics_a_reader_or_a_tool() {
     let Some(corpus) = corpus() else { return };
     let iterations = budget("MESH_GLTF_FUZZ_ITERATIONS", 200);
     let mut rng = Rng(stream(0x94D0_49BB_1331_11EB));
     let (mut readable, mut refused) = (0usize, 0usize);
-    for seed in GLB_SEEDS {
-        let (json, bin) = split_glb(&std::fs::read(corpus.join(seed)).unwrap());
+    let mut seeds: Vec<(&str, serde_json::Value, Vec<u8>)> =
+        GLB_SEEDS.iter().map(|&seed| (seed, split_glb(&std::fs::read(corpus.join(seed)).unwrap()))).map(|(seed, (json, bin))| (seed, json, bin)).collect();
+    let (json, bin) = split_glb(&std::fs::read(corpus.join("glb/Box.glb")).unwrap());
+    seeds.push(("glb/Box.glb with variants, points and lines", with_variants_points_and_lines(&json), bin));
+    for (seed, json, bin) in seeds {
         for i in 0..iterations {
             let mut changed = json.clone();
             mutate_gltf(&mut changed, &mut rng);
@@ -463,4 +490,18 @@ fn extreme_motion_never_panics_a_tool() {
     let (ran, refused) = extreme_values_never_panic_a_tool(&["glb/CesiumMan.glb"], motion, budget, 0xE703_7ED1_A0B4_28DB);
     eprintln!("extreme motion: {ran} models through all five runs, {refused} refused");
     assert!(ran > 0, "some should stay readable");
+}
+
+/// The seed made for the structural fuzz reads whole: its variants and its four drawings that are
+/// not triangles, and every tool takes it.
+#[test]
+fn the_variants_points_and_lines_seed_reads_whole() {
+    let Some(corpus) = corpus() else { return };
+    let (json, bin) = split_glb(&std::fs::read(corpus.join("glb/Box.glb")).unwrap());
+    let glb = join_glb(&with_variants_points_and_lines(&json), &bin);
+    let model = read_model(&glb, "glb", &ReadOptions::default()).unwrap();
+    assert_eq!(model.variants.len(), 2);
+    assert_eq!(model.meshes[0].primitives[0].variant_materials.len(), 2);
+    assert_eq!(model.meshes[0].lines_and_points.len(), 4);
+    assert!(every_tool_survives(&glb, "glb"));
 }
