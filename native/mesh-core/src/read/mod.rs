@@ -65,3 +65,21 @@ pub fn read_model(data: &[u8], extension: &str, options: &ReadOptions) -> Result
     sanitize::sanitize(&mut model)?;
     Ok(model)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn a_point_cloud_is_refused_for_what_it_is() {
+        let cloud = b"ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n";
+        let err = read_model(cloud, "ply", &ReadOptions::default()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidMesh);
+        assert!(err.message.contains("its 3 vertices are points or lines"), "{}", err.message);
+        assert!(err.hint.contains("Poisson"), "{}", err.hint);
+        // A file with nothing drawn at all says only that.
+        let empty = b"ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\nproperty float y\nproperty float z\nend_header\n";
+        assert_eq!(read_model(empty, "ply", &ReadOptions::default()).unwrap_err().message, "the model has no triangles");
+    }
+}

@@ -6,6 +6,8 @@ use crate::model::{Model, Primitive};
 
 pub fn sanitize(model: &mut Model) -> Result<()> {
     let (mut dropped_faces, mut fixed_values) = (0usize, 0usize);
+    // Vertices drawn as points or lines, or given without faces (a PLY of vertices alone).
+    let mut unfilled_vertices = 0usize;
     let material_count = model.materials.len();
     let variant_count = model.variants.len();
     for mesh in &mut model.meshes {
@@ -18,7 +20,9 @@ pub fn sanitize(model: &mut Model) -> Result<()> {
             fixed_values += fix_attributes(primitive);
             known_materials(primitive, material_count, variant_count);
         }
+        unfilled_vertices += mesh.primitives.iter().filter(|p| p.indices.is_empty()).map(|p| p.positions.len()).sum::<usize>();
         mesh.primitives.retain(|p| !p.indices.is_empty());
+        unfilled_vertices += mesh.lines_and_points.iter().map(|l| l.primitive.positions.len()).sum::<usize>();
         for lines in &mut mesh.lines_and_points {
             let primitive = &mut lines.primitive;
             let n = primitive.positions.len() as u32;
@@ -35,6 +39,12 @@ pub fn sanitize(model: &mut Model) -> Result<()> {
     drop_empty_meshes(model);
     if model.face_count() == 0 && dropped_faces > 0 {
         return Err(MeshError::invalid("every face has an infinite or NaN coordinate"));
+    }
+    if model.face_count() == 0 && unfilled_vertices > 0 {
+        return Err(MeshError {
+            hint: "Reconstruct a surface from the points first (for example Poisson reconstruction in MeshLab or CloudCompare), or upload a model with faces.".into(),
+            ..MeshError::invalid(format!("the model has no triangles: its {unfilled_vertices} vertices are points or lines (a point cloud or a drawing), and the mesh tools work on triangles"))
+        });
     }
     if model.face_count() == 0 {
         return Err(MeshError::invalid("the model has no triangles"));
