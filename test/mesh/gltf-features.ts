@@ -395,16 +395,16 @@ export function featureModels(): FeatureModel[] {
     const position = g.json.accessors[attrs.POSITION as number]!
     const after = Float32Array.from(s.positions)
     for (const [i, v] of moved.entries()) after.set(values.subarray(i * 3, i * 3 + 3), v * 3)
-    Object.assign(position, bounds(after, 3), {
-      sparse: {
-        count: moved.length,
-        indices: {
-          bufferView: g.view(new Uint8Array(Uint16Array.from(moved).buffer)),
-          componentType: UNSIGNED_SHORT,
-        },
-        values: { bufferView: g.view(new Uint8Array(values.buffer)) },
+    // The sparse part of an accessor: `moved` vertices take `data`.
+    const sparse = (data: Float32Array) => ({
+      count: moved.length,
+      indices: {
+        bufferView: g.view(new Uint8Array(Uint16Array.from(moved).buffer)),
+        componentType: UNSIGNED_SHORT,
       },
+      values: { bufferView: g.view(new Uint8Array(data.buffer)) },
     })
+    Object.assign(position, bounds(after, 3), { sparse: sparse(values) })
     const deltas = Float32Array.from(moved.flatMap(() => [0, 0.2, 0]))
     g.json.accessors.push({
       componentType: FLOAT,
@@ -412,14 +412,7 @@ export function featureModels(): FeatureModel[] {
       type: 'VEC3',
       min: [0, 0, 0],
       max: [0, 0.2, 0],
-      sparse: {
-        count: moved.length,
-        indices: {
-          bufferView: g.view(new Uint8Array(Uint16Array.from(moved).buffer)),
-          componentType: UNSIGNED_SHORT,
-        },
-        values: { bufferView: g.view(new Uint8Array(deltas.buffer)) },
-      },
+      sparse: sparse(deltas),
     })
     const target = g.json.accessors.length - 1
     g.scene([
