@@ -373,8 +373,10 @@ impl Model {
         (count > 0).then(|| format!("The model's {count} point and line primitive(s) are not carried into {output}, which hold its triangles."))
     }
 
+    /// Vertices stored, of triangles, points and lines.
     pub fn vertex_count(&self) -> usize {
-        self.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).sum()
+        let drawn = |m: &Mesh| m.primitives.iter().chain(m.lines_and_points.iter().map(|l| &l.primitive)).map(|p| p.positions.len()).sum::<usize>();
+        self.meshes.iter().map(drawn).sum()
     }
 
     /// Every (node, mesh, world matrix) reachable from the roots, depth first; a GPU-instanced node

@@ -45,3 +45,22 @@ fn a_hundred_thousand_objects_are_inspected_in_one_pass() {
     // One pass is a fraction of a second; counting each mesh's instances over all took 10 s.
     assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
 }
+
+/// A point cloud (a PLY of coloured vertices without faces) is inspected: its points, their box
+/// and a note that the other tools need triangles; optimize refuses it, saying why.
+#[test]
+fn a_point_cloud_is_inspected_and_the_triangle_tools_say_why_not() {
+    let mut ply = String::from("ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n");
+    ply += "0 0 0 255 0 0\n2 0 0 0 255 0\n0 3 0 0 0 255\n0 0 1 9 9 9\n";
+    let input = Input { data: ply.as_bytes(), name: "scan.ply", extension: "ply", read: ReadOptions::default() };
+    let result = inspect::run(&input, &json!({ "max_faces": 1000 })).expect("inspects");
+    let file = result.files.iter().find(|f| f.name.ends_with(".json")).expect("a JSON report");
+    let r: Value = serde_json::from_slice(&file.data).unwrap();
+    assert_eq!((r["summary"]["face_count"].clone(), r["summary"]["vertex_count"].clone(), r["points"].clone()), (json!(0), json!(4), json!(4)));
+    assert_eq!(r["bounds"]["size"], json!([2.0, 3.0, 1.0]));
+    assert_eq!(r["meshes"][0]["points_and_lines"][0]["mode"], "POINTS");
+    assert!(r["summary"]["notes"][0].as_str().unwrap().contains("no triangles, only 4 point(s)"), "{}", r["summary"]["notes"]);
+    let options = json!({ "max_faces": 1000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 1.0, "remove_debris": 0.0, "textures": "keep", "max_texture_size": null, "keep_nodes": false, "instancing": false });
+    let Err(err) = mesh_core::tools::optimize::run(&input, &options) else { panic!("optimize took a point cloud") };
+    assert!(err.message.contains("its 4 vertices are points or lines"), "{}", err.message);
+}

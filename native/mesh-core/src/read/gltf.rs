@@ -785,7 +785,7 @@ mod tests {
             ] } });
         })
         .unwrap();
-        super::super::sanitize::sanitize(&mut model).unwrap();
+        super::super::sanitize::sanitize(&mut model, false).unwrap();
         assert_eq!(model.variants.len(), 2);
         let mappings = &model.meshes[0].primitives[0].variant_materials;
         // Variant 7 and material 5 do not exist; variant 1 is the first mapping's; a list is needed.

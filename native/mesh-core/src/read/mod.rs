@@ -26,6 +26,9 @@ pub struct ReadOptions {
     pub resource_dir: Option<PathBuf>,
     /// The face limit, checked from declared counts before anything is decoded.
     pub limits: ReadLimits,
+    /// Whether a model of points or lines alone (a point cloud, a drawing) is read; by default it
+    /// is refused, as the tools that change meshes work on triangles.
+    pub points_and_lines_alone: bool,
 }
 
 pub const SUPPORTED: &str = "glb, gltf (embedded buffers), obj, ply, stl, off";
@@ -62,7 +65,7 @@ pub fn read_model(data: &[u8], extension: &str, options: &ReadOptions) -> Result
         SourceFormat::Stl => stl::read(data, &options.limits)?,
         SourceFormat::Off => off::read(data, &options.limits)?,
     };
-    sanitize::sanitize(&mut model)?;
+    sanitize::sanitize(&mut model, options.points_and_lines_alone)?;
     Ok(model)
 }
 

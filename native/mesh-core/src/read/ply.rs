@@ -3,7 +3,7 @@
 //! from a `tristrips` element (-1 restarts a strip); other elements are skipped.
 use super::ReadLimits;
 use crate::error::{MeshError, Result};
-use crate::model::{Attribute, Mesh, Model, Primitive, SourceFormat};
+use crate::model::{Attribute, LinesOrPoints, Mesh, Model, Primitive, SourceFormat, Unfilled};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Encoding {
@@ -272,7 +272,15 @@ pub fn read(data: &[u8], limits: &ReadLimits) -> Result<Model> {
         }
     }
     let mut model = Model::new(SourceFormat::Ply);
-    model.push_root_mesh(Mesh { name: None, primitives: vec![primitive], ..Default::default() });
+    // Vertices without faces are a point cloud (what scanners write).
+    let mesh = match primitive.indices.is_empty() && n > 0 {
+        true => {
+            primitive.indices = (0..n as u32).collect();
+            Mesh { lines_and_points: vec![LinesOrPoints { mode: Unfilled::Points, primitive }], ..Default::default() }
+        }
+        false => Mesh { primitives: vec![primitive], ..Default::default() },
+    };
+    model.push_root_mesh(mesh);
     Ok(model)
 }
 

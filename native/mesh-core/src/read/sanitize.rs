@@ -4,7 +4,8 @@ use crate::error::{MeshError, Result};
 use crate::math::normalize;
 use crate::model::{Model, Primitive};
 
-pub fn sanitize(model: &mut Model) -> Result<()> {
+/// `points_and_lines_alone`: whether a model without triangles but with points or lines is kept.
+pub fn sanitize(model: &mut Model, points_and_lines_alone: bool) -> Result<()> {
     let (mut dropped_faces, mut fixed_values) = (0usize, 0usize);
     // Vertices drawn as points or lines, or given without faces (a PLY of vertices alone).
     let mut unfilled_vertices = 0usize;
@@ -39,6 +40,10 @@ pub fn sanitize(model: &mut Model) -> Result<()> {
     drop_empty_meshes(model);
     if model.face_count() == 0 && dropped_faces > 0 {
         return Err(MeshError::invalid("every face has an infinite or NaN coordinate"));
+    }
+    let drawn = model.meshes.iter().any(|m| !m.lines_and_points.is_empty());
+    if model.face_count() == 0 && points_and_lines_alone && drawn {
+        return Ok(());
     }
     if model.face_count() == 0 && unfilled_vertices > 0 {
         return Err(MeshError {

@@ -2,7 +2,7 @@
 //! attributes and bounds, materials, textures, animations), mesh health (borders, non-manifold
 //! edges, degenerate faces, pieces), a plain-text summary and a preview image.
 use super::options::{parse, InspectOptions};
-use super::{read_within, Input, OutputFile, ToolResult};
+use super::{read_drawing_within, Input, OutputFile, ToolResult};
 use crate::bake::bake;
 use crate::error::Result;
 use crate::math::Bounds;
@@ -130,7 +130,8 @@ fn preview_color(model: &Model, material: Option<usize>) -> [f32; 3] {
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let options: InspectOptions = parse("inspect", options)?;
-    let model = read_within(input, options.max_faces, COUNTS_PLACED_FACES)?;
+    // A point cloud or a drawing is inspected too: nothing here needs triangles.
+    let model = read_drawing_within(input, options.max_faces, COUNTS_PLACED_FACES, true)?;
     let gltf = model.gltf_json.as_ref();
     let instances = model.instances();
     // Counted once: counting per mesh made a model of 100,000 one-triangle objects take 10 s.
@@ -143,6 +144,21 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let baked = bake(&model);
     let mut world = Bounds::empty();
     baked.iter().flat_map(|o| &o.primitives).flat_map(|p| &p.positions).for_each(|&p| world.add(p));
+    // Points and lines where their meshes are placed, in the world box too.
+    for instance in &instances {
+        let drawn = model.meshes[instance.mesh].lines_and_points.iter().flat_map(|l| &l.primitive.positions);
+        drawn.for_each(|&p| world.add(crate::math::transform_point(&instance.world, p)));
+    }
+    let (points, lines) = model.meshes.iter().flat_map(|m| &m.lines_and_points).fold((0, 0), |(points, lines), l| match l.mode {
+        Unfilled::Points => (points + l.primitive.indices.len(), lines),
+        Unfilled::Lines => (points, lines + l.primitive.indices.len() / 2),
+    });
+    let mut notes = model.notes.clone();
+    if model.face_count() == 0 {
+        notes.push(format!(
+            "The model has no triangles, only {points} point(s) and {lines} line(s) (a point cloud or a drawing): the other mesh tools work on triangles."
+        ));
+    }
     let mut truncated = false;
     let mut list = |items: Vec<Value>| -> Vec<Value> {
         truncated |= items.len() > MAX_LISTED;
@@ -302,7 +318,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         "vertex_count": model.vertex_count(),
         "face_count": model.face_count(),
         "details_truncated": false,
-        "notes": model.notes,
+        "notes": notes,
     });
     let mut report = json!({
         "schema_version": SCHEMA_VERSION,
@@ -310,6 +326,8 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
         "summary": summary,
         "bounds": bounds_json(&world),
         "instanced_face_count": baked.iter().flat_map(|o| &o.primitives).map(|p| p.face_count()).sum::<usize>(),
+        "points": points,
+        "lines": lines,
         "topology": totals,
         "scenes": scenes,
         "nodes": list(nodes),
@@ -370,8 +388,17 @@ fn summary_text(input: &Input, r: &Value) -> String {
         t["boundary_edges"],
         t["non_manifold_edges"],
         t["degenerate_faces"],
-        if t["boundary_edges"] == 0 && t["non_manifold_edges"] == 0 { "yes" } else { "no" },
+        if s["face_count"] == 0 {
+            "-"
+        } else if t["boundary_edges"] == 0 && t["non_manifold_edges"] == 0 {
+            "yes"
+        } else {
+            "no"
+        },
     );
+    if r["points"] != 0 || r["lines"] != 0 {
+        out.push_str(&format!("\nPoints: {}\nLines:  {}\n", r["points"], r["lines"]));
+    }
     for note in s["notes"].as_array().into_iter().flatten() {
         out.push_str(&format!("\nNote: {}", note.as_str().unwrap_or("")));
     }

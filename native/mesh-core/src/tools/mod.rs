@@ -49,7 +49,12 @@ impl Input<'_> {
 /// file declares, before anything is decoded, then from what was read. `placed` counts faces as
 /// placed in the scene (for tools that bake every instance), otherwise as stored.
 pub fn read_within(input: &Input, max_faces: usize, placed: bool) -> Result<Model> {
-    let read = ReadOptions { limits: ReadLimits { max_faces, placed }, ..input.read.clone() };
+    read_drawing_within(input, max_faces, placed, false)
+}
+
+/// As `read_within`; a model of points or lines alone is read too where `points_and_lines_alone`.
+pub fn read_drawing_within(input: &Input, max_faces: usize, placed: bool, points_and_lines_alone: bool) -> Result<Model> {
+    let read = ReadOptions { limits: ReadLimits { max_faces, placed }, points_and_lines_alone, ..input.read.clone() };
     let model = read_model(input.data, input.extension, &read)?;
     check_limit(if placed { model.placed_face_count() } else { model.face_count() }, max_faces)?;
     Ok(model)
