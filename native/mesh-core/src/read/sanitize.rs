@@ -1,5 +1,6 @@
 //! One pass over every freshly read model so tools and writers can trust it: indices in range,
-//! finite positions, unit normals and tangents, colours in [0, 1], no empty primitives, at least one triangle.
+//! finite positions, unit normals and tangents, colours in [0, 1], no empty primitives, at least one
+//! triangle (or, where the caller reads drawings, a point or a line).
 use crate::error::{MeshError, Result};
 use crate::math::normalize;
 use crate::model::{Model, Primitive};
@@ -38,21 +39,9 @@ pub fn sanitize(model: &mut Model, points_and_lines_alone: bool) -> Result<()> {
     }
     let fixed_skinning = super::skin::fix_skin_attributes(model);
     drop_empty_meshes(model);
-    if model.face_count() == 0 && dropped_faces > 0 {
-        return Err(MeshError::invalid("every face has an infinite or NaN coordinate"));
-    }
     let drawn = model.meshes.iter().any(|m| !m.lines_and_points.is_empty());
-    if model.face_count() == 0 && points_and_lines_alone && drawn {
-        return Ok(());
-    }
-    if model.face_count() == 0 && unfilled_vertices > 0 {
-        return Err(MeshError {
-            hint: "Reconstruct a surface from the points first (for example Poisson reconstruction in MeshLab or CloudCompare), or upload a model with faces.".into(),
-            ..MeshError::invalid(format!("the model has no triangles: its {unfilled_vertices} vertices are points or lines (a point cloud or a drawing), and the mesh tools work on triangles"))
-        });
-    }
-    if model.face_count() == 0 {
-        return Err(MeshError::invalid("the model has no triangles"));
+    if model.face_count() == 0 && !(points_and_lines_alone && drawn) {
+        return Err(no_triangles(dropped_faces, unfilled_vertices));
     }
     if dropped_faces > 0 {
         model.notes.push(format!("{dropped_faces} face(s) with infinite or NaN coordinates were removed."));
@@ -64,6 +53,21 @@ pub fn sanitize(model: &mut Model, points_and_lines_alone: bool) -> Result<()> {
         model.notes.push(format!("{fixed_skinning} invalid joint or weight value(s) were repaired."));
     }
     Ok(())
+}
+
+/// Why a model without triangles is refused: its faces all had a coordinate that is not finite,
+/// or it holds only points or lines, or nothing at all.
+fn no_triangles(dropped_faces: usize, unfilled_vertices: usize) -> MeshError {
+    if dropped_faces > 0 {
+        return MeshError::invalid("every face has an infinite or NaN coordinate");
+    }
+    if unfilled_vertices > 0 {
+        return MeshError {
+            hint: "Reconstruct a surface from the points first (for example Poisson reconstruction in MeshLab or CloudCompare), or upload a model with faces.".into(),
+            ..MeshError::invalid(format!("the model has no triangles: its {unfilled_vertices} vertices are points or lines (a point cloud or a drawing), and the mesh tools work on triangles"))
+        };
+    }
+    MeshError::invalid("the model has no triangles")
 }
 
 /// Drops the faces (`arity` 3), lines (2) or points (1) with a corner whose position is not
