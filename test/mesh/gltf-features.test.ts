@@ -307,6 +307,22 @@ describe('mesh tools on glTF features', () => {
     ])
   })
 
+  test('a point cloud is measured and inspected, and optimize refuses it saying what it is', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kiln-features-'))
+    const path = join(dir, 'scan.ply')
+    const header =
+      'ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nend_header\n'
+    await writeFile(path, `${header}0 0 0\n1 0 0\n0 2 0\n`)
+    const input = { path, name: 'scan.ply', bytes: (await stat(path)).size, extension: 'ply' }
+    expect(await inspect.measure(input, {})).toEqual({ units: 0 })
+    const { summary } = await inspect.run(input, {}, await context())
+    expect(summary).toMatchObject({ face_count: 0, vertex_count: 3 })
+    await expect(optimize.measure(input, optimizeOptions.parse({}))).rejects.toMatchObject({
+      code: 'invalid_mesh',
+      message: expect.stringContaining('points or lines'),
+    })
+  })
+
   test('a file that requires an unknown extension is refused with a clear error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kiln-features-'))
     const path = join(dir, 'needs.glb')

@@ -60,6 +60,14 @@ fn a_point_cloud_is_inspected_and_the_triangle_tools_say_why_not() {
     assert_eq!(r["bounds"]["size"], json!([2.0, 3.0, 1.0]));
     assert_eq!(r["meshes"][0]["points_and_lines"][0]["mode"], "POINTS");
     assert!(r["summary"]["notes"][0].as_str().unwrap().contains("no triangles, only 4 point(s)"), "{}", r["summary"]["notes"]);
+    // The service measures before it runs: inspect's measure takes the cloud (0 faces), optimize's refuses it.
+    let measured = |tool: &str| match mesh_core::tools::guarded::run_guarded(mesh_core::tools::guarded::Job::measure(tool, 1000).unwrap(), &input) {
+        Ok(mesh_core::tools::guarded::Done::Measured(faces)) => Ok(faces),
+        Ok(_) => panic!("a measure answers a count"),
+        Err(e) => Err(e.code),
+    };
+    assert_eq!(measured("inspect"), Ok(0));
+    assert_eq!(measured("optimize"), Err(mesh_core::error::ErrorCode::InvalidMesh));
     let options = json!({ "max_faces": 1000, "compress": true, "quantize": true, "position_bits": 14, "animation_error": null, "simplify_ratio": 1.0, "remove_debris": 0.0, "textures": "keep", "max_texture_size": null, "keep_nodes": false, "instancing": false });
     let Err(err) = mesh_core::tools::optimize::run(&input, &options) else { panic!("optimize took a point cloud") };
     assert!(err.message.contains("its 4 vertices are points or lines"), "{}", err.message);

@@ -290,7 +290,7 @@ fn gpu_instances_are_read_kept_by_both_tools_and_counted_as_placed() {
         }
     }
     // Pricing of the tools that bake instances counts each placement.
-    let placed = mesh_core::tools::measure(&input(&source), 1000, true).unwrap();
+    let placed = mesh_core::tools::measure(&input(&source), 1000, true, false).unwrap();
     assert_eq!(placed, 3);
 }
 

@@ -12,6 +12,8 @@ pub enum Job {
     Measure {
         max_faces: usize,
         placed: bool,
+        /// Whether a model of points or lines alone is measured (0 faces) rather than refused.
+        drawings: bool,
     },
     Inspect(Value),
     Simplify(Value),
@@ -27,7 +29,7 @@ pub enum Done {
 impl Job {
     /// The measure for a tool name; None for an unknown name.
     pub fn measure(tool: &str, max_faces: usize) -> Option<Job> {
-        super::counts_placed_faces(tool).map(|placed| Job::Measure { max_faces, placed })
+        super::counts_placed_faces(tool).map(|placed| Job::Measure { max_faces, placed, drawings: tool == "inspect" && super::inspect::READS_DRAWINGS })
     }
 
     /// The job for a tool name with its JSON options; None for an unknown name.
@@ -49,7 +51,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 /// Runs `job` on `input`; a panic comes back as `invalid_mesh`, never unwinds into the caller.
 pub fn run_guarded(job: Job, input: &Input) -> Result<Done> {
     let outcome = catch_unwind(AssertUnwindSafe(|| match job {
-        Job::Measure { max_faces, placed } => super::measure(input, max_faces, placed).map(Done::Measured),
+        Job::Measure { max_faces, placed, drawings } => super::measure(input, max_faces, placed, drawings).map(Done::Measured),
         Job::Inspect(o) => super::inspect::run(input, &o).map(Done::Ran),
         Job::Simplify(o) => super::simplify::run(input, &o).map(Done::Ran),
         Job::Optimize(o) => super::optimize::run(input, &o).map(Done::Ran),

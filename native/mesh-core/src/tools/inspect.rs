@@ -14,6 +14,9 @@ use serde_json::{json, Value};
 
 /// Faces are counted as placed in the scene: inspect bakes every instance for its bounds and preview.
 pub const COUNTS_PLACED_FACES: bool = true;
+/// A point cloud or a drawing (points or lines, no triangles) is inspected too: nothing here needs
+/// triangles. The other tools refuse it.
+pub const READS_DRAWINGS: bool = true;
 const SCHEMA_VERSION: u32 = 1;
 /// Lists longer than this are cut in inspection.json (and `details_truncated` is set).
 const MAX_LISTED: usize = 500;
@@ -130,8 +133,7 @@ fn preview_color(model: &Model, material: Option<usize>) -> [f32; 3] {
 
 pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     let options: InspectOptions = parse("inspect", options)?;
-    // A point cloud or a drawing is inspected too: nothing here needs triangles.
-    let model = read_drawing_within(input, options.max_faces, COUNTS_PLACED_FACES, true)?;
+    let model = read_drawing_within(input, options.max_faces, COUNTS_PLACED_FACES, READS_DRAWINGS)?;
     let gltf = model.gltf_json.as_ref();
     let instances = model.instances();
     // Counted once: counting per mesh made a model of 100,000 one-triangle objects take 10 s.

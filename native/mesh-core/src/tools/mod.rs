@@ -71,9 +71,10 @@ pub fn check_limit(faces: usize, max_faces: usize) -> Result<()> {
 }
 
 /// The pricing measure: triangles as the tool counts them (placed in the scene for tools that
-/// bake instances, stored in the file for the others), or a limit error beyond `max_faces`.
-pub fn measure(input: &Input, max_faces: usize, placed: bool) -> Result<usize> {
-    let model = read_within(input, max_faces, placed)?;
+/// bake instances, stored in the file for the others), or a limit error beyond `max_faces`; a
+/// model of points or lines alone measures 0 where the tool reads `drawings`, else is refused.
+pub fn measure(input: &Input, max_faces: usize, placed: bool, drawings: bool) -> Result<usize> {
+    let model = read_drawing_within(input, max_faces, placed, drawings)?;
     Ok(if placed { model.placed_face_count() } else { model.face_count() })
 }
 
