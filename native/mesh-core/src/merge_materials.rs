@@ -23,10 +23,7 @@ pub fn merge_equal_materials(model: &mut Model) -> usize {
     let merged = first_alike.iter().enumerate().filter(|(i, first)| i != *first).count();
     if merged > 0 {
         for m in &mut model.meshes {
-            m.primitives
-                .iter_mut()
-                .chain(m.lines_and_points.iter_mut().map(|l| &mut l.primitive))
-                .for_each(|p| p.renumber_materials(|m| Some(first_alike.get(m).copied().unwrap_or(m))));
+            m.drawn_mut().for_each(|p| p.renumber_materials(|m| Some(first_alike.get(m).copied().unwrap_or(m))));
         }
     }
     merged

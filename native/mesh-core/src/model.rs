@@ -33,7 +33,8 @@ pub const VARIANTS: &str = "KHR_materials_variants";
 
 /// One mapping of KHR_materials_variants: under each of `variants` (indices into
 /// `Model::variants`), the primitive is drawn with `material`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Serialized as glTF writes a mapping (`{"material", "variants"}`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct VariantMaterial {
     pub material: usize,
     pub variants: Vec<usize>,
@@ -141,6 +142,16 @@ impl Mesh {
 
     pub fn target_count(&self) -> usize {
         self.weights.len()
+    }
+
+    /// Every primitive the mesh draws: its triangles, then its points and lines.
+    pub fn drawn(&self) -> impl Iterator<Item = &Primitive> {
+        self.primitives.iter().chain(self.lines_and_points.iter().map(|l| &l.primitive))
+    }
+
+    /// As `drawn`, to change them.
+    pub fn drawn_mut(&mut self) -> impl Iterator<Item = &mut Primitive> {
+        self.primitives.iter_mut().chain(self.lines_and_points.iter_mut().map(|l| &mut l.primitive))
     }
 }
 
@@ -375,8 +386,7 @@ impl Model {
 
     /// Vertices stored, of triangles, points and lines.
     pub fn vertex_count(&self) -> usize {
-        let drawn = |m: &Mesh| m.primitives.iter().chain(m.lines_and_points.iter().map(|l| &l.primitive)).map(|p| p.positions.len()).sum::<usize>();
-        self.meshes.iter().map(drawn).sum()
+        self.meshes.iter().flat_map(Mesh::drawn).map(|p| p.positions.len()).sum()
     }
 
     /// Every (node, mesh, world matrix) reachable from the roots, depth first; a GPU-instanced node

@@ -2,7 +2,7 @@
 //! and renumbers every reference (texture slots inside materials and their extensions, texture
 //! sources and samplers).
 use crate::equal_keys::{first_of_equal, KeyHash, VertexKeys};
-use crate::model::{Image, Model};
+use crate::model::{Image, Mesh, Model};
 use serde_json::Value;
 
 /// Images keyed by their bytes.
@@ -74,12 +74,12 @@ fn keep<T: Clone>(items: &mut Vec<T>, used: &[bool]) -> Vec<Option<usize>> {
 pub fn prune(model: &mut Model) {
     let mut used_materials = vec![false; model.materials.len()];
     // A material only a variant draws with is used too.
-    for p in model.meshes.iter().flat_map(|m| m.primitives.iter().chain(m.lines_and_points.iter().map(|l| &l.primitive))) {
+    for p in model.meshes.iter().flat_map(Mesh::drawn) {
         p.materials().for_each(|m| used_materials[m] = true);
     }
     let material_map = keep(&mut model.materials, &used_materials);
     for m in &mut model.meshes {
-        m.primitives.iter_mut().chain(m.lines_and_points.iter_mut().map(|l| &mut l.primitive)).for_each(|p| p.renumber_materials(|m| material_map[m]));
+        m.drawn_mut().for_each(|p| p.renumber_materials(|m| material_map[m]));
     }
 
     let mut used_textures = vec![false; model.textures.len()];

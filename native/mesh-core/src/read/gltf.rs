@@ -394,13 +394,13 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
                 }
                 attrs.push(Attribute { semantic: semantic.clone(), components, data });
             }
+            let indices = match index(primitive, "indices") {
+                Some(i) => read_indices(accessors, i, views)?,
+                None => (0..positions.len() as u32).collect(),
+            };
             let count = array(primitive, "targets").len();
             if mode < 4 {
                 // Points and lines are carried as they are, beside the mesh's triangles.
-                let indices = match index(primitive, "indices") {
-                    Some(i) => read_indices(accessors, i, views)?,
-                    None => (0..positions.len() as u32).collect(),
-                };
                 let (kind, indices) = unfilled(mode, indices);
                 let primitive = Primitive {
                     positions,
@@ -417,10 +417,6 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
             }
             read_targets(primitive, &mut shared, views, positions.len(), &mut attrs, &mut dropped)?;
             attrs.sort_by(|a, b| a.semantic.cmp(&b.semantic));
-            let indices = match index(primitive, "indices") {
-                Some(i) => read_indices(accessors, i, views)?,
-                None => (0..positions.len() as u32).collect(),
-            };
             out.primitives.push(Primitive {
                 positions,
                 attributes: attrs,

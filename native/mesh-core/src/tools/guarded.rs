@@ -29,7 +29,7 @@ pub enum Done {
 impl Job {
     /// The measure for a tool name; None for an unknown name.
     pub fn measure(tool: &str, max_faces: usize) -> Option<Job> {
-        super::counts_placed_faces(tool).map(|placed| Job::Measure { max_faces, placed, drawings: tool == "inspect" && super::inspect::READS_DRAWINGS })
+        super::counts_placed_faces(tool).map(|placed| Job::Measure { max_faces, placed, drawings: super::reads_drawings(tool) })
     }
 
     /// The job for a tool name with its JSON options; None for an unknown name.

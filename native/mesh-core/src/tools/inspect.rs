@@ -206,7 +206,7 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
                         "attributes": p.attributes.iter().filter(|a| target_of(&a.semantic).is_none()).map(|a| a.semantic.clone()).collect::<Vec<_>>(),
                         "attribute_types": attribute_types(sources.get(pi).copied(), accessors),
                         "material": p.material,
-                        "variant_materials": p.variant_materials.iter().map(|v| json!({ "material": v.material, "variants": v.variants })).collect::<Vec<_>>(),
+                        "variant_materials": p.variant_materials,
                         "bounds": bounds_json(&b),
                         "topology": {
                             "welded_vertices": t.welded_vertices,

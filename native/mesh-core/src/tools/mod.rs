@@ -78,6 +78,11 @@ pub fn measure(input: &Input, max_faces: usize, placed: bool, drawings: bool) ->
     Ok(if placed { model.placed_face_count() } else { model.face_count() })
 }
 
+/// Whether the named tool takes a model of points or lines alone (only inspect does).
+pub fn reads_drawings(tool: &str) -> bool {
+    tool == "inspect" && inspect::READS_DRAWINGS
+}
+
 /// Whether the named tool counts faces as placed in the scene; None for an unknown tool.
 pub fn counts_placed_faces(tool: &str) -> Option<bool> {
     Some(match tool {

@@ -542,8 +542,7 @@ fn write_primitive(b: &mut Builder, p: &Primitive, prepared: Prepared, grid: Opt
         out["material"] = json!(m);
     }
     if !p.variant_materials.is_empty() {
-        let mappings: Vec<Value> = p.variant_materials.iter().map(|v| json!({ "material": v.material, "variants": v.variants })).collect();
-        out["extensions"] = json!({ VARIANTS: { "mappings": mappings } });
+        out["extensions"] = json!({ VARIANTS: { "mappings": p.variant_materials } });
     }
     out
 }

@@ -96,7 +96,7 @@ pub fn position_grids(model: &Model, bits: u8) -> Vec<Grid> {
         .iter()
         .map(|mesh| {
             let mut b = Bounds::empty();
-            mesh.primitives.iter().chain(mesh.lines_and_points.iter().map(|l| &l.primitive)).flat_map(|p| &p.positions).for_each(|&v| b.add(v));
+            mesh.drawn().flat_map(|p| &p.positions).for_each(|&v| b.add(v));
             b
         })
         .collect();
