@@ -32,7 +32,7 @@
 //!
 //! Morph `weights` tracks are held to no tolerance (a weight's effect depends on its target's
 //! deltas) and are only collapsed when exactly constant; they are never dropped as "at rest".
-use super::key_reduction::{reduce, Gap};
+use super::key_reduction::{reduce_while_worth, Gap};
 use super::nodes::decompose;
 use crate::in_parallel;
 use crate::math::{largest_scale, mul, transform_point, Bounds};
@@ -71,6 +71,7 @@ pub struct VisibleAnimation<'a> {
 
 /// The animations to write, with the changes described in the module comment.
 pub struct VisibleTracks<'a> {
+    scene: Scene,
     pub animations: Vec<VisibleAnimation<'a>>,
     /// Per written animation, per sampler: the largest step its keys may be stored at (0: exactly).
     /// See `key_steps`.
@@ -78,10 +79,6 @@ pub struct VisibleTracks<'a> {
     /// Per written animation, per sampler: bits per component of its rotation keys (the codec's
     /// QUATERNION filter). See `rotation_bits`.
     pub rotation_bits: Vec<Vec<i32>>,
-    /// Per written animation, per sampler: the same track without the keys its curve can do
-    /// without, stored within the tolerance that left (`shorter_tracks`); None when no key can go
-    /// or the writer asked for every key. The writer keeps whichever of the two stores smaller.
-    pub reduced: Vec<Vec<Option<ShorterTrack>>>,
     /// What was dropped or collapsed; only the tests look (the tool reports no count of it).
     #[cfg_attr(not(test), allow(dead_code))]
     pub stats: TrackStats,
@@ -99,21 +96,33 @@ pub struct ShorterTrack {
 
 /// The tracks worth writing, and how finely to store their keys, within `budget`: how far the
 /// geometry may drift from its source motion, as a fraction of the scene's extent (by default
-/// `relative_budget`; a tool's `animation_error` when given). `reduce_keys`: also drop the keys a
-/// track can do without (`drop_keys`); writers that keep the geometry's floats exact (no position
-/// grid, so no error to match) keep every key of a moving track unless given an error.
-pub fn visible_tracks(model: &Model, budget: f64, reduce_keys: bool) -> VisibleTracks<'_> {
+/// `relative_budget`; a tool's `animation_error` when given). Writers that keep the geometry's
+/// floats exact (no position grid, so no error to match) keep every key of a moving track unless
+/// given an error; the others also offer each track without the keys it can do without
+/// (`VisibleTracks::shorter`).
+pub fn visible_tracks(model: &Model, budget: f64) -> VisibleTracks<'_> {
     // The scene's rest pose walks every vertex: not worth it for nothing to judge.
     if model.animations.is_empty() {
-        return VisibleTracks { animations: Vec::new(), key_steps: Vec::new(), rotation_bits: Vec::new(), reduced: Vec::new(), stats: TrackStats::default() };
+        let scene = Scene { length: Vec::new(), allowed: 0.0, relative: budget, reach: Vec::new() };
+        return VisibleTracks { scene, animations: Vec::new(), key_steps: Vec::new(), rotation_bits: Vec::new(), stats: TrackStats::default() };
     }
     let scene = Scene::of(model, budget);
     let mut stats = TrackStats::default();
     let animations: Vec<VisibleAnimation> = model.animations.iter().map(|a| visible_animation(model, &scene, a, &mut stats)).collect();
     let key_steps = animations.iter().map(|a| key_steps(&scene, a, &vec![0.0; a.samplers.len()])).collect();
     let rotation_bits = animations.iter().map(|a| rotation_bits(&scene, a, &vec![0.0; a.samplers.len()])).collect();
-    let reduced = animations.iter().map(|a| if reduce_keys { shorter_tracks(&scene, a) } else { vec![None; a.samplers.len()] }).collect();
-    VisibleTracks { animations, key_steps, rotation_bits, reduced, stats }
+    VisibleTracks { scene, animations, key_steps, rotation_bits, stats }
+}
+
+impl VisibleTracks<'_> {
+    /// Per written animation, per sampler: the same track without the keys its curve can do
+    /// without, stored within the tolerance that left (`shorter_tracks`); None when no key can go,
+    /// or when `worth(animation, sampler, share)` says a track keeping that share of its keys
+    /// cannot store smaller than the whole (asked as the search goes). The writer keeps whichever
+    /// of the two stores smaller.
+    pub fn shorter(&self, worth: impl Fn(usize, usize, f64) -> bool + Sync) -> Vec<Vec<Option<ShorterTrack>>> {
+        self.animations.iter().enumerate().map(|(a, animation)| shorter_tracks(&self.scene, animation, |i, share| worth(a, i, share))).collect()
+    }
 }
 
 /// Bits the codec's QUATERNION filter spends per component: its finest, and the coarsest kept.
@@ -151,7 +160,7 @@ const REDUCTION_SHARE: f64 = 0.5;
 /// the most demanding of its channels), with the steps its kept keys are stored at: the share of
 /// the tolerance the reduction did not spend. Morph weights and STEP tracks keep their keys. A
 /// LINEAR rotation spends no more than its finest storage (16 bits) leaves over.
-fn shorter_tracks(scene: &Scene, animation: &VisibleAnimation) -> Vec<Option<ShorterTrack>> {
+fn shorter_tracks(scene: &Scene, animation: &VisibleAnimation, worth: impl Fn(usize, f64) -> bool + Sync) -> Vec<Option<ShorterTrack>> {
     // Tracks are judged apart from each other, over the machine's cores when that is worth it.
     let indices: Vec<usize> = (0..animation.samplers.len()).collect();
     let rotates = |i: usize| animation.channels.iter().any(|c| c.sampler == i && c.path == "rotation");
@@ -172,8 +181,11 @@ fn shorter_tracks(scene: &Scene, animation: &VisibleAnimation) -> Vec<Option<Sho
         // One channel (the usual case) is judged by its allowance's cheap gap; a sampler that
         // drives several by the most demanding of them, in units.
         match allowances[..] {
-            [allowance] => reduce(s, rotation, budget, allowance),
-            _ => reduce(s, rotation, budget, |kept: &[f32], source: &[f32]| allowances.iter().map(|a| a.off_by(kept, source)).fold(0.0, f64::max)),
+            [allowance] => reduce_while_worth(s, rotation, budget, allowance, |share| worth(i, share)),
+            _ => {
+                let gap = |kept: &[f32], source: &[f32]| allowances.iter().map(|a| a.off_by(kept, source)).fold(0.0, f64::max);
+                reduce_while_worth(s, rotation, budget, gap, |share| worth(i, share))
+            }
         }
     });
     // The tracks that lost keys, and empty ones in place of the rest (their steps and bits are
@@ -786,7 +798,7 @@ mod tests {
             ],
         };
         let model = scene(animation);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14));
         let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 3, collapsed: 1 });
         let a = &out[0];
@@ -808,7 +820,7 @@ mod tests {
             channels: vec![channel(0, 1, "translation"), channel(1, 1, "rotation")],
         };
         let model = scene(animation);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14));
         let out = owned(&out);
         assert_eq!(stats, TrackStats::default());
         assert_eq!(out, model.animations);
@@ -825,7 +837,7 @@ mod tests {
             samplers: vec![travel, sampler(&TIMES, noisy(&[0.0, 0.0, 0.0], 5e-4), 3, "LINEAR")],
             channels: vec![channel(0, 1, "translation"), channel(1, 0, "translation")],
         };
-        let VisibleTracks { stats, key_steps, .. } = visible_tracks(&scene(animation), relative_budget(14), true);
+        let VisibleTracks { stats, key_steps, .. } = visible_tracks(&scene(animation), relative_budget(14));
         assert_eq!(stats.dropped, 1);
         assert!((key_steps[0][0] - 100.0 / 32766.0).abs() < 1e-4, "{key_steps:?}");
     }
@@ -838,10 +850,9 @@ mod tests {
         let source = sampler(&times, arc, 3, "LINEAR");
         let animation = Animation { name: None, samplers: vec![source.clone()], channels: vec![channel(0, 1, "translation")] };
         let model = scene(animation);
-        let kept = visible_tracks(&model, relative_budget(14), false);
-        assert!(kept.reduced[0][0].is_none(), "exact floats keep every key");
-        let VisibleTracks { animations, reduced, .. } = visible_tracks(&model, relative_budget(14), true);
-        let animations = owned(&animations);
+        let tracks = visible_tracks(&model, relative_budget(14));
+        let reduced = tracks.shorter(|_, _, _| true);
+        let animations = owned(&tracks.animations);
         assert_eq!(animations[0].samplers[0], source, "the full track stays on offer");
         let shorter = reduced[0][0].as_ref().unwrap();
         let reduced = &shorter.sampler;
@@ -876,7 +887,7 @@ mod tests {
         };
         model.meshes = vec![triangle(1.0), triangle(100.0)];
         (model.nodes[1].mesh, model.nodes[0].mesh) = (Some(0), Some(1));
-        let bits = &visible_tracks(&model, relative_budget(14), true).rotation_bits[0];
+        let bits = &visible_tracks(&model, relative_budget(14)).rotation_bits[0];
         // The small one may be off by 100/32766 units at its reach of 1 (its farthest corner from
         // its pivot): 3.05e-3 rad, 11 bits (2.9e-3 rad); the root carries the whole scene: 16 bits.
         assert_eq!(bits, &vec![11, 16]);
@@ -900,11 +911,11 @@ mod tests {
         model.nodes[1].matrix = crate::math::compose([0.001, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
         model.nodes.push(far);
         model.roots.push(2);
-        assert_eq!(visible_tracks(&model, relative_budget(14), true).stats.dropped, 0);
+        assert_eq!(visible_tracks(&model, relative_budget(14)).stats.dropped, 0);
         // Without the parent's scale the same noise is invisible.
         model.nodes[0].trs.as_mut().unwrap().scale = [1.0; 3];
         model.nodes[0].matrix = IDENTITY;
-        assert_eq!(visible_tracks(&model, relative_budget(14), true).stats.dropped, 1);
+        assert_eq!(visible_tracks(&model, relative_budget(14)).stats.dropped, 1);
     }
 
     #[test]
@@ -919,7 +930,7 @@ mod tests {
         };
         // One track off rest ending at 3 s: it carries the whole span [0, 3] on two keys.
         let model = scene(animation.clone());
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14));
         let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 1 });
         assert_eq!(out[0].channels, vec![channel(0, 0, "translation")]);
@@ -929,7 +940,7 @@ mod tests {
         let mut at_rest = animation;
         at_rest.samplers[1].output = vec![0.0; 6];
         let model = scene(at_rest);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14));
         let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);
@@ -944,7 +955,7 @@ mod tests {
             channels: vec![channel(0, 0, "translation"), channel(1, 0, "scale")],
         };
         let model = scene(animation);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14));
         let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[1].input, vec![0.0, 2.0]);
@@ -965,7 +976,7 @@ mod tests {
             channels: vec![channel(0, 0, "translation"), channel(1, 1, "translation")],
         };
         let model = scene(animation.clone());
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14));
         let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 0, collapsed: 1 });
         assert_eq!(out[0].samplers[0], sampler(&[0.0], vec![0.0, 0.5, 0.0], 3, "LINEAR"));
@@ -975,7 +986,7 @@ mod tests {
         let mut at_rest = animation;
         at_rest.samplers[0].output.chunks_exact_mut(9).for_each(|k| k[4] = 0.0);
         let model = scene(at_rest);
-        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14), true);
+        let VisibleTracks { animations: out, stats, .. } = visible_tracks(&model, relative_budget(14));
         let out = owned(&out);
         assert_eq!(stats, TrackStats { dropped: 1, collapsed: 0 });
         assert_eq!(out[0].channels, vec![channel(0, 1, "translation")]);

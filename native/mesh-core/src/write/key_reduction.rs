@@ -213,11 +213,27 @@ const LONG_TRACK: usize = 4096;
 /// eighth and still after it keeps its still keys.
 const FEW_DROPPED: usize = 20;
 
+/// Keys from which a track's search stops to ask whether its shorter form can still pay, at a
+/// quarter and half of the track (`reduce_while_worth`): fewer, and the share of keys kept so far
+/// says too little of the rest.
+const WORTH_ASKING: usize = 16;
+
 /// `s` without the keys its curve can do without (module comment): every point judged stays
 /// within `budget` of the source curve, as `gap` measures it (1: the whole tolerance). None when
 /// no key can go or a value is not finite. Whether the shorter track is worth its finer storage
 /// and key times of its own is the writer's call (write/skin.rs).
+#[cfg(test)]
 pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) -> Option<Reduced> {
+    reduce_while_worth(s, rotation, budget, gap, |_| true)
+}
+
+/// `reduce`, asking `worth` at a quarter and at half of the track whether a track that
+/// keeps the share of its keys kept so far (the argument) could still store smaller than the
+/// whole; None as soon as it says no. The writer knows what the whole track and its key times
+/// take (write/skin.rs `may_store_smaller`); a baked rotation that keeps half its keys needs key
+/// times of its own and stores twice as large shortened, and judging the other half of its keys
+/// only to learn that was most of the held-out baked robots' optimize (session 50).
+pub fn reduce_while_worth(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap, worth: impl Fn(f64) -> bool) -> Option<Reduced> {
     let cubic = s.interpolation == "CUBICSPLINE";
     let stride = if cubic { 3 * s.components } else { s.components };
     let keys = s.input.len();
@@ -334,6 +350,8 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
     let last = keys - 1;
     // Where a long track is judged whether it is losing enough keys to go on (`FEW_DROPPED`).
     let checkpoint = (keys >= LONG_TRACK).then_some(keys / 8);
+    // Where the writer is asked whether the shorter track can still pay; the next one first.
+    let mut asked = [keys / 4, keys / 2].into_iter().filter(|&at| at >= WORTH_ASKING).peekable();
     let mut kept = vec![0];
     let (mut a, mut guess, mut spent) = (0, 2, 0.0f64);
     let error = |a: usize, b: usize| judged(a, b, 1);
@@ -399,6 +417,13 @@ pub fn reduce(s: &AnimationSampler, rotation: bool, budget: f64, gap: impl Gap) 
         a += held.0;
         if checkpoint.is_some_and(|at| a >= at && (a + 1 - kept.len()) * FEW_DROPPED < a) {
             return None;
+        }
+        if asked.next_if(|&at| a >= at).is_some() {
+            // Passing both at once (a stretch longer than a quarter of the track) asks once.
+            while asked.next_if(|&at| a >= at).is_some() {}
+            if !worth((kept.len() - 1) as f64 / a as f64) {
+                return None;
+            }
         }
     }
     if kept.len() == keys {
@@ -1002,5 +1027,39 @@ mod tests {
         let late_noise: Vec<f32> = (0..keys).flat_map(|k| [input[k] + if k >= keys / 8 { noise(k) } else { 0.0 }, 0.0, 0.0]).collect();
         let r = reduce(&linear(input, late_noise), false, 0.5, |a: &[f32], b: &[f32]| distance(a, b) / 1e-3).unwrap();
         assert!(r.sampler.input.len() < keys * 15 / 16, "{}", r.sampler.input.len());
+    }
+
+    #[test]
+    fn the_writer_is_asked_at_a_quarter_and_half_of_the_track_and_a_no_stops_the_search() {
+        // 400 keys: a zigzag ten times the tolerance keeps every key of the first half, a straight
+        // line lets almost every key of the second go.
+        let keys = 400;
+        let input: Vec<f32> = (0..keys).map(|k| k as f32 / 30.0).collect();
+        let output: Vec<f32> = (0..keys).flat_map(|k| [if k < keys / 2 { (k % 2) as f32 * 1e-2 } else { k as f32 }, 0.0, 0.0]).collect();
+        let s = linear(input, output);
+        let gap = |a: &[f32], b: &[f32]| distance(a, b) / 1e-3;
+        let asked = std::cell::RefCell::new(Vec::new());
+        let counted = std::cell::Cell::new(0usize);
+        let counting_gap = |a: &[f32], b: &[f32]| {
+            counted.set(counted.get() + 1);
+            gap(a, b)
+        };
+        let r = reduce_while_worth(&s, false, 0.5, counting_gap, |share| {
+            asked.borrow_mut().push(share);
+            true
+        });
+        let r = r.expect("the straight half loses its keys");
+        assert_eq!(r.sampler, reduce(&s, false, 0.5, gap).unwrap().sampler, "asking changes nothing while the answer is yes");
+        let asked = asked.into_inner();
+        assert_eq!(asked.len(), 2, "{asked:?}");
+        assert!(asked.iter().all(|&share| share > 0.95), "every key of the zigzag stays: {asked:?}");
+        let whole = counted.replace(0);
+        // Told no at a quarter, the search stops there, having judged about a quarter as much.
+        let stopped = reduce_while_worth(&s, false, 0.5, counting_gap, |_| false);
+        assert!(stopped.is_none());
+        assert!(counted.get() * 2 < whole, "judged {} points of {whole}", counted.get());
+        // Short tracks are not asked: a share of a few keys says little.
+        let few = linear(s.input[..30].to_vec(), s.output[..90].to_vec());
+        assert!(reduce_while_worth(&few, false, 0.5, gap, |_| panic!("asked about 30 keys")).is_none());
     }
 }
