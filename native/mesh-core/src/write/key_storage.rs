@@ -9,7 +9,7 @@ use super::quantize::mantissa_bits;
 use super::quaternion_filter::quaternion_bytes;
 use crate::model::AnimationSampler;
 use crate::round::round_to_i16;
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
 pub(super) const FLOAT: u32 = 5126;
 
@@ -73,8 +73,11 @@ pub(super) struct Storage<'a> {
     kind: &'static str,
     /// Accessor elements (keys, or morph weights one by one).
     count: usize,
-    /// The whole track's bytes, once made.
-    whole: OnceCell<Vec<u8>>,
+    /// The whole track's bytes, once made, and what they take in the file, once worked out (the
+    /// search for the keys a track can do without asks, over the machine's cores, and the writer
+    /// after it).
+    whole: OnceLock<Vec<u8>>,
+    size: OnceLock<usize>,
 }
 
 impl<'a> Storage<'a> {
@@ -93,7 +96,8 @@ impl<'a> Storage<'a> {
             component_type,
             kind,
             count,
-            whole: OnceCell::new(),
+            whole: OnceLock::new(),
+            size: OnceLock::new(),
         };
         let cubic = s.interpolation == "CUBICSPLINE";
         if morph_weights {
@@ -167,10 +171,10 @@ impl<'a> Storage<'a> {
 
     /// Bytes in the file: after the codec when compressing.
     pub(super) fn size(&self, compress: bool) -> usize {
-        match compress {
+        *self.size.get_or_init(|| match compress {
             true => encoded_size(self.bytes(), self.stride()),
             false => self.output.len() * self.stride() / self.floats(),
-        }
+        })
     }
 
     /// At most `size`, and more than `beat` if the first keys show it: the codec (version 0)
@@ -183,7 +187,7 @@ impl<'a> Storage<'a> {
         let stride = self.stride();
         let block = codec_block_keys(stride);
         let blocks = self.elements().div_ceil(block);
-        if !compress || blocks < 16 {
+        if !compress || blocks < 16 || self.size.get().is_some() {
             return (self.size(compress), true);
         }
         let first_blocks = |n: usize| encoded_size(&self.first(n * block), stride);
@@ -336,18 +340,19 @@ mod tests {
                         }
                     })
                     .collect();
-                let stored = Storage {
+                let stored = || Storage {
                     output: &values,
                     filter: Filter::Floats,
                     layout: Data::Keys { stride, filter: None },
                     component_type: FLOAT,
                     kind: "VEC3",
                     count: keys,
-                    whole: OnceCell::new(),
+                    whole: OnceLock::new(),
+                    size: OnceLock::new(),
                 };
-                let whole = stored.size(true);
+                let whole = stored().size(true);
                 for beat in [0, whole / 8, whole / 2, whole - 1, whole, usize::MAX] {
-                    let (at_least, exact) = stored.size_at_least(true, beat);
+                    let (at_least, exact) = stored().size_at_least(true, beat);
                     match exact {
                         true => assert_eq!(at_least, whole, "stride {stride}, kind {kind}"),
                         false => assert!(at_least <= whole && at_least > beat, "stride {stride}, kind {kind}: {at_least} against {whole}, beat {beat}"),
@@ -356,7 +361,11 @@ mod tests {
                         assert!(!exact, "a sixteenth of the blocks passes 0");
                     }
                 }
-                assert_eq!(stored.size_at_least(false, 0), (keys * stride, true));
+                assert_eq!(stored().size_at_least(false, 0), (keys * stride, true));
+                // Once worked out in full, the size is the answer.
+                let known = stored();
+                known.size(true);
+                assert_eq!(known.size_at_least(true, 0), (whole, true));
             }
         }
     }

@@ -191,30 +191,24 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
     // The bytes each list of key times takes stored, once worked out: while the keys a track can
     // do without are searched, over the machine's cores; then as the tracks are written.
     let times_stored: Vec<OnceLock<usize>> = (0..lists.lists.len()).map(|_| OnceLock::new()).collect();
-    // Each whole track's size, once worked out in full (asked again as the search goes on, and
-    // when the track is weighed against its shorter form).
-    let full_sizes: Vec<Vec<OnceLock<usize>>> = tracks.animations.iter().map(|a| a.samplers.iter().map(|_| OnceLock::new()).collect()).collect();
-    let full_size = |known: &OnceLock<usize>, at_least: &dyn Fn() -> (usize, bool)| match known.get() {
-        Some(&size) => (size, true),
-        None => {
-            let (size, exact) = at_least();
-            if exact {
-                let _ = known.set(size);
-            }
-            (size, exact)
-        }
-    };
+    // Each track stored whole: weighed while the search for the keys it can do without goes, and
+    // against its shorter form, then written, its bytes made once.
+    let fulls: Vec<Vec<Storage>> = tracks
+        .animations
+        .iter()
+        .zip(tracks.key_steps.iter().zip(&tracks.rotation_bits))
+        .map(|(animation, (steps, rotation_bits))| {
+            let morph_weights = |i: usize| animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
+            (0..animation.samplers.len()).map(|i| Storage::of(compress, &animation.samplers[i], morph_weights(i), steps[i], rotation_bits[i])).collect()
+        })
+        .collect();
     let reduced = match reduce_keys {
         true => tracks.shorter(|a, i, share| {
             let s: &AnimationSampler = &tracks.animations[a].samplers[i];
             let id = ids[a][i];
             let times = *times_stored[id].get_or_init(|| stored_times_size(compress, &s.input));
             let full_times = (times + ACCESSOR_JSON) / sharing[&id];
-            may_store_smaller(share, times, full_times, |beat| {
-                full_size(&full_sizes[a][i], &|| {
-                    Storage::of(compress, s, false, tracks.key_steps[a][i], tracks.rotation_bits[a][i]).size_at_least(compress, beat)
-                })
-            })
+            may_store_smaller(share, times, full_times, |beat| fulls[a][i].size_at_least(compress, beat))
         }),
         false => tracks.animations.iter().map(|a| vec![None; a.samplers.len()]).collect(),
     };
@@ -222,16 +216,16 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
     tracks
         .animations
         .iter()
-        .zip(tracks.key_steps.iter().zip(&tracks.rotation_bits).zip(&reduced))
-        .zip(&full_sizes)
-        .map(|((animation, ((steps, rotation_bits), reduced)), full_sizes)| {
+        .zip(&reduced)
+        .zip(fulls)
+        .map(|((animation, reduced), fulls)| {
             // Each track stored both ways where it could lose keys, with what each takes (the
             // codec's work), over the machine's cores when the tracks are long.
             let indices: Vec<usize> = (0..animation.samplers.len()).collect();
             let values: usize = animation.samplers.iter().map(|s| s.output.len()).sum();
             let forms = in_parallel::map(&indices, values >= KEYS_WORTH_THREADS, |&i| {
                 let morph_weights = animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
-                let full = Storage::of(compress, &animation.samplers[i], morph_weights, steps[i], rotation_bits[i]);
+                let full = &fulls[i];
                 let short = reduced[i].as_ref().map(|r| {
                     let short = Storage::of(compress, &r.sampler, morph_weights, r.key_step, r.rotation_bits);
                     let size = short.size(compress);
@@ -242,17 +236,17 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
                 // keys usually settles it (below), and the whole is encoded only if not.
                 let short_times = reduced[i].as_ref().map(|r| stored_times_size(compress, &r.sampler.input));
                 let size = match (&short, short_times) {
-                    (Some((_, short_size)), Some(times)) => full_size(&full_sizes[i], &|| full.size_at_least(compress, short_size + times + ACCESSOR_JSON)),
+                    (Some((_, short_size)), Some(times)) => full.size_at_least(compress, short_size + times + ACCESSOR_JSON),
                     _ => (0, true),
                 };
-                ((full, size), short.map(|(short, size)| (short, size, short_times.unwrap_or(0))))
+                (size, short.map(|(short, size)| (short, size, short_times.unwrap_or(0))))
             });
             let samplers: Vec<Value> = animation
                 .samplers
                 .iter()
-                .zip(forms)
+                .zip(fulls.into_iter().zip(forms))
                 .enumerate()
-                .map(|(i, (s, ((full, full_size), short)))| {
+                .map(|(i, (s, (full, (full_size, short))))| {
                     let s: &AnimationSampler = s;
                     // The shorter track's own times were stored once above, to bound the full one.
                     if let (Some(r), Some((_, _, times))) = (&reduced[i], &short) {
