@@ -17,6 +17,7 @@ pub mod extension_names;
 pub mod flat_shading;
 pub mod in_parallel;
 pub mod instancing;
+pub mod json_member;
 pub mod merge;
 pub mod merge_materials;
 pub mod mesh_ops;

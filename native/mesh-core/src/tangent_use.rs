@@ -3,6 +3,7 @@
 //! whose material has neither (or that has no material) renders the same without them, and they
 //! are four numbers a vertex, often the largest attribute left after quantization. gltfpack drops
 //! them too.
+use crate::json_member::member;
 use crate::model::{target_of, Model};
 use crate::texcoord_sets::texture_slots;
 use serde_json::Value;
@@ -11,7 +12,7 @@ use serde_json::Value;
 /// `...NormalTexture` such as clearcoat's), or KHR_materials_anisotropy, whose direction is given
 /// in the tangent frame even without a texture.
 pub fn uses_tangents(material: &Value) -> bool {
-    material.pointer("/extensions/KHR_materials_anisotropy").is_some()
+    member(material, &["extensions", "KHR_materials_anisotropy"]).is_some()
         || texture_slots(material).iter().any(|(key, _)| *key == "normalTexture" || key.ends_with("NormalTexture"))
 }
 

@@ -1,6 +1,7 @@
 //! Drops TEXCOORD_n sets that no texture of the primitive's material samples. A primitive without
 //! a material, or whose material has no textures, renders the same without its UVs, and they are
 //! a large share of a compressed file (a fifth of ShapeCollection's bytes); gltfpack drops them too.
+use crate::json_member::member;
 use crate::model::Model;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -33,7 +34,7 @@ pub fn sampled_sets(material: &Value) -> BTreeSet<usize> {
     let mut out = BTreeSet::new();
     for (_, info) in texture_slots(material) {
         out.insert(info.get("texCoord").and_then(Value::as_u64).unwrap_or(0) as usize);
-        let transformed = info.pointer("/extensions/KHR_texture_transform/texCoord").and_then(Value::as_u64);
+        let transformed = member(info, &["extensions", "KHR_texture_transform", "texCoord"]).and_then(Value::as_u64);
         out.extend(transformed.map(|t| t as usize));
     }
     out

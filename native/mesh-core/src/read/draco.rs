@@ -9,6 +9,7 @@
 //! gigabytes, and the decoded counts are checked again afterwards.
 use super::accessor::{type_components, Views};
 use crate::error::{MeshError, Result};
+use crate::json_member::member;
 use draco_oxide_core::attribute::{Attribute, ComponentDataType};
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -101,7 +102,7 @@ fn describe(root: &Value) -> Result<Vec<Compressed>> {
     let mut found = Vec::new();
     for (m, mesh) in array(root, "meshes").iter().enumerate() {
         for (p, primitive) in array(mesh, "primitives").iter().enumerate() {
-            let Some(ext) = primitive.pointer(&format!("/extensions/{EXTENSION}")) else { continue };
+            let Some(ext) = member(primitive, &["extensions", EXTENSION]) else { continue };
             let mode = primitive.get("mode").and_then(Value::as_u64).unwrap_or(4);
             if mode != 4 {
                 return Err(MeshError::unsupported("Draco-compressed triangle strips are not supported", HINT));

@@ -7,6 +7,7 @@ use super::accessor::{read_floats, read_indices, type_components, Views};
 use super::{meshopt_ext, ReadLimits, ReadOptions};
 use crate::error::{MeshError, Result};
 use crate::extension_names::extension_names;
+use crate::json_member::member;
 use crate::math::compose;
 use crate::model::{
     target_semantic, Attribute, Image, LinesOrPoints, Mesh, Model, Node, Primitive, SourceFormat, Trs, Unfilled, VariantMaterial, IDENTITY, VARIANTS,
@@ -85,7 +86,7 @@ pub fn read(json: &[u8], bin: Option<&[u8]>, format: SourceFormat, options: &Rea
     if !root.is_object() {
         return Err(MeshError::invalid("glTF JSON is not an object"));
     }
-    let version = root.pointer("/asset/version").and_then(Value::as_str).unwrap_or("");
+    let version = member(&root, &["asset", "version"]).and_then(Value::as_str).unwrap_or("");
     if !version.starts_with('2') {
         return Err(MeshError::unsupported(
             format!("glTF version {version:?} is not supported"),
@@ -147,7 +148,7 @@ fn load_buffers<'a>(root: &Value, bin: Option<&'a [u8]>, options: &ReadOptions) 
                     "Upload a .glb, or a .gltf whose buffers are embedded as data: URIs.",
                 )
             })?)),
-            None if buffer.pointer(&format!("/extensions/{MESHOPT}/fallback")).and_then(Value::as_bool) == Some(true) => None,
+            None if member(buffer, &["extensions", MESHOPT, "fallback"]).and_then(Value::as_bool) == Some(true) => None,
             None if i == 0 => Some(Cow::Borrowed(bin.ok_or_else(|| MeshError::invalid("buffer 0 has no data (no GLB BIN chunk)"))?)),
             None => return Err(MeshError::invalid(format!("buffer {i} has no data"))),
         };
@@ -216,7 +217,7 @@ fn load_views<'a>(root: &Value, buffers: &'a [Option<Cow<'a, [u8]>>], limits: &R
     let mut budget = limits.value_budget().saturating_mul(4).min(1 << 30);
     for (i, view) in array(root, "bufferViews").iter().enumerate() {
         strides.push(index(view, "byteStride"));
-        if let Some(ext) = view.pointer(&format!("/extensions/{MESHOPT}")) {
+        if let Some(ext) = member(view, &["extensions", MESHOPT]) {
             let compressed = meshopt_ext::describe(ext, buffers)?;
             data.push(Cow::Owned(meshopt_ext::decode(&compressed, &mut budget)?));
             continue;
@@ -434,7 +435,7 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
         }
         out.lines_and_points = lines_and_points;
         out.weights = floats(mesh, "weights").filter(|w| w.len() == count).unwrap_or_else(|| vec![0.0; count]);
-        let names = mesh.pointer("/extras/targetNames").and_then(Value::as_array);
+        let names = member(mesh, &["extras", "targetNames"]).and_then(Value::as_array);
         let names: Option<Vec<String>> = names.and_then(|n| n.iter().map(|v| v.as_str().map(String::from)).collect());
         out.target_names = names.filter(|n| n.len() == count).unwrap_or_default();
         model.meshes.push(out);
@@ -450,7 +451,7 @@ fn read_meshes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
 /// A primitive's KHR_materials_variants mappings; one that is not an object with a material index
 /// and a list of variant indices is left out (read/sanitize.rs drops those naming nothing).
 fn variant_materials(primitive: &Value) -> Vec<VariantMaterial> {
-    let mappings = primitive.pointer(&format!("/extensions/{VARIANTS}/mappings")).and_then(Value::as_array);
+    let mappings = member(primitive, &["extensions", VARIANTS, "mappings"]).and_then(Value::as_array);
     let mapping = |m: &Value| {
         let material = index(m, "material")?;
         let variants: Option<Vec<usize>> = m.get("variants")?.as_array()?.iter().map(|v| v.as_u64().map(|v| v as usize)).collect();
@@ -509,7 +510,7 @@ fn node_transform(node: &Value) -> ([f32; 16], Option<Trs>) {
 
 /// The light objects of KHR_lights_punctual, which the document lists in its root extension.
 fn punctual_lights(root: &Value) -> &[Value] {
-    root.pointer("/extensions/KHR_lights_punctual/lights").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+    member(root, &["extensions", "KHR_lights_punctual", "lights"]).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
 /// The instance transforms of a node's EXT_mesh_gpu_instancing (translation, rotation and scale
@@ -517,7 +518,7 @@ fn punctual_lights(root: &Value) -> &[Value] {
 /// empty without the extension. Other instance attributes (an application's own, such as `_ID`)
 /// are not carried, and `dropped` says so.
 fn read_instances(node: &Value, accessors: &[Value], views: &Views, dropped: &mut bool) -> Result<Vec<[f32; 16]>> {
-    let Some(attributes) = node.pointer("/extensions/EXT_mesh_gpu_instancing/attributes").and_then(Value::as_object) else {
+    let Some(attributes) = member(node, &["extensions", "EXT_mesh_gpu_instancing", "attributes"]).and_then(Value::as_object) else {
         return Ok(Vec::new());
     };
     let column = |name: &str, width: usize| -> Result<Option<Vec<f32>>> {
@@ -561,7 +562,7 @@ fn read_nodes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
     let mut dropped_instance_attributes = false;
     model.cameras = array(root, "cameras").to_vec();
     model.lights = punctual_lights(root).to_vec();
-    model.variants = root.pointer(&format!("/extensions/{VARIANTS}/variants")).and_then(Value::as_array).cloned().unwrap_or_default();
+    model.variants = member(root, &["extensions", VARIANTS, "variants"]).and_then(Value::as_array).cloned().unwrap_or_default();
     let mut missing = false;
     let nodes = array(root, "nodes");
     let mut parent = vec![None; nodes.len()];
@@ -584,7 +585,7 @@ fn read_nodes(root: &Value, views: &Views, model: &mut Model) -> Result<()> {
         let weights = floats(node, "weights").filter(|w| targets > 0 && w.len() == targets).unwrap_or_default();
         // A camera or light that does not exist is left off the node, and said so.
         let camera = index(node, "camera");
-        let light = node.pointer("/extensions/KHR_lights_punctual/light").and_then(Value::as_u64).map(|l| l as usize);
+        let light = member(node, &["extensions", "KHR_lights_punctual", "light"]).and_then(Value::as_u64).map(|l| l as usize);
         missing |= camera.is_some_and(|c| c >= model.cameras.len()) || light.is_some_and(|l| l >= model.lights.len());
         let camera = camera.filter(|&c| c < model.cameras.len());
         let light = light.filter(|&l| l < model.lights.len());

@@ -6,6 +6,7 @@
 use super::accessor::{read_floats, Views};
 use crate::error::{MeshError, Result};
 use crate::in_parallel::{self, KEYS_WORTH_THREADS};
+use crate::json_member::member;
 use crate::model::{Animation, AnimationSampler, Channel, Node, Skin, IDENTITY};
 use crate::value_checks::{all_finite, increasing};
 use serde_json::Value;
@@ -95,11 +96,11 @@ pub fn read_animations(root: &Value, views: &Views, nodes: &[Node], node_targets
         let mut renumber = vec![None; samplers.len()];
         for channel in array(animation, "channels") {
             let sampler = index(channel, "sampler").filter(|&s| s < samplers.len());
-            let node = channel.pointer("/target/node").and_then(Value::as_u64).map(|n| n as usize);
+            let node = member(channel, &["target", "node"]).and_then(Value::as_u64).map(|n| n as usize);
             let (Some(s), Some(n)) = (sampler, node.filter(|&n| n < nodes.len())) else {
                 return Err(MeshError::invalid(format!("animation {a} has a channel whose sampler or target node does not exist")));
             };
-            let path = channel.pointer("/target/path").and_then(Value::as_str).unwrap_or("");
+            let path = member(channel, &["target", "path"]).and_then(Value::as_str).unwrap_or("");
             let components = match path {
                 "translation" | "scale" => 3,
                 "rotation" => 4,

@@ -721,18 +721,20 @@ fn pack(json: &[u8], mut bin: Vec<u8>) -> Vec<u8> {
     pad4(&mut bin, 0);
     let json_len = json.len().next_multiple_of(4);
     let total = 12 + 8 + json_len + 8 + bin.len();
-    let mut head = Vec::with_capacity(total - bin.len());
-    head.extend_from_slice(b"glTF");
-    head.extend_from_slice(&2u32.to_le_bytes());
-    head.extend_from_slice(&(total as u32).to_le_bytes());
-    head.extend_from_slice(&(json_len as u32).to_le_bytes());
-    head.extend_from_slice(&0x4E4F_534Au32.to_le_bytes());
-    head.extend_from_slice(json);
-    pad4(&mut head, b' ');
-    head.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    head.extend_from_slice(&0x004E_4942u32.to_le_bytes());
-    bin.splice(0..0, head);
-    bin
+    // One vector, the binary copied in after the rest: spliced in front of the binary, the head
+    // went in a byte at a time (5 % of optimizing a file of 400 nodes, session 50).
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json_len as u32).to_le_bytes());
+    out.extend_from_slice(&0x4E4F_534Au32.to_le_bytes());
+    out.extend_from_slice(json);
+    pad4(&mut out, b' ');
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(&0x004E_4942u32.to_le_bytes());
+    out.extend_from_slice(&bin);
+    out
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 //! range (gltfpack's 12 bits across any range), within 16 bits: tiled floors and walls span tens
 //! of units. A range that 16 bits cannot cover at that precision (nor at 256 a unit), a
 //! non-finite one, or one on a primitive with no material keeps floats.
+use crate::json_member::member;
 use crate::model::{Image, Model};
 use crate::round::round;
 use crate::texcoord_sets::texture_slots;
@@ -117,7 +118,7 @@ impl UvGrid {
 /// The set a texture reference samples: a KHR_texture_transform `texCoord` overrides its own.
 fn sampled_set(info: &Value) -> usize {
     let own = info.get("texCoord").and_then(Value::as_u64).unwrap_or(0);
-    info.pointer("/extensions/KHR_texture_transform/texCoord").and_then(Value::as_u64).unwrap_or(own) as usize
+    member(info, &["extensions", "KHR_texture_transform", "texCoord"]).and_then(Value::as_u64).unwrap_or(own) as usize
 }
 
 /// The longest side of an image from its header (PNG, JPEG, WebP, KTX2), if it tells.
