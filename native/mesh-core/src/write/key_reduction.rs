@@ -259,7 +259,12 @@ pub fn reduce_while_worth(s: &AnimationSampler, rotation: bool, budget: f64, gap
     let (times, source): (Cow<[f32]>, Cow<[f32]>) = if per == 1 {
         (Cow::Borrowed(&s.input[..keys - 1]), Cow::Borrowed(&s.output[..(keys - 1) * n]))
     } else {
-        let times: Vec<f32> = (0..keys - 1).flat_map(|k| (0..per).map(move |j| s.input[k] + (s.input[k + 1] - s.input[k]) * j as f32 / per as f32)).collect();
+        // A loop into a vector of the right size: through a flat map each time took about 47
+        // instructions (animated-arms, session 50).
+        let mut times: Vec<f32> = Vec::with_capacity((keys - 1) * per);
+        for pair in s.input.windows(2) {
+            times.extend((0..per).map(|j| pair[0] + (pair[1] - pair[0]) * j as f32 / per as f32));
+        }
         let mut source = vec![0.0f32; times.len() * n];
         for (k, interval) in source.chunks_mut(per * n).enumerate() {
             let interval_times = &times[k * per..(k + 1) * per];
