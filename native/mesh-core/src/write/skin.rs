@@ -109,10 +109,10 @@ const SHARE_MARGIN: f64 = 1.25;
 /// steady rate (on the bench's animated models a shortened track keeping over a fifth of its keys
 /// took 0.74 to 1.59 times the estimate, 1.26 the median, under 1 only where it kept a fifth: far
 /// from where this says no); stored plainly, exactly that. The whole track pays `full_times`, its
-/// share of key times other
-/// tracks may use too. A track said to pay here may not (the writer weighs both); one said not to,
-/// its search stopped at a quarter or half of its keys, never did on the bench's models, held out
-/// or not, compressed or not (session 50: the same bytes on every one).
+/// share of key times other tracks may use too. A track said to pay here may not (the writer
+/// weighs both); one said not to, its search stopped at a quarter or half of its keys, never did
+/// on the bench's models, held out or not, compressed or not (session 50: the same bytes on every
+/// one).
 fn may_store_smaller(share: f64, times: usize, full_times: usize, full: impl FnOnce(usize) -> (usize, bool)) -> bool {
     // Said not to pay: share · (times + whole) > SHARE_MARGIN · (whole + full_times).
     let times_over = share * times as f64 - SHARE_MARGIN * full_times as f64;
