@@ -226,10 +226,11 @@ pub(super) fn write_animations(b: &mut Builder, model: &Model, mesh_holder: &[us
             let indices: Vec<usize> = (0..animation.samplers.len()).collect();
             let values: usize = animation.samplers.iter().map(|s| s.output.len()).sum();
             let forms = in_parallel::map(&indices, values >= KEYS_WORTH_THREADS, |&i| {
-                let morph_weights = animation.channels.iter().any(|c| c.sampler == i && c.path == "weights");
                 let full = &fulls[i];
+                // Only translation, rotation and scale tracks are shortened (`shorter_tracks`), never
+                // morph weights.
                 let short = reduced[i].as_ref().map(|r| {
-                    let short = Storage::of(compress, &r.sampler, morph_weights, r.key_step, r.rotation_bits);
+                    let short = Storage::of(compress, &r.sampler, false, r.key_step, r.rotation_bits);
                     let size = short.size(compress);
                     (short, size)
                 });

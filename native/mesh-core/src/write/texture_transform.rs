@@ -256,7 +256,7 @@ pub fn transformed_materials(materials: &[Value], grids: &BTreeMap<(usize, usize
                     if key.ends_with("Texture") && v.get("index").is_some() {
                         if let Some(Some(grid)) = grids.get(&(material, sampled_set(v))) {
                             if grid.needs_transform() {
-                                let existing = v.pointer(&format!("/extensions/{TRANSFORM}")).and_then(Value::as_object).cloned().unwrap_or_default();
+                                let existing = member(v, &["extensions", TRANSFORM]).and_then(Value::as_object).cloned().unwrap_or_default();
                                 let extensions = v.as_object_mut().expect("texture reference is an object").entry("extensions").or_insert_with(|| json!({}));
                                 if let Some(ext) = extensions.as_object_mut() {
                                     ext.insert(TRANSFORM.into(), Value::Object(compose(&existing, grid)));
