@@ -32,7 +32,7 @@
 //!
 //! Morph `weights` tracks are held to no tolerance (a weight's effect depends on its target's
 //! deltas) and are only collapsed when exactly constant; they are never dropped as "at rest".
-use super::key_reduction::{reduce_while_worth, Gap};
+use super::key_reduction::{self, reduce_while_worth, Gap};
 use super::nodes::decompose;
 use crate::in_parallel;
 use crate::math::{largest_scale, mul, transform_point, Bounds};
@@ -320,13 +320,11 @@ impl Allowance {
 /// apart the two quaternions are on the unit sphere (1 − |cos|, before any square root or
 /// arcsine), so a stretch's points are judged without either.
 impl Gap for Allowance {
+    #[inline]
     fn size(&self, kept: &[f32], source: &[f32]) -> f64 {
         match *self {
             Allowance::Length(_) => (0..3).map(|k| (kept[k] as f64 - source[k] as f64).powi(2)).sum(),
-            Allowance::Angle(_) => {
-                let dot = |a: &[f32], b: &[f32]| (0..4).map(|k| a[k] as f64 * b[k] as f64).sum::<f64>();
-                1.0 - dot(kept, source).abs() / (dot(kept, kept) * dot(source, source)).sqrt()
-            }
+            Allowance::Angle(_) => key_reduction::turn_gap(kept, source),
             _ => self.off_by(kept, source),
         }
     }
