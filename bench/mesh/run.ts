@@ -12,8 +12,9 @@
 //   node bench/mesh/run.ts [--quick] [--native-only] [--all-references] [--repeat=3] [--only=a,b] [--held-out]
 // (--only runs the inputs whose file name contains one of the given words, e.g. --only=instanced,bunny;
 // --optimize-only leaves out the simplify rows;
-// --native-only leaves out the npm gltfpack and gltf-transform columns; timings of kiln and native
-// gltfpack are the best of --repeat runs, the reference tools run once.)
+// --native-only leaves out the npm gltfpack and gltf-transform columns. kiln and native gltfpack
+// are timed in turn on each row, each the best of at least --repeat runs (`race`); the reference
+// tools run once.)
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
@@ -58,10 +59,9 @@ const allReferences = process.argv.includes('--all-references')
 const heldOut = process.argv.includes('--held-out')
 const only = onlyWords
 const REFERENCE_LIMIT = 200_000
-// Each timing is the best of this many runs: the machine is shared, and the best run is the one
-// least disturbed by others' work.
+// Each timing is the best of at least this many runs (`race`): the machine is shared, and the best
+// run is the one least disturbed by others' work.
 const repeat = Number(process.argv.find((a) => a.startsWith('--repeat='))?.slice(9) ?? 3)
-const best = (time: () => number) => Math.min(...Array.from({ length: repeat }, time))
 
 // Each tool is started and timed by launcher.ts, a small process of its own: forking this one,
 // which holds the models and validator reports, cost about 13 ms a start (session 48).
@@ -89,9 +89,34 @@ if (!existsSync(kilnMesh)) {
 }
 if (!existsSync(nativeGltfpack)) throw new Error(`native gltfpack not found at ${nativeGltfpack}`)
 
-/** kiln-mesh with the catalog's complete options; the wall time of its process, as the peers'. */
+/** kiln-mesh with the catalog's complete options, as a command line. */
+function kilnCommand(tool: MeshTool, input: string, out: string, options: object): string[] {
+  return [kilnMesh, tool, input, out, JSON.stringify(coreOptions(tool, options))]
+}
+
+/** kiln-mesh once; the wall time of its process, as the peers'. */
 function kiln(tool: MeshTool, input: string, out: string, options: object): number {
-  return run(kilnMesh, [tool, input, out, JSON.stringify(coreOptions(tool, options))]).ms
+  const [command, ...args] = kilnCommand(tool, input, out, options)
+  return run(command as string, args).ms
+}
+
+// A row's two timings (kiln's and gltfpack's) are raced: the two run in turn, each at least
+// --repeat times and on until each has taken RACE_SPEND ms in all (at most RACE_MOST runs), and
+// each gives its best run. A row of a few milliseconds then runs about 40 times a side, one of a
+// second --repeat times. Until session 51 each side ran --repeat times, one after the other, and a
+// few-millisecond row's ratio moved by a tenth between two runs of the bench (skinned optimize: 1.12
+// on one row, 0.92 on the next, the same kiln output).
+const RACE_SPEND = 300
+const RACE_MOST = 41
+
+function race(kilnSide: string[], gltfpackSide: string[]): { kiln: number; gltfpack: number } {
+  const spec = { commands: [kilnSide, gltfpackSide], runs: repeat, spend: RACE_SPEND, most: RACE_MOST }
+  const launched = spawnSync(node, [launcher, '--race', JSON.stringify(spec)], { encoding: 'utf8' })
+  if (launched.status !== 0) throw new Error(`launcher.ts failed on a race: ${launched.stderr}`)
+  const r = JSON.parse(launched.stdout) as { ms: number[]; status: number | null; stderr: string }
+  if (r.status !== 0)
+    throw new Error(`${kilnSide.join(' ')} or ${gltfpackSide.join(' ')} failed: ${r.stderr}`)
+  return { kiln: r.ms[0] as number, gltfpack: r.ms[1] as number }
 }
 
 function onlyGlb(dir: string): string {
@@ -239,36 +264,46 @@ for (const input of selected) {
 
   // optimize: quantization and meshopt compression at the highest ratio, no simplification.
   let d = dir('optimize-kiln')
-  let ms = best(() => kiln('optimize', input, d, {}))
-  await measure(model, 'optimize', 'kiln', ms, onlyGlb(d), input)
-  ms = best(() => run(nativeGltfpack, ['-i', input, '-o', out('optimize-gltfpack'), '-cc']).ms)
-  await measure(model, 'optimize', 'gltfpack', ms, out('optimize-gltfpack'), input)
+  const optimizeGltfpack = [nativeGltfpack, '-i', input, '-o', out('optimize-gltfpack'), '-cc']
+  let times = race(kilnCommand('optimize', input, d, {}), optimizeGltfpack)
+  await measure(model, 'optimize', 'kiln', times.kiln, onlyGlb(d), input)
+  await measure(model, 'optimize', 'gltfpack', times.gltfpack, out('optimize-gltfpack'), input)
+  let ms: number
   // Animation at the error gltfpack spends: kiln holds animation to half a step of the position
   // grid when it quantizes, and keeps every key exact when it does not, far finer than gltfpack's
   // 30 Hz resampling. Given as its animation_error the room gltfpack's pose error leaves above
   // kiln's own (a fraction of the scene's extent, against a fraction of the posed diagonal: the
   // same or stricter), does it store the same motion in no more bytes, at no more error? Where
   // there is no more room than `floor` (the default budget), the default stands.
-  const atGltfpackPoseError = async (tool: MeshTool, task: string, options: object, floor: number) => {
+  const atGltfpackPoseError = async (
+    tool: MeshTool,
+    task: string,
+    options: object,
+    floor: number,
+    gltfpackSide: string[],
+  ) => {
     const [kilnRow, gltfpackRow] = rows.slice(-2) as [Row, Row]
     if (gltfpackRow.poseError === null || kilnRow.poseError === null) return
     const room = gltfpackRow.poseError - kilnRow.poseError
     const animationError = room > floor ? Math.min(room, animationErrorRange.max) : null
     const matched = `${task}, animation_error = gltfpack pose error`
     const d = dir(`${tool}-matched-kiln`)
-    const ms = best(() => kiln(tool, input, d, { ...options, animation_error: animationError }))
-    await measure(model, matched, 'kiln', ms, onlyGlb(d), input)
-    rows.push({ ...gltfpackRow, task: matched })
+    const times = race(
+      kilnCommand(tool, input, d, { ...options, animation_error: animationError }),
+      gltfpackSide,
+    )
+    await measure(model, matched, 'kiln', times.kiln, onlyGlb(d), input)
+    rows.push({ ...gltfpackRow, task: matched, ms: times.gltfpack })
   }
-  await atGltfpackPoseError('optimize', 'optimize', {}, defaultAnimationError)
+  await atGltfpackPoseError('optimize', 'optimize', {}, defaultAnimationError, optimizeGltfpack)
   // Surface error made equal: where one tool's simplified output lies farther from the source than
   // the other's (by more than a percent, or float noise), that tool runs again under a lower bound
   // (gltfpack's -se, kiln's max_error): scaled by the error to reach over its own until an output
   // measures at or under it, then bisected between the largest bound that did and the smallest
-  // that did not, SE_TRIES runs in all. The largest bound that did gives the row (time best of
-  // --repeat). kiln holds every vertex within max_error of the model's size, measured; gltfpack
+  // that did not, SE_TRIES runs in all. The largest bound that did gives the row (its time raced
+  // against the other tool's usual run). kiln holds every vertex within max_error of the model's size, measured; gltfpack
   // holds its own estimate, so either may lie the farther on a given model.
-  const atEqualError = async (lowered: 'kiln' | 'gltfpack') => {
+  const atEqualError = async (lowered: 'kiln' | 'gltfpack', kilnSide: string[], gltfpackSide: string[]) => {
     const find = (tool: string) =>
       rows.find((r) => r.model === model && r.task === 'simplify 0.1' && r.tool === tool)
     const [kilnRow, gltfpackRow] = [find('kiln'), find('gltfpack')]
@@ -278,12 +313,13 @@ for (const input of selected) {
     const target = nearer.error ?? 0
     const d = dir(`simplify-${lowered}-at-equal-error`)
     const output = lowered === 'kiln' ? () => onlyGlb(d) : () => out('simplify-gltfpack-at-kiln-error')
-    const runAt = (bound: number) =>
+    const commandAt = (bound: number) =>
       lowered === 'kiln'
-        ? kiln('simplify', input, d, { ...simplifyTenth, max_error: bound })
-        : run(nativeGltfpack, ['-i', input, '-o', output(), '-si', '0.1', '-se', String(bound), '-noq']).ms
+        ? kilnCommand('simplify', input, d, { ...simplifyTenth, max_error: bound })
+        : [nativeGltfpack, '-i', input, '-o', output(), '-si', '0.1', '-se', String(bound), '-noq']
     const errorAt = async (bound: number) => {
-      runAt(bound)
+      const [command, ...args] = commandAt(bound)
+      run(command as string, args)
       return surfaceError(originals.get(input)!, await readTriangles(output())).max
     }
     let held: number | undefined
@@ -298,14 +334,15 @@ for (const input of selected) {
       return console.error(`${model}: ${lowered} did not reach the other's error in ${SE_TRIES} runs`)
     const bound = held
     const task = `simplify 0.1, ${lowered} at ${lowered === 'kiln' ? 'gltfpack' : 'kiln'} surface error`
-    const ms = best(() => runAt(bound))
     if (lowered === 'kiln') {
-      await measure(model, task, 'kiln', ms, output(), input)
-      rows.push({ ...gltfpackRow, task })
+      const times = race(commandAt(bound), gltfpackSide)
+      await measure(model, task, 'kiln', times.kiln, output(), input)
+      rows.push({ ...gltfpackRow, task, ms: times.gltfpack })
       console.error(`${model}: kiln at gltfpack's surface error with max_error ${bound.toPrecision(3)}`)
     } else {
-      rows.push({ ...kilnRow, task })
-      await measure(model, task, `gltfpack -se ${bound.toPrecision(3)}`, ms, output(), input)
+      const times = race(kilnSide, commandAt(bound))
+      rows.push({ ...kilnRow, task, ms: times.kiln })
+      await measure(model, task, `gltfpack -se ${bound.toPrecision(3)}`, times.gltfpack, output(), input)
     }
   }
   if (references) {
@@ -330,37 +367,40 @@ for (const input of selected) {
   // GPU instancing, opt-in on both sides: kiln {instancing: true} against gltfpack -cc -mi.
   if (model.startsWith('instanced')) {
     d = dir('instancing-kiln')
-    ms = best(() => kiln('optimize', input, d, { instancing: true }))
-    await measure(model, 'optimize instancing', 'kiln', ms, onlyGlb(d), input)
-    ms = best(() => run(nativeGltfpack, ['-i', input, '-o', out('instancing-gltfpack'), '-cc', '-mi']).ms)
-    await measure(model, 'optimize instancing', 'gltfpack', ms, out('instancing-gltfpack'), input)
+    const instancingGltfpack = [nativeGltfpack, '-i', input, '-o', out('instancing-gltfpack'), '-cc', '-mi']
+    times = race(kilnCommand('optimize', input, d, { instancing: true }), instancingGltfpack)
+    await measure(model, 'optimize instancing', 'kiln', times.kiln, onlyGlb(d), input)
+    await measure(model, 'optimize instancing', 'gltfpack', times.gltfpack, out('instancing-gltfpack'), input)
   }
 
   // simplify to a tenth within 1 % error, written unquantized and uncompressed on both sides.
   if (faces <= SIMPLIFY_LIMIT && !optimizeOnly) {
     d = dir('simplify-kiln')
-    ms = best(() => kiln('simplify', input, d, simplifyTenth))
-    await measure(model, 'simplify 0.1', 'kiln', ms, onlyGlb(d), input)
-    // Best of --repeat on both sides (a single run of gltfpack, as before session 17, could take
-    // twice its time on a busy machine and flatter kiln's ratio).
-    ms = best(
-      () =>
-        run(nativeGltfpack, [
-          '-i',
-          input,
-          '-o',
-          out('simplify-gltfpack'),
-          '-si',
-          '0.1',
-          '-se',
-          '0.01',
-          '-noq',
-        ]).ms,
+    const simplifyKiln = kilnCommand('simplify', input, d, simplifyTenth)
+    const simplifyGltfpack = [
+      nativeGltfpack,
+      '-i',
+      input,
+      '-o',
+      out('simplify-gltfpack'),
+      '-si',
+      '0.1',
+      '-se',
+      '0.01',
+      '-noq',
+    ]
+    times = race(simplifyKiln, simplifyGltfpack)
+    await measure(model, 'simplify 0.1', 'kiln', times.kiln, onlyGlb(d), input)
+    await measure(model, 'simplify 0.1', 'gltfpack', times.gltfpack, out('simplify-gltfpack'), input)
+    await atGltfpackPoseError(
+      'simplify',
+      'simplify 0.1',
+      simplifyTenth,
+      animationErrorRange.min,
+      simplifyGltfpack,
     )
-    await measure(model, 'simplify 0.1', 'gltfpack', ms, out('simplify-gltfpack'), input)
-    await atGltfpackPoseError('simplify', 'simplify 0.1', simplifyTenth, animationErrorRange.min)
-    await atEqualError('gltfpack')
-    await atEqualError('kiln')
+    await atEqualError('gltfpack', simplifyKiln, simplifyGltfpack)
+    await atEqualError('kiln', simplifyKiln, simplifyGltfpack)
     if (references) {
       const gt = out('simplify-gltf-transform')
       ms = run(node, [bin('gltf-transform'), 'simplify', input, gt, '--ratio', '0.1', '--error', '0.01']).ms
