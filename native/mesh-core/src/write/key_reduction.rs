@@ -161,7 +161,7 @@ fn wide_dot(a: &[f32], b: &[f32]) -> f64 {
 /// `is_quaternion_chord`. `source_length2` is the source's squared length (`wide_dot` with itself),
 /// worked out once where a source point is judged many times.
 #[inline(always)]
-pub fn turn_size(kept: &[f32], source: &[f32], source_length2: f64) -> f64 {
+fn turn_size(kept: &[f32], source: &[f32], source_length2: f64) -> f64 {
     1.0 - wide_dot(kept, source).abs() / (wide_dot(kept, kept) * source_length2).sqrt()
 }
 
