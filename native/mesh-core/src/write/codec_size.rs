@@ -25,6 +25,16 @@ pub(super) fn encoded_size(bytes: &[u8], stride: usize) -> usize {
     super::vertex_codec::rows_size(bytes, stride).unwrap_or_else(|| counted_size(bytes, stride))
 }
 
+/// The most `encoded_size` can be for `keys` keys of `stride` bytes, without reading them: every
+/// group of 16 keys written whole (16 bytes for each byte of a key), with the header byte, each
+/// block's widths and the tail. About the keys' own bytes, rounded up to whole groups.
+pub(super) fn encoded_size_bound(keys: usize, stride: usize) -> usize {
+    let block = codec_block_keys(stride);
+    let (whole, rest) = (keys / block, keys % block);
+    let in_block = |keys: usize| stride * (keys.div_ceil(16).div_ceil(4) + 16 * keys.div_ceil(16));
+    1 + stride.max(TAIL_AT_LEAST) + whole * in_block(block) + in_block(rest)
+}
+
 /// `encoded_size` counted in words (below).
 pub(super) fn counted_size(bytes: &[u8], stride: usize) -> usize {
     assert!(stride > 0 && stride <= 256 && stride.is_multiple_of(4), "the codec takes keys of 4 to 256 bytes in words");
@@ -147,6 +157,26 @@ mod tests {
                     let written = encode_vertices(&bytes, stride).len();
                     assert_eq!(encoded_size(&bytes, stride), written, "stride {stride}, {count} keys, kind {kind}");
                     assert_eq!(counted_size(&bytes, stride), written, "in words: stride {stride}, {count} keys, kind {kind}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_bound_is_never_under_what_the_codec_writes_and_tight_on_noise() {
+        let mut next = uniform(0xb0);
+        for stride in [4, 8, 12, 16, 20, 36, 48, 64, 128, 256] {
+            for count in [0, 1, 2, 15, 16, 17, 31, 64, 255, 256, 257, 513, 1000, 3000] {
+                let bound = encoded_size_bound(count, stride);
+                for kind in 0..6 {
+                    let written = encode_vertices(&keys(kind, stride, count, &mut next), stride).len();
+                    assert!(written <= bound, "stride {stride}, {count} keys, kind {kind}: {written} past {bound}");
+                }
+                // Bytes with no pattern: every group written whole, so the bound is what is written.
+                let noise: Vec<u8> = (0..stride * count.div_ceil(16) * 16).map(|_| (next() * 256.0) as u8).collect();
+                let written = encode_vertices(&noise, stride).len();
+                if count.is_multiple_of(16) && count > 0 {
+                    assert!(written * 100 >= bound * 99, "stride {stride}, {count} keys: {written} against {bound}");
                 }
             }
         }

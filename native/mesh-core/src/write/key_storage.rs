@@ -2,7 +2,7 @@
 //! chosen from the whole track, the bytes are made on demand, for all its keys or only its first
 //! ones. A track that can lose keys is weighed both ways (write/skin.rs), and the full one usually
 //! loses by far on what its first keys take alone: those are all it filters then.
-use super::codec_size::{codec_block_keys, encoded_size};
+use super::codec_size::{codec_block_keys, encoded_size, encoded_size_bound};
 use super::exponential_filter::exp_bytes;
 use super::glb::{Builder, Data};
 use super::quantize::mantissa_bits;
@@ -175,6 +175,20 @@ impl<'a> Storage<'a> {
             true => encoded_size(self.bytes(), self.stride()),
             false => self.output.len() * self.stride() / self.floats(),
         })
+    }
+
+    /// At least `size`, without encoding the keys where it is not known yet: for the codec, the
+    /// most it can take (`encoded_size_bound`).
+    pub(super) fn size_at_most(&self, compress: bool) -> usize {
+        match (compress, self.size.get()) {
+            (_, Some(_)) | (false, None) => self.size(compress),
+            (true, None) => encoded_size_bound(self.elements(), self.stride()),
+        }
+    }
+
+    /// `size`, where it was worked out already.
+    pub(super) fn known_size(&self) -> Option<usize> {
+        self.size.get().copied()
     }
 
     /// At most `size`, and more than `beat` if the first keys show it: the codec (version 0)
@@ -364,8 +378,14 @@ mod tests {
                 assert_eq!(stored().size_at_least(false, 0), (keys * stride, true));
                 // Once worked out in full, the size is the answer.
                 let known = stored();
+                assert_eq!(known.known_size(), None);
                 known.size(true);
                 assert_eq!(known.size_at_least(true, 0), (whole, true));
+                assert_eq!((known.known_size(), known.size_at_most(true)), (Some(whole), whole));
+                // Before it is, the most the codec can make of the keys, never under the size.
+                let most = stored().size_at_most(true);
+                assert!(most >= whole, "stride {stride}, kind {kind}: {most} under {whole}");
+                assert_eq!(stored().size_at_most(false), keys * stride);
             }
         }
     }
