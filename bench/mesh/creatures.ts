@@ -21,7 +21,7 @@ const kilnMesh = process.env.KILN_MESH ?? kilnMeshPath()
 const repeat = Number(process.argv.find((a) => a.startsWith('--repeat='))?.slice(9) ?? 5)
 if (!existsSync(gltfpack)) throw new Error(`native gltfpack not found at ${gltfpack}`)
 if (!existsSync(kilnMesh))
-  throw new Error(`kiln-mesh not found at ${kilnMesh}: node native/cargo.ts build --release -p mesh-cli`)
+  throw new Error(`kiln-mesh not found at ${kilnMesh}: node native/build.ts mesh-cli`)
 
 const shapes = [
   { limbs: 4, joints: 2, rings: 30, segments: 40, seed: 3 },
