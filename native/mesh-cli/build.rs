@@ -7,6 +7,8 @@
 //! `g++ -print-file-name=libstdc++.a`), so the same `-lstdc++` links it into the binary. The
 //! napi addons are loaded into Node, which has the shared library already, and stay as they are.
 //! Where the archive is not found (another compiler, another system) the link is as before.
+//! `native/build.ts` links the whole command statically on Linux with glibc (`buildKilnMesh` in
+//! native/cargo.ts); this still serves the links made without that flag (`cargo test`).
 
 use std::path::PathBuf;
 use std::process::Command;
