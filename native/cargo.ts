@@ -47,8 +47,13 @@ export function cargo(subcommand: string, args: readonly string[]): number {
  * links it back, and is a no-op when it is up to date.
  */
 export function buildKilnMesh(): number {
-  const linking = hostTriple().endsWith('-linux-gnu') ? ['--', '-C', 'target-feature=+crt-static'] : []
-  return cargo('rustc', ['--release', '-p', 'mesh-cli', '--bin', 'kiln-mesh', ...linking])
+  const command = ['--release', '-p', 'mesh-cli', '--bin', 'kiln-mesh']
+  if (!hostTriple().endsWith('-linux-gnu')) return cargo('rustc', command)
+  const status = cargo('rustc', [...command, '--', '-C', 'target-feature=+crt-static'])
+  if (status === 0) return 0
+  // A system without glibc's static archives (libc6-dev): the command as every other build links it.
+  console.error('kiln-mesh: the static link failed (is libc6-dev installed?); linking it dynamically')
+  return cargo('rustc', command)
 }
 
 if (process.argv[1] === import.meta.filename) {
