@@ -247,6 +247,9 @@ async function measure(model: string, task: string, tool: string, ms: number, ou
 }
 
 const SIMPLIFY_LIMIT = 1_000_000
+/** Runs of kiln at gltfpack's pose error, and how far under it a run after the first aims. */
+const MATCH_TRIES = 3
+const MATCH_MARGIN = 0.95
 /** gltfpack runs at a lowered -se to bring its simplified output to kiln's surface error. */
 const SE_TRIES = 6
 const simplifyTenth = { target_ratio: 0.1, max_error: 0.01, format: 'glb' }
@@ -278,9 +281,13 @@ for (const input of selected) {
   // Animation at the error gltfpack spends: kiln holds animation to half a step of the position
   // grid when it quantizes, and keeps every key exact when it does not, far finer than gltfpack's
   // 30 Hz resampling. Given as its animation_error the room gltfpack's pose error leaves above
-  // kiln's own (a fraction of the scene's extent, against a fraction of the posed diagonal: the
-  // same or stricter), does it store the same motion in no more bytes, at no more error? Where
-  // there is no more room than `floor` (the default budget), the default stands.
+  // kiln's own, does it store the same motion in no more bytes, at no more error? Where there is no
+  // more room than `floor` (the default budget), the default stands. animation_error is a fraction
+  // of the scene's extent over its whole motion, the pose error one of each pose's diagonal: where
+  // the scene travels (robots driving round, fresh set 3's pair: kiln 1.11 times gltfpack's pose
+  // error, session 52) the first is the larger, and kiln runs again at the animation_error scaled
+  // down by how far over it came (MATCH_MARGIN under), up to MATCH_TRIES runs in all, until its pose
+  // error is at or under gltfpack's.
   const atGltfpackPoseError = async (
     tool: MeshTool,
     task: string,
@@ -289,17 +296,30 @@ for (const input of selected) {
     gltfpackSide: string[],
   ) => {
     const [kilnRow, gltfpackRow] = rows.slice(-2) as [Row, Row]
-    if (gltfpackRow.poseError === null || kilnRow.poseError === null) return
-    const room = gltfpackRow.poseError - kilnRow.poseError
-    const animationError = room > floor ? Math.min(room, animationErrorRange.max) : null
+    const limit = gltfpackRow.poseError
+    if (limit === null || kilnRow.poseError === null) return
+    const room = limit - kilnRow.poseError
+    let animationError = room > floor ? Math.min(room, animationErrorRange.max) : null
     const matched = `${task}, animation_error = gltfpack pose error`
     const d = dir(`${tool}-matched-kiln`)
-    const times = race(
-      kilnCommand(tool, input, d, { ...options, animation_error: animationError }),
-      gltfpackSide,
-    )
-    await measure(model, matched, 'kiln', times.kiln, onlyGlb(d), input)
-    rows.push({ ...gltfpackRow, task: matched, ms: times.gltfpack })
+    for (let tries = 1; ; tries++) {
+      const times = race(
+        kilnCommand(tool, input, d, { ...options, animation_error: animationError }),
+        gltfpackSide,
+      )
+      await measure(model, matched, 'kiln', times.kiln, onlyGlb(d), input)
+      const posed = (rows.at(-1) as Row).poseError ?? 0
+      if (animationError === null || posed <= limit || tries === MATCH_TRIES) {
+        rows.push({ ...gltfpackRow, task: matched, ms: times.gltfpack })
+        return
+      }
+      rows.pop()
+      const lowered: number = (animationError * limit * MATCH_MARGIN) / posed
+      console.log(
+        `${model}: ${task} at animation_error ${animationError.toPrecision(3)} came out at ${(posed / limit).toFixed(3)}× gltfpack's pose error; again at ${lowered.toPrecision(3)}`,
+      )
+      animationError = lowered > floor ? lowered : null
+    }
   }
   await atGltfpackPoseError('optimize', 'optimize', {}, defaultAnimationError, optimizeGltfpack)
   // Surface error made equal: where one tool's simplified output lies farther from the source than
