@@ -52,7 +52,8 @@ export function buildKilnMesh(): number {
   const status = cargo('rustc', [...command, '--', '-C', 'target-feature=+crt-static'])
   if (status === 0) return 0
   // A system without glibc's static archives (libc6-dev): the command as every other build links it.
-  console.error('kiln-mesh: the static link failed (is libc6-dev installed?); linking it dynamically')
+  // (A compile error fails the same way again, with cargo's message.)
+  console.error('kiln-mesh: the static build failed (without libc6-dev it cannot link); building it dynamically')
   return cargo('rustc', command)
 }
 
