@@ -53,7 +53,9 @@ export function buildKilnMesh(): number {
   if (status === 0) return 0
   // A system without glibc's static archives (libc6-dev): the command as every other build links it.
   // (A compile error fails the same way again, with cargo's message.)
-  console.error('kiln-mesh: the static build failed (without libc6-dev it cannot link); building it dynamically')
+  console.error(
+    'kiln-mesh: the static build failed (without libc6-dev it cannot link); building it dynamically',
+  )
   return cargo('rustc', command)
 }
 
