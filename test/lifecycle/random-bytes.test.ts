@@ -13,7 +13,18 @@ const fiveMinutes = 5 * 60_000
 
 async function everyFile(dir: string): Promise<Buffer[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => [])
-  return Promise.all(entries.filter((e) => e.isFile()).map((e) => readFile(join(e.parentPath, e.name))))
+  // The sweeper may delete a file between the listing and the read: a file gone by then is not on disk.
+  const contents = await Promise.all(
+    entries
+      .filter((e) => e.isFile())
+      .map((e) =>
+        readFile(join(e.parentPath, e.name)).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return null
+          throw error
+        }),
+      ),
+  )
+  return contents.filter((content) => content !== null)
 }
 
 describe('get_random_bytes keeps its bytes secret', () => {
