@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 mod pieces;
 mod placed_attributes;
 mod pose_components;
+mod strays_inserted;
 mod strays_kept;
 
 pub struct Simplified {
