@@ -55,10 +55,9 @@ pub(super) fn inserted(held: &Held, first: &Collapse, strays: &[u32], witnessed:
     let mut strays = strays.to_vec();
     let mut count = 0;
     for _ in 0..ROUNDS {
-        let grid = SurfaceGrid::new(held.rest, &indices, held.bound * REACH);
-        let mut changed = vec![false; indices.len() / 3];
+        let mut round = Round::new(&source, &indices, held.bound * REACH);
         for &v in &strays {
-            match insert(&source, &grid, &mut indices, &mut changed, v)? {
+            match insert(&source, &mut round, &mut indices, v)? {
                 Inserted::Now => count += 1,
                 Inserted::Later => {}
             }
@@ -83,8 +82,8 @@ struct Source<'a> {
     rest: &'a [[f32; 3]],
     /// The source's faces.
     source: &'a [u32],
-    /// Where the source is open (`open_border_places`), worked out once asked for.
-    open_border: std::sync::OnceLock<Vec<bool>>,
+    /// Its border places (`border_places`), worked out once asked for.
+    borders: std::sync::OnceLock<Borders>,
     piece: Vec<u32>,
     /// The first vertex at each vertex's place.
     place: Vec<u32>,
@@ -119,15 +118,16 @@ impl<'a> Source<'a> {
                 next_twin[end as usize] = at as u32;
             }
         }
-        Source { rest, source, open_border: Default::default(), piece, place, next_twin }
+        Source { rest, source, borders: Default::default(), piece, place, next_twin }
     }
 
     /// Of the source vertices on a border, that `indices` do not use and that lie over the edge
     /// `ends` (not near either end) within `reach2` of it, the one nearest `p`: its vertex in each
     /// of `pieces`. Two pieces: a border between two charts, whose places have a vertex in each.
     /// One (twice): an open border of the source, whose edges have a face on one side only.
-    fn border_vertex(&self, indices: &[u32], ends: [u32; 2], pieces: [u32; 2], p: [f32; 3], reach2: f32) -> Option<(u32, u32)> {
-        let open = (pieces[0] == pieces[1]).then(|| self.open_border.get_or_init(|| self.open_border_places()));
+    fn border_vertex(&self, used: &[bool], ends: [u32; 2], pieces: [u32; 2], p: [f32; 3], reach2: f32) -> Option<(u32, u32)> {
+        let borders = self.borders.get_or_init(|| self.border_places());
+        let candidates = if pieces[0] == pieces[1] { &borders.open } else { &borders.seams };
         let [a, b] = ends.map(|e| self.rest[e as usize]);
         let edge = sub(b, a);
         let length2 = dot(edge, edge);
@@ -140,21 +140,23 @@ impl<'a> Source<'a> {
             let off = sub(sub(q, a), [edge[0] * u, edge[1] * u, edge[2] * u]);
             (INSIDE..=1.0 - INSIDE).contains(&u) && dot(off, off) <= reach2
         };
-        let mut found: Vec<(f32, u32, u32)> = (0..self.rest.len())
-            .filter(|&w| self.place[w] as usize == w && over(w) && open.is_none_or(|open| open[w]))
-            .filter_map(|w| Some((self.in_piece(w as u32, pieces[0])?, self.in_piece(w as u32, pieces[1])?)))
+        let mut found: Vec<(f32, u32, u32)> = candidates
+            .iter()
+            .filter(|&&w| over(w as usize))
+            .filter_map(|&w| Some((self.in_piece(w, pieces[0])?, self.in_piece(w, pieces[1])?)))
             .map(|(here, there)| {
                 let d = sub(self.rest[here as usize], p);
                 (dot(d, d), here, there)
             })
             .collect();
         found.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-        found.into_iter().find(|&(_, here, there)| !indices.contains(&here) && !indices.contains(&there)).map(|(_, here, there)| (here, there))
+        found.into_iter().find(|&(_, here, there)| !used[here as usize] && !used[there as usize]).map(|(_, here, there)| (here, there))
     }
 
-    /// Whether each place (its first vertex) ends an edge of the source with a face on one side
-    /// only, by places: an open border, not a seam.
-    fn open_border_places(&self) -> Vec<bool> {
+    /// The source's border places (each by its first vertex), in order: where the source is open
+    /// (an edge between two places with a face on one side only) and where charts meet (a place
+    /// with vertices in two pieces or more).
+    fn border_places(&self) -> Borders {
         let mut edges = std::collections::HashSet::with_capacity(self.source.len());
         for f in self.source.chunks_exact(3) {
             let at = [f[0], f[1], f[2]].map(|c| self.place[c as usize]);
@@ -169,7 +171,18 @@ impl<'a> Source<'a> {
                 open[b as usize] = true;
             }
         }
-        open
+        let seam = |at: u32| {
+            let mut w = self.next_twin[at as usize];
+            while w != at {
+                if self.piece[w as usize] != self.piece[at as usize] {
+                    return true;
+                }
+                w = self.next_twin[w as usize];
+            }
+            false
+        };
+        let places = (0..self.rest.len() as u32).filter(|&w| self.place[w as usize] == w);
+        Borders { open: places.clone().filter(|&w| open[w as usize]).collect(), seams: places.filter(|&w| seam(w)).collect() }
     }
 
     /// The vertex at `v`'s place in `piece` (`v` itself where it is of that piece), if any.
@@ -187,21 +200,73 @@ impl<'a> Source<'a> {
     }
 }
 
+/// The source's open border places and the places where its charts meet (`Source::border_places`).
+struct Borders {
+    open: Vec<u32>,
+    seams: Vec<u32>,
+}
+
+/// What one round of insertions looks up in the faces as they were at its start: their grid (up to
+/// `reach` from each), the face on each side of each edge by its ends' places (`MANY` where
+/// several are), the faces replaced this round (new ones past the end), and the vertices used.
+struct Round {
+    grid: SurfaceGrid,
+    edges: std::collections::HashMap<(u32, u32), u32>,
+    changed: Vec<bool>,
+    used: Vec<bool>,
+}
+
+/// More than one face runs along an edge the same way: not a surface to split.
+const MANY: u32 = u32::MAX;
+
+impl Round {
+    fn new(source: &Source, indices: &[u32], reach: f32) -> Round {
+        let mut edges = std::collections::HashMap::with_capacity(indices.len());
+        let mut used = vec![false; source.rest.len()];
+        for (t, f) in indices.chunks_exact(3).enumerate() {
+            let at = [f[0], f[1], f[2]].map(|c| source.place[c as usize]);
+            for k in 0..3 {
+                edges.entry((at[k], at[(k + 1) % 3])).and_modify(|u| *u = MANY).or_insert(t as u32);
+                used[f[k] as usize] = true;
+            }
+        }
+        Round { grid: SurfaceGrid::new(source.rest, indices, reach), edges, changed: vec![false; indices.len() / 3], used }
+    }
+
+    /// Faces `old` of `indices` replaced by `new` (as many or more): the first ones in their
+    /// places, the rest at the end, every one of them marked changed and its corners used.
+    fn replace(&mut self, indices: &mut Vec<u32>, old: &[usize], new: &[[u32; 3]]) {
+        for (k, face) in new.iter().enumerate() {
+            face.iter().for_each(|&c| self.used[c as usize] = true);
+            match old.get(k) {
+                Some(&t) => {
+                    indices[t * 3..t * 3 + 3].copy_from_slice(face);
+                    self.changed[t] = true;
+                }
+                None => {
+                    indices.extend_from_slice(face);
+                    self.changed.push(true);
+                }
+            }
+        }
+    }
+}
+
 enum Inserted {
     Now,
     /// The face it lies over changed this round: looked at again after the measure.
     Later,
 }
 
-/// Stray `v` inserted into the nearest face of `indices` (`grid` their faces at the round's
-/// start; `changed` marks faces replaced this round, new faces past its end): None where it cannot
-/// be (module comment). A face takes the vertex at `v`'s place of its own piece, so each side of a
-/// seam takes its own.
-fn insert(source: &Source, grid: &SurfaceGrid, indices: &mut Vec<u32>, changed: &mut Vec<bool>, v: u32) -> Option<Inserted> {
+/// Stray `v` inserted into the nearest face of `indices` (as the `round` found them at its start):
+/// None where it cannot be (module comment). A face takes the vertex at `v`'s place of its own
+/// piece, so each side of a seam takes its own.
+fn insert(source: &Source, round: &mut Round, indices: &mut Vec<u32>, v: u32) -> Option<Inserted> {
     let p = source.rest[v as usize];
     let piece_of = |t: usize| source.piece[indices[t * 3] as usize];
     // The nearest face of a piece that has a vertex at its place: a limb's stray may lie nearer
     // the body it overlaps.
+    let grid = &round.grid;
     let t = grid
         .candidates(p)
         .filter(|&t| source.in_piece(v, piece_of(t as usize)).is_some())
@@ -209,7 +274,7 @@ fn insert(source: &Source, grid: &SurfaceGrid, indices: &mut Vec<u32>, changed: 
         .filter(|&(d2, _)| d2 <= grid.reach2())
         .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))?
         .1 as usize;
-    if changed[t] {
+    if round.changed[t] {
         return Some(Inserted::Later);
     }
     let corners: [u32; 3] = indices[t * 3..t * 3 + 3].try_into().expect("three corners");
@@ -235,7 +300,7 @@ fn insert(source: &Source, grid: &SurfaceGrid, indices: &mut Vec<u32>, changed: 
             if !faces_as(&new, &corners) {
                 return None;
             }
-            replace(indices, changed, &[t], &new);
+            round.replace(indices, &[t], &new);
         }
         [i, j] => {
             // The edge from corner i to corner j, as the face winds: split here and in the one
@@ -245,25 +310,23 @@ fn insert(source: &Source, grid: &SurfaceGrid, indices: &mut Vec<u32>, changed: 
                 1 => (corners[i], corners[j], corners[3 - i - j]),
                 _ => (corners[j], corners[i], corners[3 - i - j]),
             };
-            let places = |f: &[u32]| [f[0], f[1], f[2]].map(|c| source.place[c as usize]);
             let (to_at, from_at) = (source.place[to as usize], source.place[from as usize]);
-            let mut across = (0..indices.len() / 3).filter(|&u| u != t && winds(&places(&indices[u * 3..u * 3 + 3]), to_at, from_at));
-            let across = match (across.next(), across.next()) {
-                (Some(across), None) => across,
-                (None, _) => {
+            let across = match round.edges.get(&(to_at, from_at)).copied() {
+                Some(across) if across != MANY && across as usize != t => across as usize,
+                None => {
                     // An open border: the source's own border vertex nearest the stray goes back
                     // into it (an inside vertex there would cut a notch into the outline).
-                    let (w, _) = source.border_vertex(indices, [from, to], [piece_of(t), piece_of(t)], p, grid.reach2())?;
+                    let (w, _) = source.border_vertex(&round.used, [from, to], [piece_of(t), piece_of(t)], p, grid.reach2())?;
                     let new = [[from, w, opposite], [w, to, opposite]];
                     if !faces_as(&new, &corners) {
                         return None;
                     }
-                    replace(indices, changed, &[t], &new);
+                    round.replace(indices, &[t], &new);
                     return Some(Inserted::Now);
                 }
                 _ => return None,
             };
-            if changed[across] {
+            if round.changed[across] {
                 return Some(Inserted::Later);
             }
             let face: [u32; 3] = indices[across * 3..across * 3 + 3].try_into().expect("three corners");
@@ -274,40 +337,18 @@ fn insert(source: &Source, grid: &SurfaceGrid, indices: &mut Vec<u32>, changed: 
             // nearest the stray goes back instead, on both sides (the stray is measured again).
             let (here, there) = match source.in_piece(v, piece_of(across)) {
                 Some(there) => (here, there),
-                None => source.border_vertex(indices, [from, to], [piece_of(t), piece_of(across)], p, grid.reach2())?,
+                None => source.border_vertex(&round.used, [from, to], [piece_of(t), piece_of(across)], p, grid.reach2())?,
             };
             let new_here = [[from, here, opposite], [here, to, opposite]];
             let new_across = [[to_there, there, other], [there, from_there, other]];
             if !faces_as(&new_here, &corners) || !faces_as(&new_across, &face) {
                 return None;
             }
-            replace(indices, changed, &[t, across], &[new_here[0], new_here[1], new_across[0], new_across[1]]);
+            round.replace(indices, &[t, across], &[new_here[0], new_here[1], new_across[0], new_across[1]]);
         }
         _ => return None,
     }
     Some(Inserted::Now)
-}
-
-/// Whether face `f` (three corners, or their places) runs from `a` straight to `b` as it winds.
-fn winds(f: &[u32], a: u32, b: u32) -> bool {
-    (0..3).any(|k| f[k] == a && f[(k + 1) % 3] == b)
-}
-
-/// Faces `old` of `indices` replaced by `new` (as many or more): the first ones in their places,
-/// the rest at the end, every one of them marked changed.
-fn replace(indices: &mut Vec<u32>, changed: &mut Vec<bool>, old: &[usize], new: &[[u32; 3]]) {
-    for (k, face) in new.iter().enumerate() {
-        match old.get(k) {
-            Some(&t) => {
-                indices[t * 3..t * 3 + 3].copy_from_slice(face);
-                changed[t] = true;
-            }
-            None => {
-                indices.extend_from_slice(face);
-                changed.push(true);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -372,9 +413,8 @@ mod tests {
     }
 
     fn insert_into(source: &Source, indices: &mut Vec<u32>) -> Option<Inserted> {
-        let grid = SurfaceGrid::new(source.rest, indices, 1.0);
-        let mut changed = vec![false; indices.len() / 3];
-        insert(source, &grid, indices, &mut changed, 4)
+        let mut round = Round::new(source, indices, 1.0);
+        insert(source, &mut round, indices, 4)
     }
 
     fn facing_up(rest: &[[f32; 3]], indices: &[u32]) -> bool {
