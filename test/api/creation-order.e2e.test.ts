@@ -68,12 +68,18 @@ const rawJob = (key: string, body: string) => ({
   headers: { 'content-type': 'application/octet-stream', 'idempotency-key': key },
   body,
 })
-/** Files (not the emptied folders) under the blob store's staging area. */
+/**
+ * Files (not the emptied folders) under the blob store's staging area. One the service moves or
+ * deletes between the listing and its stat is not staged any more.
+ */
 const stagedFiles = (service: TestService) => {
   const root = join(service.services.ctx.config.dataDir, 'blobs')
   return readdirSync(root, { recursive: true })
     .map(String)
-    .filter((path) => path.includes('staging') && statSync(join(root, path)).isFile())
+    .filter(
+      (path) =>
+        path.includes('staging') && statSync(join(root, path), { throwIfNoEntry: false })?.isFile() === true,
+    )
 }
 
 /**
