@@ -56,6 +56,7 @@ pub(super) fn inserted(held: &Held, first: &Collapse, strays: &[u32], witnessed:
     let mut count = 0;
     for _ in 0..ROUNDS {
         let mut round = Round::new(&source, &indices, held.bound * REACH);
+        let used_before = round.used.clone();
         for &v in &strays {
             match insert(&source, &mut round, &mut indices, v)? {
                 Inserted::Now => count += 1,
@@ -65,6 +66,8 @@ pub(super) fn inserted(held: &Held, first: &Collapse, strays: &[u32], witnessed:
         if count > most {
             return None;
         }
+        let inserted: Vec<bool> = round.used.iter().zip(&used_before).map(|(&now, &before)| now && !before).collect();
+        flatten_around(source.rest, &mut indices, &inserted);
         let collapse = Collapse { indices: indices.clone(), error: first.error, placed: None };
         let (left, deviation) = held.strays_after(&collapse, witnessed);
         if left.is_empty() {
@@ -196,6 +199,58 @@ impl<'a> Source<'a> {
             if w == v {
                 return None;
             }
+        }
+    }
+}
+
+/// The edges around the vertices just `inserted` turned where that lies flatter: a vertex put back
+/// over a face stands off it by up to the bound, and the faces from it to the corners of the face it
+/// split can fold sharply against their neighbours (a creature's share of edges whose faces part by
+/// over 60 degrees: 0.95 % with the collapses of strays kept, 4.9 % with insertion alone). Each
+/// edge opposite an inserted vertex, with one face of the same chart across it, is turned to run
+/// from the inserted vertex to that face's far corner where the two faces then part by less, neither
+/// turns over against the two it replaces, and the new edge is not one the surface has already.
+/// The faces that changed are measured again with the others.
+fn flatten_around(rest: &[[f32; 3]], indices: &mut [u32], inserted: &[bool]) {
+    let mut edges: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::with_capacity(indices.len());
+    for (t, f) in indices.chunks_exact(3).enumerate() {
+        for k in 0..3 {
+            edges.entry((f[k], f[(k + 1) % 3])).and_modify(|u| *u = MANY).or_insert(t as u32);
+        }
+    }
+    let normal = |f: [u32; 3]| {
+        let [a, b, c] = f.map(|v| rest[v as usize]);
+        cross(sub(b, a), sub(c, a))
+    };
+    let cosine = |n: [f32; 3], m: [f32; 3]| dot(n, m) / (dot(n, n) * dot(m, m)).sqrt();
+    let around: Vec<usize> = (0..indices.len() / 3).filter(|&t| indices[t * 3..t * 3 + 3].iter().any(|&v| inserted[v as usize])).collect();
+    for t in around {
+        let f = [indices[t * 3], indices[t * 3 + 1], indices[t * 3 + 2]];
+        let Some(k) = (0..3).find(|&k| inserted[f[k] as usize]) else { continue };
+        let (v, a, b) = (f[k], f[(k + 1) % 3], f[(k + 2) % 3]);
+        let Some(&u) = edges.get(&(b, a)) else { continue };
+        if u == MANY || u as usize == t {
+            continue;
+        }
+        let u = u as usize;
+        let Some(w) = indices[u * 3..u * 3 + 3].iter().copied().find(|&c| c != a && c != b) else { continue };
+        if w == v || edges.contains_key(&(v, w)) || edges.contains_key(&(w, v)) {
+            continue;
+        }
+        let (here, across) = (normal([a, b, v]), normal([b, a, w]));
+        let (first, second) = (normal([a, w, v]), normal([w, b, v]));
+        let both = [here[0] + across[0], here[1] + across[1], here[2] + across[2]];
+        let flatter = cosine(first, second) > cosine(here, across);
+        if !flatter || dot(first, both).is_nan() || dot(first, both) <= 0.0 || dot(second, both) <= 0.0 {
+            continue;
+        }
+        for (x, y) in [(a, b), (b, v), (v, a), (b, a), (a, w), (w, b)] {
+            edges.remove(&(x, y));
+        }
+        indices[t * 3..t * 3 + 3].copy_from_slice(&[a, w, v]);
+        indices[u * 3..u * 3 + 3].copy_from_slice(&[w, b, v]);
+        for (x, y, face) in [(a, w, t), (w, v, t), (v, a, t), (w, b, u), (b, v, u), (v, w, u)] {
+            edges.insert((x, y), face as u32);
         }
     }
 }
@@ -494,6 +549,26 @@ mod tests {
         // none of its faces, and nothing else lies on the edge.
         let (rest, mut indices) = square_and([0.5, -0.02, 0.05]);
         assert!(insert_into(&source_of(&rest), &mut indices).is_none());
+    }
+
+    #[test]
+    fn an_edge_opposite_an_inserted_vertex_turns_where_its_faces_then_fold_less() {
+        // Vertex 2, just inserted, stands 0.2 over the edge from 0 to 1 and 0.05 beside it: its face
+        // folds about 76 degrees against the flat face across that edge, and the faces the other way
+        // round (from 2 to the far corner 3) about 41.
+        let rest = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 0.05, 0.2], [0.5, -1.0, 0.0]];
+        let mut indices = vec![0, 1, 2, 1, 0, 3];
+        flatten_around(&rest, &mut indices, &[false, false, true, false]);
+        assert_eq!(indices, [0, 3, 2, 3, 1, 2]);
+        // Lying flat, it folds nowhere: nothing turns.
+        let flat = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.5, -1.0, 0.0]];
+        let mut indices = vec![0, 1, 2, 1, 0, 3];
+        flatten_around(&flat, &mut indices, &[false, false, true, false]);
+        assert_eq!(indices, [0, 1, 2, 1, 0, 3]);
+        // Not next to an inserted vertex: left as it is.
+        let mut indices = vec![0, 1, 2, 1, 0, 3];
+        flatten_around(&rest, &mut indices, &[false; 4]);
+        assert_eq!(indices, [0, 1, 2, 1, 0, 3]);
     }
 
     #[test]
