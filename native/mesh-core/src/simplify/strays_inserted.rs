@@ -56,7 +56,6 @@ pub(super) fn inserted(held: &Held, first: &Collapse, strays: &[u32], witnessed:
     let mut count = 0;
     for _ in 0..ROUNDS {
         let mut round = Round::new(&source, &indices, held.bound * REACH);
-        let used_before = round.used.clone();
         for &v in &strays {
             match insert(&source, &mut round, &mut indices, v)? {
                 Inserted::Now => count += 1,
@@ -66,8 +65,7 @@ pub(super) fn inserted(held: &Held, first: &Collapse, strays: &[u32], witnessed:
         if count > most {
             return None;
         }
-        let inserted: Vec<bool> = round.used.iter().zip(&used_before).map(|(&now, &before)| now && !before).collect();
-        flatten_around(source.rest, &mut indices, &inserted);
+        flatten_around(source.rest, &mut indices, &round.inserted);
         let collapse = Collapse { indices: indices.clone(), error: first.error, placed: None };
         let (left, deviation) = held.strays_after(&collapse, witnessed);
         if left.is_empty() {
@@ -263,12 +261,14 @@ struct Borders {
 
 /// What one round of insertions looks up in the faces as they were at its start: their grid (up to
 /// `reach` from each), the face on each side of each edge by its ends' places (`MANY` where
-/// several are), the faces replaced this round (new ones past the end), and the vertices used.
+/// several are), the faces replaced this round (new ones past the end), the vertices used, and
+/// those the round's insertions brought in.
 struct Round {
     grid: SurfaceGrid,
     edges: std::collections::HashMap<(u32, u32), u32>,
     changed: Vec<bool>,
     used: Vec<bool>,
+    inserted: Vec<bool>,
 }
 
 /// More than one face runs along an edge the same way: not a surface to split.
@@ -285,14 +285,19 @@ impl Round {
                 used[f[k] as usize] = true;
             }
         }
-        Round { grid: SurfaceGrid::new(source.rest, indices, reach), edges, changed: vec![false; indices.len() / 3], used }
+        let inserted = vec![false; used.len()];
+        Round { grid: SurfaceGrid::new(source.rest, indices, reach), edges, changed: vec![false; indices.len() / 3], used, inserted }
     }
 
     /// Faces `old` of `indices` replaced by `new` (as many or more): the first ones in their
-    /// places, the rest at the end, every one of them marked changed and its corners used.
+    /// places, the rest at the end, every one of them marked changed and its corners used (a corner
+    /// not used before is one the round inserted).
     fn replace(&mut self, indices: &mut Vec<u32>, old: &[usize], new: &[[u32; 3]]) {
         for (k, face) in new.iter().enumerate() {
-            face.iter().for_each(|&c| self.used[c as usize] = true);
+            for &c in face {
+                self.inserted[c as usize] |= !self.used[c as usize];
+                self.used[c as usize] = true;
+            }
             match old.get(k) {
                 Some(&t) => {
                     indices[t * 3..t * 3 + 3].copy_from_slice(face);
