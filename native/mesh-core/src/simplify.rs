@@ -632,23 +632,24 @@ impl Held<'_> {
     }
 
     /// As `strays`, knowing what an earlier collapse's measure `witnessed`, which it updates: a
-    /// vertex that one triangle held within the bound at rest and in every pose is held by it
-    /// again wherever `collapse` kept that triangle (the same three vertices, not placed, so the
-    /// same distances), and is not measured again; one still farther from it than the largest
-    /// distance found is measured at rest, for that largest to be exact. Collapses that keep a
-    /// few more vertices each round (strays_kept.rs) keep most triangles of the round before.
-    /// What a collapse that holds witnessed is not recorded: nothing measures after it.
+    /// vertex that a few triangles held within the bound (one at rest, and in each pose one of
+    /// them) is held by them again wherever `collapse` kept all of them (the same three vertices,
+    /// not placed, so the same distances), and is not measured again; one still farther from its
+    /// triangle at rest than the largest distance found is measured at rest, for that largest to
+    /// be exact. Collapses that keep a few more vertices each round (strays_kept.rs), or insert
+    /// them (strays_inserted.rs), keep most triangles of the round before. What a collapse that
+    /// holds witnessed is not recorded: nothing measures after it.
     fn strays_after(&self, collapse: &Collapse, witnessed: &mut Witnessed) -> (Vec<u32>, f32) {
         debug_assert!(collapse.placed.is_none(), "a placed vertex moves the triangles it is on");
         let corners = |t: usize| sorted_corners(&collapse.indices, t);
-        let kept: std::collections::HashSet<[u32; 3]> = match witnessed.triangles.is_empty() {
+        let kept: std::collections::HashSet<[u32; 3]> = match witnessed.runs.is_empty() {
             true => Default::default(),
             false => (0..collapse.indices.len() / 3).map(corners).collect(),
         };
         let (mut known, mut measured) = (Vec::new(), Vec::new());
         for v in self.measured(collapse) {
-            match witnessed.triangles.get(v as usize).copied().flatten() {
-                Some(k) if kept.contains(&k) => known.push(v),
+            match witnessed.of(v) {
+                held_by if !held_by.is_empty() && held_by.iter().all(|k| kept.contains(k)) => known.push(v),
                 _ => measured.push(v),
             }
         }
@@ -664,18 +665,34 @@ impl Held<'_> {
                 }
             }
         }
-        let (in_poses, by_first) = self.strays_in_poses(collapse, &at_rest, &near, &witnesses, false);
+        let (in_poses, held_by) = self.strays_in_poses(collapse, &at_rest, &near, &witnesses, false);
         strays.extend(in_poses);
         strays.sort_unstable();
         strays.dedup();
         if !strays.is_empty() {
-            if witnessed.triangles.is_empty() {
-                *witnessed = Witnessed { triangles: vec![None; self.rest.len()], distance2: vec![0.0; self.rest.len()] };
+            if witnessed.runs.is_empty() {
+                *witnessed = Witnessed { runs: vec![(0, 0); self.rest.len()], triangles: Vec::new(), distance2: vec![0.0; self.rest.len()] };
             }
-            measured.iter().for_each(|&v| witnessed.triangles[v as usize] = None);
-            for ((&v, &t), held) in near.iter().zip(&witnesses).zip(by_first) {
-                if held {
-                    witnessed.triangles[v as usize] = Some(corners(t as usize));
+            measured.iter().for_each(|&v| witnessed.runs[v as usize] = (0, 0));
+            let mut run: Vec<u32> = Vec::with_capacity(self.poses.len() + 1);
+            for (i, (&v, &t)) in near.iter().zip(&witnesses).enumerate() {
+                // Its triangle at rest first, then each pose's where that one did not hold it; none
+                // where a pose held it only through a search of all its triangles, or not at all.
+                run.clear();
+                run.push(t);
+                let all = held_by.chunks_exact(near.len().max(1)).all(|pose| match pose[i] {
+                    NO_WITNESS => false,
+                    h => {
+                        if !run.contains(&h) {
+                            run.push(h);
+                        }
+                        true
+                    }
+                });
+                if all {
+                    let start = witnessed.triangles.len() as u32;
+                    witnessed.triangles.extend(run.iter().map(|&t| corners(t as usize)));
+                    witnessed.runs[v as usize] = (start, run.len() as u32);
                     witnessed.distance2[v as usize] = triangle_distance2(self.rest, &collapse.indices, t, self.rest[v as usize]);
                 }
             }
@@ -699,11 +716,13 @@ impl Held<'_> {
     /// nearest and the others near it at rest, and only where none is are the pose's triangles
     /// searched.
     ///
-    /// Beside the strays, for each of the `measured` vertices whether triangle `firsts[i]` itself
-    /// held it in every pose (where `first_only`, only until the first stray).
-    fn strays_in_poses(&self, collapse: &Collapse, at_rest: &SurfaceGrid, measured: &[u32], firsts: &[u32], first_only: bool) -> (Vec<u32>, Vec<bool>) {
+    /// Beside the strays, pose by pose, the triangle that held each of the `measured` vertices
+    /// there (`measured.len()` a pose): `firsts[i]` where it did, else the one found near it at
+    /// rest; `NO_WITNESS` where only a search of the pose's triangles held it, or none did (where
+    /// `first_only`, none are answered).
+    fn strays_in_poses(&self, collapse: &Collapse, at_rest: &SurfaceGrid, measured: &[u32], firsts: &[u32], first_only: bool) -> (Vec<u32>, Vec<u32>) {
         if self.poses.is_empty() || measured.is_empty() {
-            return (Vec::new(), vec![true; measured.len()]);
+            return (Vec::new(), Vec::new());
         }
         debug_assert!(collapse.placed.is_none(), "a posed mesh's vertices are not placed");
         let simplified = &collapse.indices[..];
@@ -729,9 +748,9 @@ impl Held<'_> {
         let found = in_parallel::map(&groups, groups.len() > 1, |poses| {
             let mut witnesses = witnesses.clone();
             let mut gone = vec![false; witnesses.len()];
-            let mut by_first = vec![true; witnesses.len()];
+            let mut held_by = vec![NO_WITNESS; witnesses.len() * poses.len()];
             let mut strays = Vec::new();
-            for posed in poses.iter() {
+            for (posed, pose_held_by) in poses.iter().zip(held_by.chunks_exact_mut(witnesses.len())) {
                 if first_only && strayed.load(Ordering::Relaxed) {
                     break;
                 }
@@ -747,46 +766,66 @@ impl Held<'_> {
                 // Before a grid of the pose is built, the triangles that were near the vertex at rest
                 // are tried in the pose: a pose moves neighbours together, so one of them usually
                 // still is, and building a grid costs more than a vertex's tries by far.
-                for (((v, first, nearest), gone), first_held) in
-                    witnesses.iter_mut().zip(gone.iter_mut()).zip(by_first.iter_mut()).filter(|((_, gone), _)| !**gone)
+                for (((v, first, nearest), gone), holder) in
+                    witnesses.iter_mut().zip(gone.iter_mut()).zip(pose_held_by.iter_mut()).filter(|((_, gone), _)| !**gone)
                 {
-                    *first_held &= within(posed, &faces, *v, Some(*first));
-                    let held = *first_held
-                        || within(posed, &faces, *v, *nearest.get_or_insert_with(|| at_rest.nearest(self.rest[*v]).map(|(t, _)| t)))
-                        || at_rest.candidates(self.rest[*v]).any(|t| within(posed, &faces, *v, Some(t)))
-                        || search(posed[*v]);
-                    if !held {
-                        *gone = true;
-                        strays.push(*v as u32);
-                        if first_only {
-                            strayed.store(true, Ordering::Relaxed);
-                            return (strays, by_first);
+                    let mut nearest_at_rest = || *nearest.get_or_insert_with(|| at_rest.nearest(self.rest[*v]).map(|(t, _)| t));
+                    let found = match within(posed, &faces, *v, Some(*first)) {
+                        true => Some(*first),
+                        false => match nearest_at_rest() {
+                            Some(t) if within(posed, &faces, *v, Some(t)) => Some(t),
+                            _ => at_rest.candidates(self.rest[*v]).find(|&t| within(posed, &faces, *v, Some(t))),
+                        },
+                    };
+                    match found {
+                        Some(t) => *holder = t,
+                        None if search(posed[*v]) => {}
+                        None => {
+                            *gone = true;
+                            strays.push(*v as u32);
+                            if first_only {
+                                strayed.store(true, Ordering::Relaxed);
+                                return (strays, Vec::new());
+                            }
                         }
                     }
                 }
             }
-            (strays, by_first)
+            (strays, held_by)
         });
-        let mut by_first = vec![true; measured.len()];
+        let mut held_by = Vec::with_capacity(measured.len() * self.poses.len());
         let mut strays = Vec::new();
-        for (group_strays, group_by_first) in found {
+        for (group_strays, group_held_by) in found {
             strays.extend(group_strays);
-            by_first.iter_mut().zip(group_by_first).for_each(|(all, group)| *all &= group);
+            held_by.extend(group_held_by);
         }
         strays.sort_unstable();
         strays.dedup();
-        (strays, by_first)
+        (strays, held_by)
     }
 }
 
-/// What measuring a collapse found (`Held::strays_after`): for each source vertex, the triangle
-/// (its three vertices, `sorted_corners`) that held it within the bound at rest and, tried first, in every
-/// pose, with its squared distance at rest; none where no one triangle did, or none was measured
-/// (by default, nothing for any vertex).
+/// What measuring a collapse found (`Held::strays_after`): for each source vertex, the triangles
+/// (each its three vertices, `sorted_corners`) that held it within the bound, the one at rest
+/// first and then one for each pose where that one did not, with its squared distance at rest to
+/// the first; none where a pose held it only through a search, or it was not measured (by
+/// default, nothing for any vertex).
 #[derive(Default)]
 struct Witnessed {
-    triangles: Vec<Option<[u32; 3]>>,
+    /// Each vertex's run of `triangles` (start, length; length 0 for none).
+    runs: Vec<(u32, u32)>,
+    /// The runs, one after another. A vertex measured again gets a new run; its old one is left
+    /// behind (a few rounds of a few triangles a vertex).
+    triangles: Vec<[u32; 3]>,
     distance2: Vec<f32>,
+}
+
+impl Witnessed {
+    /// The triangles that held vertex `v` (none where nothing is known).
+    fn of(&self, v: u32) -> &[[u32; 3]] {
+        let (start, length) = self.runs.get(v as usize).copied().unwrap_or((0, 0));
+        &self.triangles[start as usize..(start + length) as usize]
+    }
 }
 
 /// Triangle `t` of `indices` as its three vertices in ascending order: the same triangle in
