@@ -98,8 +98,33 @@ fn project(rows: &[f32], width: usize, mean: &[f64], columns: &[f64], kept: usiz
 }
 
 /// The upper half (entries from the diagonal on) of the sums of products of `rows` centred on
-/// `mean`: the covariance before it is mirrored and scaled.
+/// `mean`: the covariance before it is mirrored and scaled. Each entry is summed over all the rows
+/// in their order wherever it is summed, so its lines are shared out over the machine's cores
+/// where the products are many, and the sums are the same bits on one core or several.
 fn upper_covariance(rows: &[f32], width: usize, mean: &[f64]) -> Vec<f64> {
+    let n = rows.len() / width.max(1);
+    let products = n * width * (width + 1) / 2;
+    let parts = in_parallel::threads(products >= COVARIANCE_WORTH_THREADS);
+    // Lines cut where each part has about as many entries as the others (line i has width - i).
+    let mut bounds = vec![0];
+    let (mut entries, share) = (0, (width * (width + 1) / 2).div_ceil(parts.max(1)));
+    for i in 0..width {
+        entries += width - i;
+        if entries >= share * bounds.len() && i + 1 < width {
+            bounds.push(i + 1);
+        }
+    }
+    bounds.push(width);
+    let ranges: Vec<std::ops::Range<usize>> = bounds.windows(2).map(|b| b[0]..b[1]).filter(|r| !r.is_empty()).collect();
+    in_parallel::map(&ranges, ranges.len() > 1, |lines| upper_lines(rows, width, mean, lines.clone())).concat()
+}
+
+/// Products (rows × entries of the upper half) from which the covariance's lines are summed over
+/// several threads: about a third of a millisecond of work.
+const COVARIANCE_WORTH_THREADS: usize = 1 << 18;
+
+/// Lines `lines` of `upper_covariance` (each a whole line of `width`, zero left of the diagonal).
+fn upper_lines(rows: &[f32], width: usize, mean: &[f64], lines: std::ops::Range<usize>) -> Vec<f64> {
     // The upper half of the square, row by row: line i's entries from the diagonal on are a run of
     // independent products the compiler lays out in vector lanes (entries one by one took 12 % of a
     // skinned creature's simplify, session 37; both halves in lanes did twice the products this
@@ -109,7 +134,8 @@ fn upper_covariance(rows: &[f32], width: usize, mean: &[f64]) -> Vec<f64> {
     // the same sums as row by row, bit for bit, with each entry loaded and stored once for the four
     // (row by row, the loads, stores and loop steps around each product were most of this
     // function's time on a skinned creature, session 43).
-    let mut covariance = vec![0.0f64; width * width];
+    let first = lines.start;
+    let mut covariance = vec![0.0f64; lines.len() * width];
     let centre = |row: &[f32], into: &mut [f64]| into.iter_mut().zip(row.iter().zip(mean)).for_each(|(c, (&x, m))| *c = f64::from(x) - m);
     let mut four = vec![0.0f64; 4 * width];
     let blocks = rows.chunks_exact(4 * width);
@@ -121,7 +147,8 @@ fn upper_covariance(rows: &[f32], width: usize, mean: &[f64]) -> Vec<f64> {
         let (c0, c) = four.split_at(width);
         let (c1, c) = c.split_at(width);
         let (c2, c3) = c.split_at(width);
-        for (i, line) in covariance.chunks_exact_mut(width).enumerate() {
+        for (k, line) in covariance.chunks_exact_mut(width).enumerate() {
+            let i = first + k;
             let (a0, a1, a2, a3) = (c0[i], c1[i], c2[i], c3[i]);
             for ((((sum, &b0), &b1), &b2), &b3) in line[i..].iter_mut().zip(&c0[i..]).zip(&c1[i..]).zip(&c2[i..]).zip(&c3[i..]) {
                 *sum += a0 * b0;
@@ -134,7 +161,8 @@ fn upper_covariance(rows: &[f32], width: usize, mean: &[f64]) -> Vec<f64> {
     let centred = &mut four[..width];
     for row in rest.chunks_exact(width) {
         centre(row, centred);
-        for (i, (line, &ci)) in covariance.chunks_exact_mut(width).zip(centred.iter()).enumerate() {
+        for (k, line) in covariance.chunks_exact_mut(width).enumerate() {
+            let (i, ci) = (first + k, centred[first + k]);
             line[i..].iter_mut().zip(&centred[i..]).for_each(|(sum, &cj)| *sum += ci * cj);
         }
     }
@@ -216,8 +244,8 @@ mod tests {
         assert!((values.iter().sum::<f64>() - 12.0).abs() < 1e-10);
     }
 
-    /// The covariance and the projection four rows at a time give the bits one row at a time
-    /// gives, whatever the rows left over.
+    /// The covariance and the projection four rows at a time, and in lines or runs apart, give the
+    /// bits one row at a time gives, whatever the rows left over.
     #[test]
     fn rows_four_at_a_time_and_in_runs_give_the_bits_of_rows_one_at_a_time() {
         let mut random = crate::test_random::uniform(43);
@@ -235,6 +263,10 @@ mod tests {
                 }
             }
             let blocked = upper_covariance(&rows, width, &mean);
+            // Lines summed apart (as on several cores) are the lines summed together.
+            let cut = width / 3;
+            let apart = [upper_lines(&rows, width, &mean, 0..cut), upper_lines(&rows, width, &mean, cut..width)].concat();
+            assert_eq!(apart.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), blocked.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
             let upper = |c: &[f64]| (0..width).flat_map(|i| (i..width).map(move |j| c[i * width + j].to_bits())).collect::<Vec<u64>>();
             assert_eq!(upper(&blocked), upper(&covariance), "covariance of {n} rows of {width}");
             let (_, vectors, order) = axes(covariance, width);
