@@ -22,6 +22,7 @@ pub mod merge;
 pub mod merge_materials;
 pub mod mesh_ops;
 pub mod model_size;
+pub mod number_keys;
 pub mod part_grid;
 pub mod pose;
 pub mod prune;

@@ -642,7 +642,7 @@ impl Held<'_> {
     fn strays_after(&self, collapse: &Collapse, witnessed: &mut Witnessed) -> (Vec<u32>, f32) {
         debug_assert!(collapse.placed.is_none(), "a placed vertex moves the triangles it is on");
         let corners = |t: usize| sorted_corners(&collapse.indices, t);
-        let kept: std::collections::HashSet<[u32; 3]> = match witnessed.runs.is_empty() {
+        let kept: crate::number_keys::NumberSet<[u32; 3]> = match witnessed.runs.is_empty() {
             true => Default::default(),
             false => (0..collapse.indices.len() / 3).map(corners).collect(),
         };

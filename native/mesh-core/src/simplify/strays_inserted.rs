@@ -19,6 +19,7 @@
 
 use super::{Collapse, Held, Witnessed};
 use crate::math::{cross, dot, sub};
+use crate::number_keys::{map_with_capacity, NumberMap, NumberSet};
 use crate::surface_distance::{closest_weights, triangle_distance2, SurfaceGrid};
 use crate::topology::UnionFind;
 
@@ -158,7 +159,8 @@ impl<'a> Source<'a> {
     /// (an edge between two places with a face on one side only) and where charts meet (a place
     /// with vertices in two pieces or more).
     fn border_places(&self) -> Borders {
-        let mut edges = std::collections::HashSet::with_capacity(self.source.len());
+        // Read in the set's order only to flag both ends of each open edge: the same flags in any order.
+        let mut edges: NumberSet<(u32, u32)> = NumberSet::with_capacity_and_hasher(self.source.len(), Default::default());
         for f in self.source.chunks_exact(3) {
             let at = [f[0], f[1], f[2]].map(|c| self.place[c as usize]);
             (0..3).for_each(|k| {
@@ -210,7 +212,7 @@ impl<'a> Source<'a> {
 /// turns over against the two it replaces, and the new edge is not one the surface has already.
 /// The faces that changed are measured again with the others.
 fn flatten_around(rest: &[[f32; 3]], indices: &mut [u32], inserted: &[bool]) {
-    let mut edges: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::with_capacity(indices.len());
+    let mut edges: NumberMap<(u32, u32), u32> = map_with_capacity(indices.len());
     for (t, f) in indices.chunks_exact(3).enumerate() {
         for k in 0..3 {
             edges.entry((f[k], f[(k + 1) % 3])).and_modify(|u| *u = MANY).or_insert(t as u32);
@@ -265,7 +267,7 @@ struct Borders {
 /// those the round's insertions brought in.
 struct Round {
     grid: SurfaceGrid,
-    edges: std::collections::HashMap<(u32, u32), u32>,
+    edges: NumberMap<(u32, u32), u32>,
     changed: Vec<bool>,
     used: Vec<bool>,
     inserted: Vec<bool>,
@@ -276,7 +278,7 @@ const MANY: u32 = u32::MAX;
 
 impl Round {
     fn new(source: &Source, indices: &[u32], reach: f32) -> Round {
-        let mut edges = std::collections::HashMap::with_capacity(indices.len());
+        let mut edges = map_with_capacity(indices.len());
         let mut used = vec![false; source.rest.len()];
         for (t, f) in indices.chunks_exact(3).enumerate() {
             let at = [f[0], f[1], f[2]].map(|c| source.place[c as usize]);
