@@ -22,6 +22,11 @@ pub fn map_with_capacity<K, V>(capacity: usize) -> NumberMap<K, V> {
     HashMap::with_capacity_and_hasher(capacity, Seeded::default())
 }
 
+/// A set with room for `capacity` keys.
+pub fn set_with_capacity<K>(capacity: usize) -> NumberSet<K> {
+    HashSet::with_capacity_and_hasher(capacity, Seeded::default())
+}
+
 /// Builds `WordHasher`s from a seed of its own.
 #[derive(Clone)]
 pub struct Seeded(u64);

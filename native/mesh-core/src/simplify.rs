@@ -793,11 +793,13 @@ impl Held<'_> {
             }
             (strays, held_by)
         });
-        let mut held_by = Vec::with_capacity(measured.len() * self.poses.len());
+        let mut held_by = Vec::with_capacity(if first_only { 0 } else { measured.len() * self.poses.len() });
         let mut strays = Vec::new();
         for (group_strays, group_held_by) in found {
             strays.extend(group_strays);
-            held_by.extend(group_held_by);
+            if !first_only {
+                held_by.extend(group_held_by);
+            }
         }
         strays.sort_unstable();
         strays.dedup();

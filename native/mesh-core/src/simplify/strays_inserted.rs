@@ -19,7 +19,7 @@
 
 use super::{Collapse, Held, Witnessed};
 use crate::math::{cross, dot, sub};
-use crate::number_keys::{map_with_capacity, NumberMap, NumberSet};
+use crate::number_keys::{map_with_capacity, set_with_capacity, NumberMap};
 use crate::surface_distance::{closest_weights, triangle_distance2, SurfaceGrid};
 use crate::topology::UnionFind;
 
@@ -160,7 +160,7 @@ impl<'a> Source<'a> {
     /// with vertices in two pieces or more).
     fn border_places(&self) -> Borders {
         // Read in the set's order only to flag both ends of each open edge: the same flags in any order.
-        let mut edges: NumberSet<(u32, u32)> = NumberSet::with_capacity_and_hasher(self.source.len(), Default::default());
+        let mut edges = set_with_capacity(self.source.len());
         for f in self.source.chunks_exact(3) {
             let at = [f[0], f[1], f[2]].map(|c| self.place[c as usize]);
             (0..3).for_each(|k| {
@@ -212,12 +212,7 @@ impl<'a> Source<'a> {
 /// turns over against the two it replaces, and the new edge is not one the surface has already.
 /// The faces that changed are measured again with the others.
 fn flatten_around(rest: &[[f32; 3]], indices: &mut [u32], inserted: &[bool]) {
-    let mut edges: NumberMap<(u32, u32), u32> = map_with_capacity(indices.len());
-    for (t, f) in indices.chunks_exact(3).enumerate() {
-        for k in 0..3 {
-            edges.entry((f[k], f[(k + 1) % 3])).and_modify(|u| *u = MANY).or_insert(t as u32);
-        }
-    }
+    let mut edges = edge_faces(indices, |c| c);
     let normal = |f: [u32; 3]| {
         let [a, b, c] = f.map(|v| rest[v as usize]);
         cross(sub(b, a), sub(c, a))
@@ -276,17 +271,24 @@ struct Round {
 /// More than one face runs along an edge the same way: not a surface to split.
 const MANY: u32 = u32::MAX;
 
+/// The face on each edge of `indices` as it winds, by its ends `at` (a vertex's own number, or its
+/// place): `MANY` where several faces run along it the same way.
+fn edge_faces(indices: &[u32], at: impl Fn(u32) -> u32) -> NumberMap<(u32, u32), u32> {
+    let mut edges = map_with_capacity(indices.len());
+    for (t, f) in indices.chunks_exact(3).enumerate() {
+        let at = [f[0], f[1], f[2]].map(&at);
+        for k in 0..3 {
+            edges.entry((at[k], at[(k + 1) % 3])).and_modify(|u| *u = MANY).or_insert(t as u32);
+        }
+    }
+    edges
+}
+
 impl Round {
     fn new(source: &Source, indices: &[u32], reach: f32) -> Round {
-        let mut edges = map_with_capacity(indices.len());
+        let edges = edge_faces(indices, |c| source.place[c as usize]);
         let mut used = vec![false; source.rest.len()];
-        for (t, f) in indices.chunks_exact(3).enumerate() {
-            let at = [f[0], f[1], f[2]].map(|c| source.place[c as usize]);
-            for k in 0..3 {
-                edges.entry((at[k], at[(k + 1) % 3])).and_modify(|u| *u = MANY).or_insert(t as u32);
-                used[f[k] as usize] = true;
-            }
-        }
+        indices.iter().for_each(|&c| used[c as usize] = true);
         let inserted = vec![false; used.len()];
         Round { grid: SurfaceGrid::new(source.rest, indices, reach), edges, changed: vec![false; indices.len() / 3], used, inserted }
     }
