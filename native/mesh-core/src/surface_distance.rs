@@ -23,11 +23,11 @@ const TRIANGLES_WORTH_THREADS: usize = 24_576;
 /// `f` of each of `count` items, in order, over the cores where `threaded`: the items cut into a
 /// few runs, each worked on by one thread.
 fn in_runs<R: Send>(count: usize, threaded: bool, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
-    let runs = in_parallel::threads(threaded) * 2;
-    if runs < 2 {
+    let threads = in_parallel::threads(threaded);
+    if threads < 2 {
         return (0..count).map(f).collect();
     }
-    let step = count.div_ceil(runs).max(1);
+    let step = count.div_ceil(threads * 2).max(1);
     let starts: Vec<usize> = (0..count).step_by(step).collect();
     in_parallel::map(&starts, true, |&start| (start..(start + step).min(count)).map(&f).collect::<Vec<R>>()).into_iter().flatten().collect()
 }

@@ -299,3 +299,66 @@ fn instance_attributes_of_different_counts_are_refused() {
     let error = read_model(&instanced(2), "gltf", &ReadOptions::default()).unwrap_err();
     assert!(error.to_string().contains("different counts"), "{error}");
 }
+
+/// A .gltf of `bumps.len()` meshes, each an `n` × `n` grid of its own `bump` height field side by
+/// side along x (mesh k from x = 40 k), each on its own node.
+fn bumpy_meshes(n: usize, bumps: &[f32]) -> Vec<u8> {
+    let mut bin: Vec<u8> = Vec::new();
+    let (mut views, mut accessors, mut meshes, mut nodes) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (k, &bump) in bumps.iter().enumerate() {
+        let x0 = k as f32 * 40.0;
+        let positions: Vec<[f32; 3]> =
+            (0..=n).flat_map(|i| (0..=n).map(move |j| [x0 + j as f32, bump * ((j as f32 * 0.7).sin() + (i as f32 * 0.4).cos()), i as f32])).collect();
+        let indices: Vec<u32> = (0..n as u32)
+            .flat_map(|i| {
+                (0..n as u32).flat_map(move |j| {
+                    let a = i * (n as u32 + 1) + j;
+                    let b = a + n as u32 + 1;
+                    [a, b, a + 1, a + 1, b, b + 1]
+                })
+            })
+            .collect();
+        let (mut min, mut max) = ([f32::MAX; 3], [f32::MIN; 3]);
+        positions.iter().for_each(|p| (0..3).for_each(|c| (min[c], max[c]) = (min[c].min(p[c]), max[c].max(p[c]))));
+        let start = bin.len();
+        bin.extend(positions.iter().flatten().flat_map(|v| v.to_le_bytes()));
+        views.push(json!({ "buffer": 0, "byteOffset": start, "byteLength": bin.len() - start }));
+        accessors.push(json!({ "bufferView": views.len() - 1, "componentType": 5126, "count": positions.len(), "type": "VEC3", "min": min, "max": max }));
+        let start = bin.len();
+        bin.extend(indices.iter().flat_map(|v| v.to_le_bytes()));
+        views.push(json!({ "buffer": 0, "byteOffset": start, "byteLength": bin.len() - start }));
+        accessors.push(json!({ "bufferView": views.len() - 1, "componentType": 5125, "count": indices.len(), "type": "SCALAR" }));
+        meshes.push(json!({ "primitives": [{ "attributes": { "POSITION": accessors.len() - 2 }, "indices": accessors.len() - 1 }] }));
+        nodes.push(json!({ "mesh": k }));
+    }
+    let doc = json!({
+        "asset": { "version": "2.0" },
+        "buffers": [{ "byteLength": bin.len(), "uri": format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&bin)) }],
+        "bufferViews": views,
+        "accessors": accessors,
+        "meshes": meshes,
+        "nodes": nodes,
+        "scenes": [{ "nodes": (0..bumps.len()).collect::<Vec<usize>>() }],
+    });
+    serde_json::to_vec(&doc).unwrap()
+}
+
+#[test]
+fn meshes_simplified_side_by_side_each_come_back_in_their_own_place() {
+    // Four meshes of 1,152 faces, enough for their primitives to be simplified over the cores;
+    // flat to rough, so each keeps its own number of faces.
+    let bumps = [0.0, 0.2, 0.8, 3.0];
+    let source = bumpy_meshes(24, &bumps);
+    let options = json!({ "max_faces": 100_000, "target_ratio": 0.1, "max_error": 0.0005, "lock_border": false, "format": "glb", "keep_nodes": true, "animation_error": null });
+    let result = simplify::run(&input(&source), &options).unwrap();
+    let model = read_model(&result.files[0].data, "glb", &ReadOptions::default()).unwrap();
+    assert_eq!(model.meshes.len(), bumps.len());
+    let faces: Vec<usize> = model.meshes.iter().map(|m| m.primitives.iter().map(|p| p.indices.len() / 3).sum()).collect();
+    for (k, mesh) in model.meshes.iter().enumerate() {
+        let x0 = k as f32 * 40.0;
+        let xs = mesh.primitives.iter().flat_map(|p| p.positions.iter().map(|q| q[0]));
+        assert!(xs.into_iter().all(|x| (x0..=x0 + 24.0).contains(&x)), "mesh {k} holds another mesh's vertices");
+    }
+    assert!(faces.windows(2).all(|w| w[0] < w[1]), "rougher meshes keep more faces: {faces:?}");
+    assert_eq!(result.summary["output_faces"], faces.iter().sum::<usize>());
+}
