@@ -45,6 +45,18 @@ pub fn map<T: Sync, R: Send>(items: &[T], threaded: bool, f: impl Fn(&T) -> R + 
     results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().map(|r| r.expect("every item was worked on")).collect()
 }
 
+/// `f` of each index below `count`, in order: over `threads(threaded)` threads, the indices cut
+/// into two runs a thread, each run worked on by one (for items too cheap to be taken one by one).
+pub fn indexed<R: Send>(count: usize, threaded: bool, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    let threads = threads(threaded);
+    if threads < 2 {
+        return (0..count).map(f).collect();
+    }
+    let step = count.div_ceil(threads * 2).max(1);
+    let starts: Vec<usize> = (0..count).step_by(step).collect();
+    map(&starts, true, |&start| (start..(start + step).min(count)).map(&f).collect::<Vec<R>>()).into_iter().flatten().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,6 +70,16 @@ mod tests {
         assert_eq!(alone, threaded);
         assert_eq!(alone[3], slow(&3));
         assert!(map(&Vec::<u64>::new(), true, slow).is_empty());
+    }
+
+    #[test]
+    fn indices_in_runs_answer_every_one_in_order_with_or_without_threads() {
+        for count in [0, 1, 2, 3, 7, 1000, 1001] {
+            let square = |i: usize| i * i;
+            let expected: Vec<usize> = (0..count).map(square).collect();
+            assert_eq!(indexed(count, true, square), expected);
+            assert_eq!(indexed(count, false, square), expected);
+        }
     }
 
     #[test]

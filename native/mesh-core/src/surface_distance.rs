@@ -20,18 +20,6 @@ const CELLS_FLOOR: u64 = 4096;
 /// start and join a thread).
 const TRIANGLES_WORTH_THREADS: usize = 24_576;
 
-/// `f` of each of `count` items, in order, over the cores where `threaded`: the items cut into a
-/// few runs, each worked on by one thread.
-fn in_runs<R: Send>(count: usize, threaded: bool, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
-    let threads = in_parallel::threads(threaded);
-    if threads < 2 {
-        return (0..count).map(f).collect();
-    }
-    let step = count.div_ceil(threads * 2).max(1);
-    let starts: Vec<usize> = (0..count).step_by(step).collect();
-    in_parallel::map(&starts, true, |&start| (start..(start + step).min(count)).map(&f).collect::<Vec<R>>()).into_iter().flatten().collect()
-}
-
 /// A block of cells: its least and its greatest cell, per axis.
 type Block = ([usize; 3], [usize; 3]);
 
@@ -84,7 +72,7 @@ impl SurfaceGrid {
     /// question.
     pub fn new(positions: &[[f32; 3]], indices: &[u32], reach: f32) -> Self {
         let threaded = indices.len() / 3 >= TRIANGLES_WORTH_THREADS;
-        let boxes: Vec<Bounds> = in_runs(indices.len() / 3, threaded, |t| {
+        let boxes: Vec<Bounds> = in_parallel::indexed(indices.len() / 3, threaded, |t| {
             let mut b = Bounds::empty();
             indices[3 * t..3 * t + 3].iter().for_each(|&v| b.add(positions[v as usize]));
             b
@@ -125,14 +113,14 @@ impl SurfaceGrid {
         }
         let cells = dims.iter().product::<usize>();
         let mut grid = SurfaceGrid { reach, origin, cell, dims, starts: vec![0; cells + 1], triangles: Vec::new(), large: Vec::new(), corners: Vec::new() };
-        grid.corners = in_runs(triangles, threaded, |t| {
+        grid.corners = in_parallel::indexed(triangles, threaded, |t| {
             let corners = [0, 1, 2].map(|k| positions[indices[3 * t + k] as usize]);
             let centroid = [0, 1, 2].map(|k| (corners[0][k] + corners[1][k] + corners[2][k]) / 3.0);
             let radius = corners.iter().map(|&q| dot(sub(q, centroid), sub(q, centroid))).fold(0.0f32, f32::max).sqrt();
             Corners { corners, centroid, radius }
         });
         // Each binned triangle's block of cells (its least and greatest cell), or None: large.
-        let blocks: Vec<Option<Block>> = in_runs(triangles, threaded, |t| {
+        let blocks: Vec<Option<Block>> = in_parallel::indexed(triangles, threaded, |t| {
             let b = &boxes[t];
             let (low, high) = (grid.cell_of(b.min.map(|c| c - reach))?, grid.cell_of(b.max.map(|c| c + reach))?);
             let covered: u64 = (0..3).map(|k| (high[k] - low[k] + 1) as u64).product();
@@ -484,16 +472,7 @@ pub(crate) fn deviation(source: &crate::model::Primitive, simplified: &crate::mo
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn runs_over_threads_answer_every_item_in_order() {
-        for count in [0, 1, 2, 3, 7, 1000, 1001] {
-            let square = |i: usize| i * i;
-            let expected: Vec<usize> = (0..count).map(square).collect();
-            assert_eq!(in_runs(count, true, square), expected);
-            assert_eq!(in_runs(count, false, square), expected);
-        }
-    }
+    use crate::test_random::uniform;
 
     #[test]
     fn a_grid_worked_out_over_threads_holds_every_triangle_its_points_are_near() {
@@ -524,7 +503,6 @@ mod tests {
         assert_eq!(grid.nearest(near).map(|(_, d2)| d2), Some(brute));
         assert_eq!(grid.nearest(off), None);
     }
-    use crate::test_random::uniform;
 
     #[test]
     fn the_closest_weights_name_the_point_at_the_triangles_distance() {

@@ -356,8 +356,8 @@ fn meshes_simplified_side_by_side_each_come_back_in_their_own_place() {
     let faces: Vec<usize> = model.meshes.iter().map(|m| m.primitives.iter().map(|p| p.indices.len() / 3).sum()).collect();
     for (k, mesh) in model.meshes.iter().enumerate() {
         let x0 = k as f32 * 40.0;
-        let xs = mesh.primitives.iter().flat_map(|p| p.positions.iter().map(|q| q[0]));
-        assert!(xs.into_iter().all(|x| (x0..=x0 + 24.0).contains(&x)), "mesh {k} holds another mesh's vertices");
+        let mut xs = mesh.primitives.iter().flat_map(|p| p.positions.iter().map(|q| q[0]));
+        assert!(xs.all(|x| (x0..=x0 + 24.0).contains(&x)), "mesh {k} holds another mesh's vertices");
     }
     assert!(faces.windows(2).all(|w| w[0] < w[1]), "rougher meshes keep more faces: {faces:?}");
     assert_eq!(result.summary["output_faces"], faces.iter().sum::<usize>());

@@ -149,10 +149,10 @@ pub fn run(input: &Input, options: &Value) -> Result<ToolResult> {
     // The primitives over the cores where there are enough vertices; one at a time otherwise, each
     // replaced as it is welded (no second copy of the whole model).
     let vertices: usize = model.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).sum();
-    let primitives = model.meshes.iter().map(|m| m.primitives.len()).sum::<usize>();
-    let flat: Vec<bool> = if primitives > 1 && vertices >= VERTICES_WORTH_THREADS {
+    let primitive_count = model.meshes.iter().map(|m| m.primitives.len()).sum::<usize>();
+    let flat: Vec<bool> = if primitive_count > 1 && vertices >= VERTICES_WORTH_THREADS {
         let sources: Vec<&Primitive> = model.meshes.iter().flat_map(|m| &m.primitives).collect();
-        let (welded, flat): (Vec<Primitive>, Vec<bool>) = in_parallel::map(&sources, true, |p| welded_surface(p)).into_iter().unzip();
+        let (welded, flat): (Vec<Primitive>, Vec<bool>) = in_parallel::map(&sources, true, |&p| welded_surface(p)).into_iter().unzip();
         model.meshes.iter_mut().flat_map(|m| &mut m.primitives).zip(welded).for_each(|(p, welded)| *p = welded);
         flat
     } else {
